@@ -1,0 +1,1 @@
+//! Canonical JSON and sha256 content identities.

@@ -1,0 +1,37 @@
+//! `cargo xtask`: the project's developer and CI tasks.
+
+mod crds;
+mod depscheck;
+mod services;
+mod step;
+mod test;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "ptah-operator developer and CI tasks")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Write charts/ptah-operator/crds/*.yaml from the Rust types (or check them with --check).
+    Crds(crds::Args),
+    /// Start, stop or describe the local test services (PostgreSQL, MariaDB, OCI registry).
+    Services(services::Args),
+    /// Fail when a binary's dependency closure crosses a boundary of DESIGN.md section 4.
+    DepsCheck(depscheck::Args),
+    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest.
+    Test(test::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().task {
+        Task::Crds(args) => crds::run(args),
+        Task::Services(args) => services::run(args),
+        Task::DepsCheck(args) => depscheck::run(args),
+        Task::Test(args) => test::run(args),
+    }
+}
