@@ -1,0 +1,203 @@
+//! Canonical JSON after RFC 8785 (JCS), so one document always hashes to one identity.
+//!
+//! The rules: object members sorted by the UTF-16 code units of their names, no insignificant
+//! whitespace, strings with the minimal escaping of RFC 8785, floats in ECMAScript's shortest
+//! form (`1.0` is `1`, `1e21` stays exponential, `-0` is `0`). One deliberate departure: integers
+//! that fit `i64`/`u64` are written exactly instead of being rounded through a double, because
+//! sizes and versions above 2^53 must not collide.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::{Map, Number, Value};
+
+use crate::Error;
+
+/// The canonical JSON bytes of any serializable value.
+pub fn canonical_json<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
+    let value = serde_json::to_value(value).map_err(|err| Error::NotJson(err.to_string()))?;
+    canonical_json_value(&value)
+}
+
+/// The canonical JSON bytes of a JSON value.
+pub fn canonical_json_value(value: &Value) -> Result<Vec<u8>, Error> {
+    let mut out = String::new();
+    write_value(&mut out, value)?;
+    Ok(out.into_bytes())
+}
+
+fn write_value(out: &mut String, value: &Value) -> Result<(), Error> {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n)?,
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item)?;
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map)?,
+    }
+    Ok(())
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), Error> {
+    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+    // JCS orders by UTF-16 code units, which differs from byte order only above the BMP.
+    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    out.push('{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_value(out, value)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_number(out: &mut String, n: &Number) -> Result<(), Error> {
+    if let Some(i) = n.as_i64() {
+        let _ = write!(out, "{i}");
+    } else if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else {
+        let f = n.as_f64().ok_or_else(|| Error::NonFiniteNumber(n.to_string()))?;
+        out.push_str(&ecmascript_number(f)?);
+    }
+    Ok(())
+}
+
+/// ECMAScript's Number::toString for a finite double (ECMA-262 §6.1.6.1.20).
+fn ecmascript_number(f: f64) -> Result<String, Error> {
+    if !f.is_finite() {
+        return Err(Error::NonFiniteNumber(f.to_string()));
+    }
+    if f == 0.0 {
+        return Ok("0".to_owned());
+    }
+    // Rust's `{:e}` prints the shortest round-tripping digits: "-1.2345e-7".
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i32 = exponent
+        .parse()
+        .map_err(|_| Error::NonFiniteNumber(sci.clone()))?;
+    let k = i32::try_from(digits.len()).map_err(|_| Error::NonFiniteNumber(sci.clone()))?;
+    let n = exponent + 1;
+    let mut out = String::new();
+    if f < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(n as usize);
+        let _ = write!(out, "{int}.{frac}");
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            let _ = write!(out, ".{rest}");
+        }
+        let sign = if n - 1 < 0 { '-' } else { '+' };
+        let _ = write!(out, "e{sign}{}", (n - 1).abs());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn canon(v: Value) -> String {
+        String::from_utf8(canonical_json_value(&v).expect("canonical")).expect("utf8")
+    }
+
+    #[test]
+    fn sorts_keys_and_drops_whitespace() {
+        let v: Value =
+            serde_json::from_str(r#"{ "b": [1, 2, {"z": null, "a": true}], "a": "x" }"#).expect("parse");
+        assert_eq!(canon(v), r#"{"a":"x","b":[1,2,{"a":true,"z":null}]}"#);
+    }
+
+    #[test]
+    fn orders_keys_by_utf16_code_units() {
+        // U+1F600 is D83D DE00 in UTF-16, which sorts before U+FB01; in UTF-8 it sorts after.
+        let v = json!({"\u{fb01}": 1, "\u{1f600}": 2});
+        assert_eq!(canon(v), "{\"\u{1f600}\":2,\"\u{fb01}\":1}");
+    }
+
+    #[test]
+    fn escapes_minimally() {
+        let v = json!("q\"b\\n\n\u{1}é</");
+        assert_eq!(canon(v), "\"q\\\"b\\\\n\\n\\u0001é</\"");
+    }
+
+    #[test]
+    fn numbers_take_ecmascript_forms() {
+        let cases = [
+            (1.0, "1"),
+            (-0.0, "0"),
+            (0.5, "0.5"),
+            (123.456, "123.456"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (-2.5e300, "-2.5e+300"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(ecmascript_number(f).expect("finite"), want, "for {f:e}");
+        }
+    }
+
+    #[test]
+    fn integers_stay_exact_beyond_two_to_the_53() {
+        assert_eq!(canon(json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(canon(json!(i64::MIN)), "-9223372036854775808");
+    }
+
+    #[test]
+    fn non_string_keys_are_refused() {
+        let mut m = std::collections::BTreeMap::new();
+        m.insert(vec![1u8], 1);
+        assert!(matches!(canonical_json(&m), Err(Error::NotJson(_))));
+    }
+}
