@@ -1,6 +1,11 @@
 //! `cargo xtask test`: the one command CI and the README run.
 
-use crate::step::{cargo, step, workspace_root};
+use std::process::{Command, Stdio};
+
+use crate::step::{cargo, run as run_command, step, workspace_root};
+
+/// The cargo-nextest release installed when the machine has none.
+const NEXTEST_VERSION: &str = "0.9.151";
 
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
@@ -13,18 +18,35 @@ pub struct Args {
 /// Runs every check in order and stops at the first failure.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
-    step("cargo fmt --check", || crate::step::run(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"])))?;
+    step("cargo-nextest present", ensure_nextest)?;
+    step("cargo fmt --check", || {
+        run_command(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))
+    })?;
     step("cargo clippy -D warnings", || {
-        crate::step::run(cargo()
+        run_command(cargo()
             .current_dir(&root)
             .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     })?;
     step("crds --check", || crate::crds::run(crate::crds::Args::check()))?;
     step("deps-check", || crate::depscheck::run(crate::depscheck::Args::default()))?;
     step("cargo nextest run", || {
-        crate::step::run(cargo()
+        run_command(cargo()
             .current_dir(&root)
             .args(["nextest", "run", "--workspace", "--profile", "ci"])
             .args(&args.nextest_args))
     })
+}
+
+/// A fresh machine has no cargo-nextest; build the pinned release from crates.io.
+fn ensure_nextest() -> anyhow::Result<()> {
+    let present = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["nextest", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if present {
+        return Ok(());
+    }
+    run_command(cargo().args(["install", "cargo-nextest", "--locked", "--version", NEXTEST_VERSION]))
 }
