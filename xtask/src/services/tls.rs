@@ -1,0 +1,79 @@
+//! A throw-away CA and a server certificate for 127.0.0.1 and localhost (rcgen, ECDSA P-256).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    KeyUsagePurpose, date_time_ymd,
+};
+
+/// PEM texts of a CA certificate and a server certificate + key it signed.
+pub struct ServerPki {
+    /// The CA certificate clients trust.
+    pub ca_pem: String,
+    /// The server certificate (SANs 127.0.0.1 and localhost).
+    pub cert_pem: String,
+    /// The server's PKCS#8 private key.
+    pub key_pem: String,
+}
+
+/// Issues a fresh CA and a server certificate valid from last year to two years ahead.
+pub fn issue() -> anyhow::Result<ServerPki> {
+    let year = current_year();
+    let mut ca = CertificateParams::default();
+    ca.distinguished_name
+        .push(DnType::CommonName, "ptah-operator test services CA");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    ca.not_before = date_time_ymd(year - 1, 1, 1);
+    ca.not_after = date_time_ymd(year + 2, 1, 1);
+    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate()?).context("cannot sign the CA")?;
+
+    let mut server = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])?;
+    server.distinguished_name.push(DnType::CommonName, "localhost");
+    server.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    server.use_authority_key_identifier_extension = true;
+    server.not_before = date_time_ymd(year - 1, 1, 1);
+    server.not_after = date_time_ymd(year + 2, 1, 1);
+    let key = KeyPair::generate()?;
+    let cert = server
+        .signed_by(&key, &ca)
+        .context("cannot sign the server certificate")?;
+    Ok(ServerPki {
+        ca_pem: ca.pem(),
+        cert_pem: cert.pem(),
+        key_pem: key.serialize_pem(),
+    })
+}
+
+/// The current UTC year, close enough for a validity window that spans years.
+fn current_year() -> i32 {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // 365.2425 days per year.
+    let years = secs / 31_556_952;
+    1970 + i32::try_from(years).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issues_pem_ca_certificate_and_key() {
+        let pki = issue().expect("issue");
+        assert!(pki.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(pki.cert_pem.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(pki.key_pem.starts_with("-----BEGIN PRIVATE KEY-----"));
+        assert_ne!(pki.ca_pem, pki.cert_pem);
+    }
+
+    #[test]
+    fn the_year_is_plausible() {
+        let year = current_year();
+        assert!((2025..2200).contains(&year), "{year}");
+    }
+}
