@@ -1,0 +1,80 @@
+//! Database sessions for PostgreSQL and MySQL/MariaDB: URLs, connections and the shared advisory lock.
+//!
+//! This crate touches databases and must never depend on a Kubernetes client (`cargo xtask
+//! deps-check` enforces it). Every error it returns is free of credentials.
+
+mod lock;
+mod session;
+mod url;
+
+use std::time::Duration;
+
+pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
+pub use session::Session;
+pub use url::{DatabaseUrl, Dialect, TlsMode};
+
+/// What went wrong talking to a database; no variant ever carries a password.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The URL is malformed or uses something this engine refuses.
+    #[error("invalid database URL: {reason}")]
+    InvalidUrl {
+        /// Why, without the URL's password.
+        reason: String,
+    },
+    /// The URL asks for multi-statement mode, which would let one string smuggle extra statements.
+    #[error("invalid database URL: multi-statement mode is refused")]
+    MultiStatements,
+    /// The URL names several hosts; one realm is one physical database.
+    #[error("invalid database URL: several hosts are refused; name exactly one")]
+    SeveralHosts,
+    /// A TLS mode this build does not implement yet.
+    #[error("invalid database URL: TLS mode {mode:?} is not supported yet (only sslmode=disable)")]
+    UnsupportedTls {
+        /// The requested mode.
+        mode: String,
+    },
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to {target}: {message}")]
+    Connect {
+        /// The redacted URL.
+        target: String,
+        /// The driver's message, scrubbed of the password.
+        message: String,
+    },
+    /// Connecting took longer than allowed.
+    #[error("cannot connect to {target}: no answer within {after:?}")]
+    ConnectTimeout {
+        /// The redacted URL.
+        target: String,
+        /// The limit that passed.
+        after: Duration,
+    },
+    /// Another session holds the shared advisory lock.
+    #[error("the database is locked by another ptah session (waited {waited:?})")]
+    LockBusy {
+        /// How long this session waited.
+        waited: Duration,
+    },
+    /// The server refused or failed a statement.
+    #[error("database error: {0}")]
+    Query(String),
+}
+
+impl Error {
+    pub(crate) fn postgres(err: tokio_postgres::Error) -> Error {
+        Error::Query(postgres_message(&err))
+    }
+
+    pub(crate) fn mysql(err: mysql_async::Error) -> Error {
+        Error::Query(err.to_string())
+    }
+}
+
+/// The server's own message: a `tokio_postgres::Error` displays a server error only as "db error".
+pub(crate) fn postgres_message(err: &tokio_postgres::Error) -> String {
+    match err.as_db_error() {
+        Some(db) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        None => err.to_string(),
+    }
+}
