@@ -1,0 +1,7 @@
+//! The schema model, its readers, the differ and the planner. Pure: no database, no Kubernetes.
+
+pub mod model;
+pub mod plan;
+
+pub use model::*;
+pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};

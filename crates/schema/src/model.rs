@@ -1,0 +1,412 @@
+//! The schema model: one shape for the desired schema (from `schema.hcl` or SQL DDL) and the live one
+//! (from a catalog), so the differ compares like with like.
+//!
+//! Collections are ordered maps keyed by identity, so equal schemas serialize to equal bytes and
+//! fingerprints do not depend on the order objects were declared or read. Column order is kept as
+//! written because it is visible in the database.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// The SQL family a schema is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL and MariaDB.
+    Mysql,
+}
+
+/// A namespace-qualified object name. MySQL has one namespace per URL, written as `""`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct QualifiedName {
+    /// The PostgreSQL schema (`""` on MySQL).
+    pub schema: String,
+    /// The object name.
+    pub name: String,
+}
+
+impl QualifiedName {
+    /// A name inside `schema`.
+    pub fn new(schema: impl Into<String>, name: impl Into<String>) -> Self {
+        QualifiedName {
+            schema: schema.into(),
+            name: name.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for QualifiedName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.schema.is_empty() {
+            f.write_str(&self.name)
+        } else {
+            write!(f, "{}.{}", self.schema, self.name)
+        }
+    }
+}
+
+/// A whole database's managed schema.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Schema {
+    /// PostgreSQL schemas (namespaces) the document declares; empty on MySQL.
+    pub namespaces: BTreeSet<String>,
+    /// PostgreSQL extensions; created when missing, never dropped.
+    pub extensions: BTreeMap<String, Extension>,
+    /// PostgreSQL named enum types; MySQL enums live inline in [`DataType::InlineEnum`].
+    #[serde(with = "keyed")]
+    pub enums: BTreeMap<QualifiedName, EnumType>,
+    /// Tables by name.
+    #[serde(with = "keyed")]
+    pub tables: BTreeMap<QualifiedName, Table>,
+}
+
+/// A PostgreSQL extension.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extension {
+    /// The extension name.
+    pub name: String,
+    /// The schema it is installed into, when pinned.
+    pub schema: Option<String>,
+    /// The version, when pinned.
+    pub version: Option<String>,
+}
+
+/// A PostgreSQL `CREATE TYPE … AS ENUM`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumType {
+    /// The type's name.
+    pub name: QualifiedName,
+    /// The labels in their declared order (order is meaningful for comparisons in SQL).
+    pub values: Vec<String>,
+}
+
+/// A table with everything that hangs off it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    /// The table's name.
+    pub name: QualifiedName,
+    /// Columns in table order.
+    pub columns: Vec<Column>,
+    /// The primary key, if any.
+    pub primary_key: Option<PrimaryKey>,
+    /// UNIQUE constraints by name.
+    pub uniques: BTreeMap<String, UniqueConstraint>,
+    /// CHECK constraints by name.
+    pub checks: BTreeMap<String, CheckConstraint>,
+    /// Foreign keys by name.
+    pub foreign_keys: BTreeMap<String, ForeignKey>,
+    /// Indexes by name (not the ones that back a PRIMARY KEY or UNIQUE constraint).
+    pub indexes: BTreeMap<String, Index>,
+    /// The table comment.
+    pub comment: Option<String>,
+    /// Reference rows the table owns, when declared.
+    pub rows: Option<ReferenceRows>,
+}
+
+impl Table {
+    /// An empty table called `name`.
+    pub fn new(name: QualifiedName) -> Self {
+        Table {
+            name,
+            columns: Vec::new(),
+            primary_key: None,
+            uniques: BTreeMap::new(),
+            checks: BTreeMap::new(),
+            foreign_keys: BTreeMap::new(),
+            indexes: BTreeMap::new(),
+            comment: None,
+            rows: None,
+        }
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
+
+/// A column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Column {
+    /// The column name.
+    pub name: String,
+    /// Its canonical type.
+    pub data_type: DataType,
+    /// Whether NULL is allowed.
+    pub nullable: bool,
+    /// The default, if any.
+    pub default: Option<DefaultValue>,
+    /// A PostgreSQL identity (`GENERATED … AS IDENTITY`; serial columns are read as identities' cousins
+    /// through their `nextval` default and kept as [`DefaultValue::Expression`]).
+    pub identity: Option<Identity>,
+    /// MySQL `AUTO_INCREMENT`.
+    pub auto_increment: bool,
+    /// The column comment.
+    pub comment: Option<String>,
+}
+
+/// How a PostgreSQL identity column generates values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Identity {
+    /// `GENERATED ALWAYS AS IDENTITY`.
+    Always,
+    /// `GENERATED BY DEFAULT AS IDENTITY`.
+    ByDefault,
+}
+
+/// A column default: a literal compared by value, or an expression compared by its normalized text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefaultValue {
+    /// A constant.
+    Literal(Literal),
+    /// An expression such as `now()` or `gen_random_uuid()`, normalized (lowercase keywords, no casts
+    /// the catalog adds).
+    Expression(String),
+}
+
+/// A constant value, in defaults and reference rows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Literal {
+    /// SQL NULL.
+    Null,
+    /// TRUE or FALSE.
+    Bool(bool),
+    /// A number, kept as its canonical decimal text so `1.50` and `1.5` compare equal after normalizing.
+    Number(String),
+    /// A string.
+    String(String),
+}
+
+/// A canonical, parameterized data type. Aliases are folded on reading (`int4` is `Int32`,
+/// `character varying(255)` is `Varchar(Some(255))`), so comparing types is comparing values.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataType {
+    /// Boolean (MySQL `tinyint(1)` / `bool`).
+    Boolean,
+    /// Integers by width in bits (8, 16, 24, 32, 64), signed or not (unsigned is MySQL only).
+    Integer {
+        /// 8, 16, 24, 32 or 64.
+        bits: u8,
+        /// MySQL `UNSIGNED`.
+        unsigned: bool,
+    },
+    /// Exact decimal.
+    Decimal {
+        /// Total digits, when given.
+        precision: Option<u32>,
+        /// Digits after the point, when given.
+        scale: Option<u32>,
+    },
+    /// 4-byte float (`real`, MySQL `float`).
+    Float32,
+    /// 8-byte float (`double precision`, MySQL `double`).
+    Float64,
+    /// Fixed-length text.
+    Char(Option<u32>),
+    /// Variable-length text with an optional limit.
+    Varchar(Option<u32>),
+    /// Unbounded text (MySQL: `text`; the tiny/medium/long variants are [`DataType::Other`]).
+    Text,
+    /// Binary data (`bytea`, MySQL `blob`).
+    Binary,
+    /// Calendar date.
+    Date,
+    /// Time of day.
+    Time {
+        /// Fractional-second digits, when given.
+        precision: Option<u32>,
+        /// PostgreSQL `with time zone`.
+        with_time_zone: bool,
+    },
+    /// Timestamp (MySQL `datetime` is `Timestamp` with `mysql_datetime`).
+    Timestamp {
+        /// Fractional-second digits, when given.
+        precision: Option<u32>,
+        /// PostgreSQL `timestamptz`.
+        with_time_zone: bool,
+        /// MySQL `DATETIME` rather than `TIMESTAMP`.
+        mysql_datetime: bool,
+    },
+    /// UUID.
+    Uuid,
+    /// JSON.
+    Json,
+    /// PostgreSQL `jsonb`.
+    Jsonb,
+    /// A PostgreSQL named enum type.
+    Enum(QualifiedName),
+    /// A MySQL inline `ENUM('a','b')`.
+    InlineEnum(Vec<String>),
+    /// A PostgreSQL array of another type.
+    Array(Box<DataType>),
+    /// Any other type, by its lowercase name and parameters as the catalog spells them.
+    Other {
+        /// The lowercase type name.
+        name: String,
+        /// Its parameters, as written.
+        params: Vec<String>,
+    },
+}
+
+/// A PRIMARY KEY constraint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrimaryKey {
+    /// The constraint name (PostgreSQL `<table>_pkey` by default; MySQL always `PRIMARY`).
+    pub name: String,
+    /// The key columns in order.
+    pub columns: Vec<String>,
+}
+
+/// A UNIQUE constraint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UniqueConstraint {
+    /// The constraint name.
+    pub name: String,
+    /// The columns in order.
+    pub columns: Vec<String>,
+}
+
+/// A CHECK constraint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckConstraint {
+    /// The constraint name.
+    pub name: String,
+    /// The boolean expression, normalized.
+    pub expression: String,
+}
+
+/// What a foreign key does when the referenced row changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferentialAction {
+    /// `NO ACTION` (the default).
+    #[default]
+    NoAction,
+    /// `RESTRICT`.
+    Restrict,
+    /// `CASCADE`.
+    Cascade,
+    /// `SET NULL`.
+    SetNull,
+    /// `SET DEFAULT`.
+    SetDefault,
+}
+
+/// A (possibly composite) FOREIGN KEY.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForeignKey {
+    /// The constraint name.
+    pub name: String,
+    /// Referencing columns, in order.
+    pub columns: Vec<String>,
+    /// The referenced table.
+    pub referenced_table: QualifiedName,
+    /// Referenced columns, in the same order.
+    pub referenced_columns: Vec<String>,
+    /// ON DELETE.
+    pub on_delete: ReferentialAction,
+    /// ON UPDATE.
+    pub on_update: ReferentialAction,
+}
+
+/// An index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    /// The index name.
+    pub name: String,
+    /// Whether it is UNIQUE.
+    pub unique: bool,
+    /// The indexed parts in order.
+    pub parts: Vec<IndexPart>,
+    /// PostgreSQL partial-index predicate, normalized.
+    pub predicate: Option<String>,
+    /// The access method when not the default (`btree`), e.g. `gin`, `hash`.
+    pub method: Option<String>,
+}
+
+/// One element of an index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexPart {
+    /// A column or an expression.
+    pub target: IndexTarget,
+    /// DESC order.
+    pub descending: bool,
+    /// MySQL prefix length in characters.
+    pub prefix_length: Option<u32>,
+}
+
+/// What an index part indexes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexTarget {
+    /// A column by name.
+    Column(String),
+    /// An expression, normalized.
+    Expression(String),
+}
+
+/// Rows a table owns, identified by key columns. Values reach plans but never status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceRows {
+    /// The columns that identify a row (usually the primary key).
+    pub key: Vec<String>,
+    /// The rows, each a map from column to value, ordered by key.
+    pub rows: Vec<BTreeMap<String, Literal>>,
+}
+
+/// An object that carries its own map key, so a map of them serializes as a plain list.
+pub trait Keyed {
+    /// The key the object is stored under.
+    fn key(&self) -> QualifiedName;
+}
+
+impl Keyed for Table {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
+}
+
+impl Keyed for EnumType {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
+}
+
+/// JSON object keys must be strings, and a qualified name is two; the values carry their names, so
+/// the map travels as a list in key order and is rebuilt on reading.
+mod keyed {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+    use super::{Keyed, QualifiedName};
+
+    pub fn serialize<V: Serialize, S: Serializer>(
+        map: &BTreeMap<QualifiedName, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(map.values())
+    }
+
+    pub fn deserialize<'de, V, D>(deserializer: D) -> Result<BTreeMap<QualifiedName, V>, D::Error>
+    where
+        V: Deserialize<'de> + Keyed,
+        D: Deserializer<'de>,
+    {
+        let mut map = BTreeMap::new();
+        for value in Vec::<V>::deserialize(deserializer)? {
+            let key = value.key();
+            if map.insert(key.clone(), value).is_some() {
+                return Err(D::Error::custom(format!("{key} is declared twice")));
+            }
+        }
+        Ok(map)
+    }
+}

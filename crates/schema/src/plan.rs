@@ -1,0 +1,77 @@
+//! The plan file: the ordered statements that move a database from one schema fingerprint to another.
+//!
+//! A plan is a stable, versioned contract (`format_version`): the operator stores its bytes,
+//! approvals bind to them, and apply refuses it when the live schema no longer has `from_fingerprint`.
+
+use ptah_fingerprint::Fingerprint;
+use serde::{Deserialize, Serialize};
+
+use crate::{Dialect, Schema};
+
+/// The plan format this crate writes and reads.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+/// How risky a statement is; a plan's risk is its highest statement's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Additive; cannot lose data or fail on existing rows.
+    Safe,
+    /// Can fail on existing data or block writers, but loses nothing.
+    Warning,
+    /// Can lose data; needs explicit permission.
+    Destructive,
+}
+
+/// One planned statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedStatement {
+    /// The SQL, one statement, no trailing semicolon.
+    pub sql: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// Why it has that severity, for people.
+    pub reason: String,
+    /// False for statements that must run outside a transaction (PostgreSQL `CONCURRENTLY`).
+    pub transactional: bool,
+}
+
+/// A plan file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Always [`PLAN_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The dialect the SQL is written for.
+    pub dialect: Dialect,
+    /// The fingerprint of the live schema the plan was computed against.
+    pub from_fingerprint: Fingerprint,
+    /// The fingerprint of the desired schema.
+    pub to_fingerprint: Fingerprint,
+    /// Object patterns left out of management.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    /// Whether any statement is destructive.
+    pub destructive: bool,
+    /// The statements in execution order.
+    pub statements: Vec<PlannedStatement>,
+}
+
+impl Plan {
+    /// Whether the plan has nothing to do (the only proof of convergence is such a plan).
+    pub fn is_empty(&self) -> bool {
+        self.statements.is_empty()
+    }
+
+    /// The highest severity, `None` for an empty plan.
+    pub fn highest_severity(&self) -> Option<Severity> {
+        self.statements.iter().map(|s| s.severity).max()
+    }
+}
+
+impl Schema {
+    /// The schema's fingerprint: sha256 of its canonical JSON.
+    pub fn fingerprint(&self) -> Fingerprint {
+        // Every field is a string, number, bool, sequence or string-keyed map: serialization is infallible.
+        Fingerprint::of(self).unwrap_or_else(|_| unreachable!("schema model serializes to JSON"))
+    }
+}
