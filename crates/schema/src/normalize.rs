@@ -1,0 +1,384 @@
+//! Canonical text for defaults, CHECK expressions, index predicates and index expressions, so
+//! what an author writes and what a catalog gives back compare equal.
+//!
+//! The text is parsed with `sqlparser` for the dialect and rewritten:
+//! - parentheses are removed wherever operator precedence makes them redundant (catalogs add
+//!   them everywhere: `((a > 0) AND (b > 0))` is `a > 0 and b > 0`);
+//! - casts of literals are dropped (`'draft'::invoice_state`, `'x'::text`, `0::bigint`,
+//!   `'t_id_seq'::regclass`); a numeric-looking string cast to a numeric type becomes the number
+//!   (PostgreSQL prints `-1` as `'-1'::integer`);
+//! - on PostgreSQL, the catalog's implicit `(column)::text` / `::character varying` casts of plain
+//!   column references are dropped too;
+//! - unquoted identifiers and keywords are lowercased; needless identifier quotes are removed
+//!   (quotes stay where the name is a keyword or not a plain lowercase name);
+//! - on MySQL, `CURRENT_TIMESTAMP`, `current_timestamp()`, `now()`, `localtimestamp` and
+//!   `localtime` (with or without a precision) are all written `current_timestamp()` /
+//!   `current_timestamp(n)`; PostgreSQL keeps `current_timestamp` and `now()` distinct because its
+//!   catalog does;
+//! - spacing is sqlparser's `Display`.
+//!
+//! Text that does not parse is returned with its whitespace collapsed and nothing else changed;
+//! neither function ever panics.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    BinaryOperator, CastKind, DataType as SqlType, Expr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, ObjectNamePart, UnaryOperator, Value, visit_expressions_mut,
+};
+use sqlparser::dialect::{Dialect as SqlDialect, MySqlDialect, PostgreSqlDialect};
+use sqlparser::keywords::ALL_KEYWORDS;
+use sqlparser::parser::Parser;
+
+use crate::model::{DefaultValue, Dialect, Literal};
+
+/// The sqlparser dialect for `dialect`.
+pub fn sql_dialect(dialect: Dialect) -> Box<dyn SqlDialect> {
+    match dialect {
+        Dialect::Postgres => Box::new(PostgreSqlDialect {}),
+        Dialect::Mysql => Box::new(MySqlDialect {}),
+    }
+}
+
+/// Collapses runs of whitespace to one space and trims: the fallback for unparsable text.
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn parse(dialect: Dialect, text: &str) -> Option<Expr> {
+    let sql = sql_dialect(dialect);
+    let mut parser = Parser::new(sql.as_ref()).try_with_sql(text).ok()?;
+    let expr = parser.parse_expr().ok()?;
+    // Everything must have been consumed.
+    if parser.peek_token().token != sqlparser::tokenizer::Token::EOF {
+        return None;
+    }
+    Some(expr)
+}
+
+/// The canonical text of an expression (see the module docs); unparsable text comes back with
+/// its whitespace collapsed.
+pub fn expression(dialect: Dialect, text: &str) -> String {
+    match parse(dialect, text) {
+        Some(expr) => canonical(dialect, expr),
+        None => collapse_whitespace(text),
+    }
+}
+
+/// A default read as a literal (compared by value) or an expression (compared by canonical text).
+///
+/// `NULL`, `TRUE`/`FALSE`, numbers and strings (after dropping casts) are literals; numbers get
+/// a canonical decimal text (`1.50` → `1.5`, `+007` → `7`). On MySQL, which has no boolean type,
+/// `TRUE`/`FALSE` are the numbers `1`/`0`, as its catalog reports them. Anything else, or text
+/// that does not parse, is an [`DefaultValue::Expression`] with [`expression`]'s text.
+pub fn default_value(dialect: Dialect, text: &str) -> DefaultValue {
+    let Some(expr) = parse(dialect, text) else {
+        return DefaultValue::Expression(collapse_whitespace(text));
+    };
+    let expr = rewrite(dialect, expr);
+    match literal(&expr) {
+        Some(Literal::Bool(b)) if dialect == Dialect::Mysql => {
+            DefaultValue::Literal(Literal::Number(if b { "1" } else { "0" }.to_owned()))
+        }
+        Some(lit) => DefaultValue::Literal(lit),
+        None => DefaultValue::Expression(finish(&expr)),
+    }
+}
+
+/// The canonical decimal text of a number: no sign for zero, no `+`, no leading or trailing
+/// zeros; exponent forms are only lowercased.
+pub fn canonical_number(text: &str) -> String {
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty()
+        || !digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || digits.matches('.').count() > 1
+    {
+        return t.to_ascii_lowercase();
+    }
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let int = int.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    let mut out = if int.is_empty() {
+        "0".to_owned()
+    } else {
+        int.to_owned()
+    };
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if negative && out != "0" {
+        out.insert(0, '-');
+    }
+    out
+}
+
+fn literal(expr: &Expr) -> Option<Literal> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::Null => Some(Literal::Null),
+            Value::Boolean(b) => Some(Literal::Bool(*b)),
+            Value::Number(n, _) => Some(Literal::Number(canonical_number(n))),
+            Value::SingleQuotedString(s)
+            | Value::DoubleQuotedString(s)
+            | Value::EscapedStringLiteral(s)
+            | Value::NationalStringLiteral(s) => Some(Literal::String(s.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn canonical(dialect: Dialect, expr: Expr) -> String {
+    finish(&rewrite(dialect, expr))
+}
+
+/// Renders, then lowercases everything outside quotes.
+fn finish(expr: &Expr) -> String {
+    let text = expr.to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None => {
+                if matches!(c, '\'' | '"' | '`') {
+                    quote = Some(c);
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+        }
+    }
+    out
+}
+
+fn rewrite(dialect: Dialect, mut expr: Expr) -> Expr {
+    let _ = visit_expressions_mut(&mut expr, |e| {
+        rewrite_node(dialect, e);
+        ControlFlow::<()>::Continue(())
+    });
+    // The visitor rewrites children before parents, so the root is done; a top-level
+    // parenthesis left by wrapping is never needed.
+    while let Expr::Nested(inner) = expr {
+        expr = *inner;
+    }
+    expr
+}
+
+fn is_numeric_type(t: &SqlType) -> bool {
+    let name = t.to_string().to_ascii_lowercase();
+    let base = name.split('(').next().unwrap_or("").trim();
+    matches!(
+        base,
+        "smallint"
+            | "integer"
+            | "int"
+            | "bigint"
+            | "int2"
+            | "int4"
+            | "int8"
+            | "numeric"
+            | "decimal"
+            | "real"
+            | "double precision"
+            | "float4"
+            | "float8"
+            | "float"
+            | "double"
+    )
+}
+
+fn is_text_type(t: &SqlType) -> bool {
+    let name = t.to_string().to_ascii_lowercase();
+    let base = name.split('(').next().unwrap_or("").trim();
+    matches!(base, "text" | "character varying" | "varchar")
+}
+
+fn rewrite_node(dialect: Dialect, e: &mut Expr) {
+    let replacement = match e {
+        Expr::Nested(inner) => Some(std::mem::replace(inner.as_mut(), Expr::value(Value::Null))),
+        Expr::Cast {
+            kind: CastKind::Cast | CastKind::DoubleColon,
+            expr,
+            data_type,
+            format: None,
+        } => match expr.as_mut() {
+            Expr::Value(v) => {
+                let value = std::mem::replace(&mut v.value, Value::Null);
+                Some(match value {
+                    Value::SingleQuotedString(s) if is_numeric_type(data_type) && is_number(&s) => {
+                        Expr::value(Value::Number(s.trim().to_owned(), false))
+                    }
+                    other => Expr::value(other),
+                })
+            }
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_)
+                if dialect == Dialect::Postgres && is_text_type(data_type) =>
+            {
+                Some(std::mem::replace(expr.as_mut(), Expr::value(Value::Null)))
+            }
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, long) if !n.starts_with('-') => {
+                    Some(Expr::value(Value::Number(format!("-{n}"), *long)))
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(r) = replacement {
+        *e = r;
+        // A replacement may itself be a node to rewrite (nested parentheses, a cast inside).
+        rewrite_node(dialect, e);
+        return;
+    }
+    match e {
+        Expr::Identifier(ident) => unquote(dialect, ident),
+        Expr::CompoundIdentifier(idents) => idents.iter_mut().for_each(|i| unquote(dialect, i)),
+        Expr::Function(f) => {
+            if let [ObjectNamePart::Identifier(ident)] = f.name.0.as_mut_slice() {
+                if ident.quote_style.is_none() {
+                    ident.value = ident.value.to_ascii_lowercase();
+                }
+                if dialect == Dialect::Mysql
+                    && ident.quote_style.is_none()
+                    && matches!(
+                        ident.value.as_str(),
+                        "current_timestamp" | "now" | "localtimestamp" | "localtime"
+                    )
+                {
+                    f.name = ObjectName::from(vec![Ident::new("current_timestamp")]);
+                    if matches!(f.args, FunctionArguments::None) {
+                        f.args = FunctionArguments::List(FunctionArgumentList {
+                            duplicate_treatment: None,
+                            args: Vec::new(),
+                            clauses: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        Expr::BinaryOp { left, op, right } => {
+            let p = precedence(op);
+            if binary_precedence(left).is_some_and(|l| l < p) {
+                wrap(left);
+            }
+            if binary_precedence(right).is_some_and(|r| r <= p) {
+                wrap(right);
+            }
+        }
+        Expr::UnaryOp { expr, .. }
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::IsTrue(expr)
+        | Expr::IsFalse(expr)
+        | Expr::IsNotTrue(expr)
+        | Expr::IsNotFalse(expr)
+        | Expr::Cast { expr, .. }
+        | Expr::Between { expr, .. }
+        | Expr::Like { expr, .. }
+            if binary_precedence(expr).is_some() =>
+        {
+            wrap(expr);
+        }
+        _ => {}
+    }
+}
+
+fn is_number(s: &str) -> bool {
+    let t = s.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.matches('.').count() <= 1
+        && digits != "."
+}
+
+fn wrap(e: &mut Box<Expr>) {
+    let inner = std::mem::replace(e.as_mut(), Expr::value(Value::Null));
+    **e = Expr::Nested(Box::new(inner));
+}
+
+fn binary_precedence(e: &Expr) -> Option<u8> {
+    match e {
+        Expr::BinaryOp { op, .. } => Some(precedence(op)),
+        _ => None,
+    }
+}
+
+/// Binding strength of a binary operator (higher binds tighter), per PostgreSQL and MySQL.
+fn precedence(op: &BinaryOperator) -> u8 {
+    match op {
+        BinaryOperator::Or | BinaryOperator::Xor => 1,
+        BinaryOperator::And => 2,
+        BinaryOperator::Eq
+        | BinaryOperator::NotEq
+        | BinaryOperator::Lt
+        | BinaryOperator::LtEq
+        | BinaryOperator::Gt
+        | BinaryOperator::GtEq
+        | BinaryOperator::Spaceship => 4,
+        BinaryOperator::Plus | BinaryOperator::Minus => 6,
+        BinaryOperator::Multiply
+        | BinaryOperator::Divide
+        | BinaryOperator::Modulo
+        | BinaryOperator::DuckIntegerDivide
+        | BinaryOperator::MyIntegerDivide => 7,
+        BinaryOperator::PGExp => 8,
+        // Everything else (string concatenation, JSON and containment operators…) sits between
+        // comparison and addition; parenthesizing conservatively never merges two meanings.
+        _ => 5,
+    }
+}
+
+fn is_plain(value: &str) -> bool {
+    value
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && ALL_KEYWORDS
+            .binary_search(&value.to_ascii_uppercase().as_str())
+            .is_err()
+}
+
+fn unquote(dialect: Dialect, ident: &mut Ident) {
+    match ident.quote_style {
+        None => ident.value = ident.value.to_ascii_lowercase(),
+        Some(_) => {
+            // MySQL column names are case-insensitive; PostgreSQL's quoted names are exact.
+            let value = match dialect {
+                Dialect::Mysql => ident.value.to_ascii_lowercase(),
+                Dialect::Postgres => ident.value.clone(),
+            };
+            if is_plain(&value) {
+                ident.value = value;
+                ident.quote_style = None;
+            } else {
+                ident.value = value;
+                ident.quote_style = Some(match dialect {
+                    Dialect::Postgres => '"',
+                    Dialect::Mysql => '`',
+                });
+            }
+        }
+    }
+}

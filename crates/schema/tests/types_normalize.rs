@@ -1,0 +1,124 @@
+//! Expression normalization: author forms and catalog forms that must (and must not) compare equal.
+
+use ptah_schema::normalize::{canonical_number, default_value, expression};
+use ptah_schema::{DefaultValue, Dialect, Literal};
+
+const PG: Dialect = Dialect::Postgres;
+const MY: Dialect = Dialect::Mysql;
+
+#[test]
+fn author_and_catalog_forms_compare_equal() {
+    let pairs = [
+        (PG, "total_cents >= 0", "(total_cents >= 0)"),
+        (PG, "a > 0 AND b > 0", "((a > 0) AND (b > 0))"),
+        (PG, "state <> 'paid'", "(state <> 'paid'::billing.invoice_state)"),
+        (PG, "status <> 'x'", "((status)::text <> 'x'::text)"),
+        (PG, "'draft'", "'draft'::invoice_state"),
+        (PG, "0", "0::bigint"),
+        (PG, "-1", "'-1'::integer"),
+        (PG, "now()", "NOW()"),
+        (PG, "CURRENT_TIMESTAMP", "current_timestamp"),
+        (PG, "nextval('t_id_seq')", "nextval('t_id_seq'::regclass)"),
+        (PG, "lower(email)", "lower((email)::text)"),
+        (PG, "\"email\" IS NOT NULL", "(email IS NOT NULL)"),
+        (PG, "(a + b) * c", "((a + b) * c)"),
+        (PG, "a + b * c", "(a + (b * c))"),
+        (PG, "'{}'", "'{}'::jsonb"),
+        (MY, "CURRENT_TIMESTAMP", "current_timestamp()"),
+        (MY, "now()", "current_timestamp()"),
+        (MY, "NOW(6)", "current_timestamp(6)"),
+        (MY, "total_cents >= 0", "`total_cents` >= 0"),
+        (MY, "a > 0 and b > 0", "(`a` > 0) and (`b` > 0)"),
+    ];
+    for (dialect, author, catalog) in pairs {
+        assert_eq!(
+            expression(dialect, author),
+            expression(dialect, catalog),
+            "{author} vs {catalog}"
+        );
+    }
+}
+
+#[test]
+fn canonical_text_is_lowercase_and_minimal() {
+    assert_eq!(expression(PG, "((A > 0) AND (B > 0))"), "a > 0 and b > 0");
+    assert_eq!(expression(PG, "\"Mixed\" > 1"), "\"Mixed\" > 1");
+    assert_eq!(expression(PG, "\"order\" > 1"), "\"order\" > 1");
+    assert_eq!(expression(MY, "`Total` >= 0"), "total >= 0");
+    assert_eq!(expression(MY, "CURRENT_TIMESTAMP"), "current_timestamp()");
+    assert_eq!(expression(PG, "CURRENT_TIMESTAMP"), "current_timestamp");
+    assert_eq!(expression(PG, "'It''s'"), "'It''s'");
+}
+
+#[test]
+fn different_meanings_stay_different() {
+    let pairs = [
+        (PG, "now()", "CURRENT_TIMESTAMP"),
+        (PG, "(a + b) * c", "a + b * c"),
+        (PG, "a - (b - c)", "a - b - c"),
+        (PG, "a OR b AND c", "(a OR b) AND c"),
+        (PG, "'Draft'", "'draft'"),
+        (PG, "\"Email\" IS NULL", "email IS NULL"),
+        (PG, "x > 1", "x >= 1"),
+        (MY, "'abc'", "abc"),
+        (MY, "now()", "utc_timestamp()"),
+    ];
+    for (dialect, a, b) in pairs {
+        assert_ne!(expression(dialect, a), expression(dialect, b), "{a} vs {b}");
+    }
+}
+
+#[test]
+fn unparsable_text_falls_back_to_collapsed_whitespace() {
+    assert_eq!(expression(PG, "  this is ) not\n\tsql ( "), "this is ) not sql (");
+    assert_eq!(
+        default_value(PG, "a b c  d"),
+        DefaultValue::Expression("a b c d".to_owned())
+    );
+}
+
+#[test]
+fn defaults_split_literals_from_expressions() {
+    let lit = |l: Literal| DefaultValue::Literal(l);
+    assert_eq!(
+        default_value(PG, "'draft'::invoice_state"),
+        lit(Literal::String("draft".into()))
+    );
+    assert_eq!(
+        default_value(PG, "'-1'::integer"),
+        lit(Literal::Number("-1".into()))
+    );
+    assert_eq!(default_value(PG, "1.50"), lit(Literal::Number("1.5".into())));
+    assert_eq!(default_value(PG, "true"), lit(Literal::Bool(true)));
+    assert_eq!(default_value(PG, "NULL::text"), lit(Literal::Null));
+    assert_eq!(default_value(MY, "TRUE"), lit(Literal::Number("1".into())));
+    assert_eq!(default_value(MY, "'abc'"), lit(Literal::String("abc".into())));
+    assert_eq!(
+        default_value(PG, "now()"),
+        DefaultValue::Expression("now()".into())
+    );
+    assert_eq!(
+        default_value(MY, "CURRENT_TIMESTAMP"),
+        DefaultValue::Expression("current_timestamp()".into())
+    );
+    assert_eq!(
+        default_value(PG, "nextval('t_id_seq'::regclass)"),
+        DefaultValue::Expression("nextval('t_id_seq')".into())
+    );
+}
+
+#[test]
+fn numbers_have_one_canonical_text() {
+    for (a, b) in [
+        ("1.50", "1.5"),
+        ("007", "7"),
+        ("+3", "3"),
+        ("-0.0", "0"),
+        ("0.10", "0.1"),
+        ("1.0", "1"),
+        ("-2.50", "-2.5"),
+        ("1E5", "1e5"),
+    ] {
+        assert_eq!(canonical_number(a), b, "{a}");
+    }
+}
