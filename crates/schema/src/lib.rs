@@ -1,9 +1,15 @@
 //! The schema model, its readers, the differ and the planner. Pure: no database, no Kubernetes.
 
+pub mod classify;
+pub mod diff;
 pub mod model;
 pub mod normalize;
 pub mod plan;
+mod planner;
+pub mod render;
 pub mod types;
 
 pub use model::*;
 pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};
+pub use planner::{Drift, PlanError, PlanOptions, drift, plan};
+pub use render::MysqlFlavor;

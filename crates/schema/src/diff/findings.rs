@@ -1,0 +1,131 @@
+//! Diff categories and the drift summary the operator publishes: counts and severities, never values.
+
+use serde::{Deserialize, Serialize};
+
+use super::SchemaDiff;
+use crate::plan::Severity;
+
+/// A category of difference, in the reference's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffCategory {
+    /// `namespaces_added`.
+    NamespacesAdded,
+    /// `extensions_added`.
+    ExtensionsAdded,
+    /// `enums_added`.
+    EnumsAdded,
+    /// `enums_modified`.
+    EnumsModified,
+    /// `enums_removed`.
+    EnumsRemoved,
+    /// `tables_added`.
+    TablesAdded,
+    /// `tables_removed`.
+    TablesRemoved,
+    /// `table_comments_modified`.
+    TableCommentsModified,
+    /// `columns_added`.
+    ColumnsAdded,
+    /// `columns_removed`.
+    ColumnsRemoved,
+    /// `columns_modified`.
+    ColumnsModified,
+    /// `indexes_added`.
+    IndexesAdded,
+    /// `indexes_removed`.
+    IndexesRemoved,
+    /// `indexes_modified`.
+    IndexesModified,
+    /// `constraints_added`.
+    ConstraintsAdded,
+    /// `constraints_removed`.
+    ConstraintsRemoved,
+    /// `constraints_modified`.
+    ConstraintsModified,
+    /// `rows_inserted`.
+    RowsInserted,
+    /// `rows_updated`.
+    RowsUpdated,
+    /// `rows_deleted`.
+    RowsDeleted,
+}
+
+impl DiffCategory {
+    /// The category's name as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffCategory::NamespacesAdded => "namespaces_added",
+            DiffCategory::ExtensionsAdded => "extensions_added",
+            DiffCategory::EnumsAdded => "enums_added",
+            DiffCategory::EnumsModified => "enums_modified",
+            DiffCategory::EnumsRemoved => "enums_removed",
+            DiffCategory::TablesAdded => "tables_added",
+            DiffCategory::TablesRemoved => "tables_removed",
+            DiffCategory::TableCommentsModified => "table_comments_modified",
+            DiffCategory::ColumnsAdded => "columns_added",
+            DiffCategory::ColumnsRemoved => "columns_removed",
+            DiffCategory::ColumnsModified => "columns_modified",
+            DiffCategory::IndexesAdded => "indexes_added",
+            DiffCategory::IndexesRemoved => "indexes_removed",
+            DiffCategory::IndexesModified => "indexes_modified",
+            DiffCategory::ConstraintsAdded => "constraints_added",
+            DiffCategory::ConstraintsRemoved => "constraints_removed",
+            DiffCategory::ConstraintsModified => "constraints_modified",
+            DiffCategory::RowsInserted => "rows_inserted",
+            DiffCategory::RowsUpdated => "rows_updated",
+            DiffCategory::RowsDeleted => "rows_deleted",
+        }
+    }
+}
+
+impl std::fmt::Display for DiffCategory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One line of the drift summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The category.
+    pub category: DiffCategory,
+    /// How many objects (or rows) differ.
+    pub count: usize,
+    /// The highest severity of the statements that would resolve them.
+    pub severity: Severity,
+}
+
+impl SchemaDiff {
+    /// How many entries each non-empty category has, sorted by category name.
+    pub fn counts(&self) -> Vec<(DiffCategory, usize)> {
+        let mut out = vec![
+            (DiffCategory::NamespacesAdded, self.namespaces_added.len()),
+            (DiffCategory::ExtensionsAdded, self.extensions_added.len()),
+            (DiffCategory::EnumsAdded, self.enums_added.len()),
+            (DiffCategory::EnumsModified, self.enums_modified.len()),
+            (DiffCategory::EnumsRemoved, self.enums_removed.len()),
+            (DiffCategory::TablesAdded, self.tables_added.len()),
+            (DiffCategory::TablesRemoved, self.tables_removed.len()),
+            (
+                DiffCategory::TableCommentsModified,
+                self.table_comments_modified.len(),
+            ),
+            (DiffCategory::ColumnsAdded, self.columns_added.len()),
+            (DiffCategory::ColumnsRemoved, self.columns_removed.len()),
+            (DiffCategory::ColumnsModified, self.columns_modified.len()),
+            (DiffCategory::IndexesAdded, self.indexes_added.len()),
+            (DiffCategory::IndexesRemoved, self.indexes_removed.len()),
+            (DiffCategory::IndexesModified, self.indexes_modified.len()),
+            (DiffCategory::ConstraintsAdded, self.constraints_added.len()),
+            (DiffCategory::ConstraintsRemoved, self.constraints_removed.len()),
+            (DiffCategory::ConstraintsModified, self.constraints_modified.len()),
+            (DiffCategory::RowsInserted, self.rows_inserted.len()),
+            (DiffCategory::RowsUpdated, self.rows_updated.len()),
+            (DiffCategory::RowsDeleted, self.rows_deleted.len()),
+        ];
+        out.retain(|(_, n)| *n > 0);
+        out.sort_by_key(|(c, _)| c.as_str());
+        out
+    }
+}

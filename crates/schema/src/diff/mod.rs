@@ -1,0 +1,378 @@
+//! The differ: what separates a desired schema from an actual one, by identity and canonical value.
+//!
+//! Objects are matched by qualified name (tables, enums), by name inside a table (columns,
+//! constraints, indexes) and by key (reference rows). Nothing is matched by similarity: a renamed
+//! column is one removal and one addition. Every list is in a deterministic order; lists whose order
+//! matters for execution (tables, rows) are already in that order.
+
+mod enums;
+mod findings;
+mod order;
+mod rows;
+mod scope;
+mod table;
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    CheckConstraint, Column, DefaultValue, EnumType, Extension, ForeignKey, Index, Literal, PrimaryKey,
+    QualifiedName, Schema, Table, UniqueConstraint,
+};
+
+pub use findings::{DiffCategory, Finding};
+pub use order::fk_order;
+pub use scope::{ExcludeSet, glob_match};
+
+/// Everything that differs between a desired and an actual schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaDiff {
+    /// PostgreSQL schemas to create.
+    pub namespaces_added: Vec<String>,
+    /// Extensions to create (never dropped).
+    pub extensions_added: Vec<Extension>,
+    /// Enum types to create.
+    pub enums_added: Vec<EnumType>,
+    /// Enum types whose labels change.
+    pub enums_modified: Vec<EnumChange>,
+    /// Enum types to drop.
+    pub enums_removed: Vec<EnumType>,
+    /// Tables to create, parents before children.
+    pub tables_added: Vec<Table>,
+    /// Tables to drop (the actual definition), children before parents.
+    pub tables_removed: Vec<Table>,
+    /// Tables whose comment changes.
+    pub table_comments_modified: Vec<TableCommentChange>,
+    /// Columns to add to existing tables.
+    pub columns_added: Vec<ColumnRef>,
+    /// Columns to drop from existing tables (the actual definition).
+    pub columns_removed: Vec<ColumnRef>,
+    /// Columns whose definition changes.
+    pub columns_modified: Vec<ColumnChange>,
+    /// Indexes to create on existing tables.
+    pub indexes_added: Vec<IndexRef>,
+    /// Indexes to drop (the actual definition).
+    pub indexes_removed: Vec<IndexRef>,
+    /// Indexes whose definition changes (dropped and created again).
+    pub indexes_modified: Vec<IndexChange>,
+    /// Constraints to add to existing tables.
+    pub constraints_added: Vec<ConstraintRef>,
+    /// Constraints to drop (the actual definition).
+    pub constraints_removed: Vec<ConstraintRef>,
+    /// Constraints whose definition changes (dropped and added again).
+    pub constraints_modified: Vec<ConstraintChange>,
+    /// Reference rows to insert, parent tables first.
+    pub rows_inserted: Vec<RowChange>,
+    /// Reference rows to update, parent tables first.
+    pub rows_updated: Vec<RowChange>,
+    /// Reference rows to delete, child tables first.
+    pub rows_deleted: Vec<RowChange>,
+}
+
+/// A change to an enum type's labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumChange {
+    /// The enum's name.
+    pub name: QualifiedName,
+    /// The actual labels.
+    pub from: Vec<String>,
+    /// The desired labels.
+    pub to: Vec<String>,
+    /// How the change can be made.
+    pub method: EnumChangeMethod,
+}
+
+/// How an enum change is carried out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnumChangeMethod {
+    /// Only labels are added: `ALTER TYPE … ADD VALUE`, one per label, in this order.
+    AddValues(Vec<EnumValueAdded>),
+    /// Labels are removed or reordered: rename the old type, create the new one, convert the columns
+    /// that use it, drop the old type.
+    Recreate(Vec<EnumColumnUse>),
+}
+
+/// A label to add to an enum, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumValueAdded {
+    /// The new label.
+    pub value: String,
+    /// Its position relative to an existing label.
+    pub position: EnumPosition,
+}
+
+/// Where `ADD VALUE` places a label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnumPosition {
+    /// At the end (no clause).
+    End,
+    /// `BEFORE 'label'`.
+    Before(String),
+    /// `AFTER 'label'`.
+    After(String),
+}
+
+/// A column that uses an enum being recreated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumColumnUse {
+    /// The table.
+    pub table: QualifiedName,
+    /// The column.
+    pub column: String,
+    /// Whether the column is an array of the enum.
+    pub array: bool,
+    /// The actual default, dropped before the conversion.
+    pub default: Option<DefaultValue>,
+    /// Whether that default is restored after the conversion (the desired column keeps it).
+    pub restore_default: bool,
+}
+
+/// A table comment change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableCommentChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The actual comment.
+    pub from: Option<String>,
+    /// The desired comment.
+    pub to: Option<String>,
+}
+
+/// A column of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnRef {
+    /// The table.
+    pub table: QualifiedName,
+    /// The column.
+    pub column: Column,
+}
+
+/// One aspect of a column definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColumnAspect {
+    /// The data type.
+    Type,
+    /// NULL / NOT NULL.
+    Nullability,
+    /// The default.
+    Default,
+    /// PostgreSQL identity.
+    Identity,
+    /// MySQL `AUTO_INCREMENT`.
+    AutoIncrement,
+    /// The comment.
+    Comment,
+}
+
+/// A column whose definition changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The actual column.
+    pub from: Column,
+    /// The desired column.
+    pub to: Column,
+    /// What differs, in [`ColumnAspect`] order.
+    pub changes: Vec<ColumnAspect>,
+}
+
+/// An index of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexRef {
+    /// The table.
+    pub table: QualifiedName,
+    /// The index.
+    pub index: Index,
+}
+
+/// An index whose definition changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The actual index.
+    pub from: Index,
+    /// The desired index.
+    pub to: Index,
+}
+
+/// A table constraint of any kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Constraint {
+    /// PRIMARY KEY.
+    PrimaryKey(PrimaryKey),
+    /// UNIQUE.
+    Unique(UniqueConstraint),
+    /// CHECK.
+    Check(CheckConstraint),
+    /// FOREIGN KEY.
+    ForeignKey(ForeignKey),
+}
+
+impl Constraint {
+    /// The constraint's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Constraint::PrimaryKey(c) => &c.name,
+            Constraint::Unique(c) => &c.name,
+            Constraint::Check(c) => &c.name,
+            Constraint::ForeignKey(c) => &c.name,
+        }
+    }
+
+    /// Whether it is a foreign key.
+    pub fn is_foreign_key(&self) -> bool {
+        matches!(self, Constraint::ForeignKey(_))
+    }
+}
+
+/// A constraint of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintRef {
+    /// The table.
+    pub table: QualifiedName,
+    /// The constraint.
+    pub constraint: Constraint,
+}
+
+/// A constraint whose definition changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The actual constraint.
+    pub from: Constraint,
+    /// The desired constraint.
+    pub to: Constraint,
+}
+
+/// A reference row to insert, update or delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The key columns and their values, in key order.
+    pub key: Vec<(String, Literal)>,
+    /// For inserts every value; for updates the values that change; empty for deletes.
+    pub values: Vec<(String, Literal)>,
+}
+
+impl SchemaDiff {
+    /// Whether the schemas are equal.
+    pub fn is_empty(&self) -> bool {
+        self.counts().is_empty()
+    }
+
+    /// Every table the diff alters or whose rows it changes, with the category that touches it
+    /// (created tables are not included: creating is not altering).
+    pub fn touched_tables(&self) -> Vec<(QualifiedName, DiffCategory)> {
+        let mut out: BTreeSet<(QualifiedName, DiffCategory)> = BTreeSet::new();
+        let mut add = |t: &QualifiedName, c: DiffCategory| {
+            out.insert((t.clone(), c));
+        };
+        self.tables_removed
+            .iter()
+            .for_each(|t| add(&t.name, DiffCategory::TablesRemoved));
+        let comments = DiffCategory::TableCommentsModified;
+        self.table_comments_modified
+            .iter()
+            .for_each(|c| add(&c.table, comments));
+        self.columns_added
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::ColumnsAdded));
+        self.columns_removed
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::ColumnsRemoved));
+        self.columns_modified
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::ColumnsModified));
+        self.indexes_added
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::IndexesAdded));
+        self.indexes_removed
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::IndexesRemoved));
+        self.indexes_modified
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::IndexesModified));
+        let added = DiffCategory::ConstraintsAdded;
+        self.constraints_added.iter().for_each(|c| add(&c.table, added));
+        let removed = DiffCategory::ConstraintsRemoved;
+        self.constraints_removed
+            .iter()
+            .for_each(|c| add(&c.table, removed));
+        let modified = DiffCategory::ConstraintsModified;
+        self.constraints_modified
+            .iter()
+            .for_each(|c| add(&c.table, modified));
+        for change in &self.enums_modified {
+            if let EnumChangeMethod::Recreate(uses) = &change.method {
+                uses.iter()
+                    .for_each(|u| add(&u.table, DiffCategory::EnumsModified));
+            }
+        }
+        self.rows_inserted
+            .iter()
+            .for_each(|r| add(&r.table, DiffCategory::RowsInserted));
+        self.rows_updated
+            .iter()
+            .for_each(|r| add(&r.table, DiffCategory::RowsUpdated));
+        self.rows_deleted
+            .iter()
+            .for_each(|r| add(&r.table, DiffCategory::RowsDeleted));
+        out.into_iter().collect()
+    }
+}
+
+/// Compares `desired` with `actual`. Both should already be scoped (see [`ExcludeSet`]).
+pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
+    let mut d = SchemaDiff {
+        namespaces_added: desired
+            .namespaces
+            .difference(&actual.namespaces)
+            .cloned()
+            .collect(),
+        extensions_added: desired
+            .extensions
+            .iter()
+            .filter(|(name, _)| !actual.extensions.contains_key(*name))
+            .map(|(_, e)| e.clone())
+            .collect(),
+        ..SchemaDiff::default()
+    };
+    enums::diff_enums(desired, actual, &mut d);
+
+    let desired_order = fk_order(desired.tables.values());
+    for name in &desired_order {
+        if let Some(t) = desired
+            .tables
+            .get(name)
+            .filter(|_| !actual.tables.contains_key(name))
+        {
+            d.tables_added.push(t.clone());
+        }
+    }
+    let actual_order = fk_order(actual.tables.values());
+    for name in actual_order.iter().rev() {
+        if let Some(t) = actual
+            .tables
+            .get(name)
+            .filter(|_| !desired.tables.contains_key(name))
+        {
+            d.tables_removed.push(t.clone());
+        }
+    }
+    for (name, want) in &desired.tables {
+        if let Some(have) = actual.tables.get(name) {
+            table::diff_table(want, have, &mut d);
+        }
+    }
+    rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);
+    d
+}

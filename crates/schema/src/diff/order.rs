@@ -1,0 +1,53 @@
+//! Table order along the foreign-key graph.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{QualifiedName, Table};
+
+/// The tables' names with every referenced table before the tables that reference it.
+///
+/// Only references between the given tables count; self-references are ignored. Ties are broken by
+/// name, and a cycle is broken by taking its smallest remaining name, so the order is a function of
+/// the tables alone.
+pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<QualifiedName> {
+    let tables: BTreeMap<&QualifiedName, &Table> = tables.into_iter().map(|t| (&t.name, t)).collect();
+    // waiting[t]: how many distinct tables t references that are not placed yet.
+    let mut waiting: BTreeMap<&QualifiedName, usize> = BTreeMap::new();
+    let mut children: BTreeMap<&QualifiedName, BTreeSet<&QualifiedName>> = BTreeMap::new();
+    for (name, table) in &tables {
+        let refs: BTreeSet<&QualifiedName> = table
+            .foreign_keys
+            .values()
+            .map(|fk| &fk.referenced_table)
+            .filter(|r| *r != *name && tables.contains_key(r))
+            .collect();
+        waiting.insert(name, refs.len());
+        for parent in refs {
+            children.entry(parent).or_default().insert(name);
+        }
+    }
+    let mut ready: BTreeSet<&QualifiedName> = waiting
+        .iter()
+        .filter(|(_, n)| **n == 0)
+        .map(|(t, _)| *t)
+        .collect();
+    let mut order = Vec::with_capacity(tables.len());
+    while !waiting.is_empty() {
+        // With nothing ready the rest is a cycle: release its smallest table.
+        let next = ready.pop_first().or_else(|| waiting.keys().next().copied());
+        let Some(name) = next else { break };
+        if waiting.remove(name).is_none() {
+            continue;
+        }
+        order.push(name.clone());
+        for child in children.get(name).into_iter().flatten() {
+            if let Some(n) = waiting.get_mut(child) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    ready.insert(child);
+                }
+            }
+        }
+    }
+    order
+}

@@ -1,0 +1,70 @@
+//! The management scope: `exclude` patterns remove objects from both sides before comparing.
+
+use crate::model::{QualifiedName, Schema};
+
+/// Glob patterns over `schema.name` and `name`; a matching table or enum is not managed.
+///
+/// `*` matches any run of characters (dots included), `?` one character; matching ignores ASCII
+/// case, so a pattern never fails to exclude an object over its spelling.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExcludeSet {
+    patterns: Vec<String>,
+}
+
+impl ExcludeSet {
+    /// A set of patterns.
+    pub fn new(patterns: &[String]) -> Self {
+        ExcludeSet {
+            patterns: patterns.to_vec(),
+        }
+    }
+
+    /// Whether `name` is excluded.
+    pub fn matches(&self, name: &QualifiedName) -> bool {
+        let qualified = (!name.schema.is_empty()).then(|| format!("{}.{}", name.schema, name.name));
+        self.patterns
+            .iter()
+            .any(|p| glob_match(p, &name.name) || qualified.as_deref().is_some_and(|q| glob_match(p, q)))
+    }
+
+    /// `schema` without the excluded tables and enums.
+    pub fn apply(&self, schema: &Schema) -> Schema {
+        if self.patterns.is_empty() {
+            return schema.clone();
+        }
+        let mut out = schema.clone();
+        out.tables.retain(|name, _| !self.matches(name));
+        out.enums.retain(|name, _| !self.matches(name));
+        out
+    }
+}
+
+/// Whether `text` matches the glob `pattern` (`*`, `?`, ASCII case ignored).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let (mut pi, mut ti) = (0, 0);
+    // Where the last `*` was and how much text it has swallowed, to backtrack to.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(c) if *c == '?' || *c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}

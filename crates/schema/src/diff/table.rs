@@ -1,0 +1,141 @@
+//! Differences inside a table that exists on both sides.
+
+use std::collections::BTreeMap;
+
+use super::{
+    ColumnAspect, ColumnChange, ColumnRef, Constraint, ConstraintChange, ConstraintRef, IndexChange,
+    IndexRef, SchemaDiff, TableCommentChange,
+};
+use crate::model::{Column, Table};
+
+/// Adds the differences between `want` and `have` (the same table) to `d`.
+pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
+    let name = &want.name;
+    if want.comment != have.comment {
+        d.table_comments_modified.push(TableCommentChange {
+            table: name.clone(),
+            from: have.comment.clone(),
+            to: want.comment.clone(),
+        });
+    }
+    for column in &want.columns {
+        match have.column(&column.name) {
+            None => d.columns_added.push(ColumnRef {
+                table: name.clone(),
+                column: column.clone(),
+            }),
+            Some(old) => {
+                let changes = column_changes(old, column);
+                if !changes.is_empty() {
+                    d.columns_modified.push(ColumnChange {
+                        table: name.clone(),
+                        from: old.clone(),
+                        to: column.clone(),
+                        changes,
+                    });
+                }
+            }
+        }
+    }
+    for column in &have.columns {
+        if want.column(&column.name).is_none() {
+            d.columns_removed.push(ColumnRef {
+                table: name.clone(),
+                column: column.clone(),
+            });
+        }
+    }
+
+    for (index_name, index) in &want.indexes {
+        match have.indexes.get(index_name) {
+            None => d.indexes_added.push(IndexRef {
+                table: name.clone(),
+                index: index.clone(),
+            }),
+            Some(old) if old != index => d.indexes_modified.push(IndexChange {
+                table: name.clone(),
+                from: old.clone(),
+                to: index.clone(),
+            }),
+            Some(_) => {}
+        }
+    }
+    for (index_name, index) in &have.indexes {
+        if !want.indexes.contains_key(index_name) {
+            d.indexes_removed.push(IndexRef {
+                table: name.clone(),
+                index: index.clone(),
+            });
+        }
+    }
+
+    let wanted = constraints(want);
+    let had = constraints(have);
+    for (key, constraint) in &wanted {
+        match had.get(key) {
+            None => d.constraints_added.push(ConstraintRef {
+                table: name.clone(),
+                constraint: constraint.clone(),
+            }),
+            Some(old) if old != constraint => d.constraints_modified.push(ConstraintChange {
+                table: name.clone(),
+                from: old.clone(),
+                to: constraint.clone(),
+            }),
+            Some(_) => {}
+        }
+    }
+    for (key, constraint) in &had {
+        if !wanted.contains_key(key) {
+            d.constraints_removed.push(ConstraintRef {
+                table: name.clone(),
+                constraint: constraint.clone(),
+            });
+        }
+    }
+}
+
+/// The aspects in which two versions of a column differ.
+pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
+    let mut changes = Vec::new();
+    if old.data_type != new.data_type {
+        changes.push(ColumnAspect::Type);
+    }
+    if old.nullable != new.nullable {
+        changes.push(ColumnAspect::Nullability);
+    }
+    if old.default != new.default {
+        changes.push(ColumnAspect::Default);
+    }
+    if old.identity != new.identity {
+        changes.push(ColumnAspect::Identity);
+    }
+    if old.auto_increment != new.auto_increment {
+        changes.push(ColumnAspect::AutoIncrement);
+    }
+    if old.comment != new.comment {
+        changes.push(ColumnAspect::Comment);
+    }
+    changes
+}
+
+/// Kind rank then name: the primary key first, then uniques, checks and foreign keys.
+type ConstraintKey = (u8, String);
+
+fn constraints(table: &Table) -> BTreeMap<ConstraintKey, Constraint> {
+    let mut out = BTreeMap::new();
+    if let Some(pk) = &table.primary_key {
+        // A table has one primary key whatever its name: a renamed key is a modified key.
+        out.insert((0, String::new()), Constraint::PrimaryKey(pk.clone()));
+    }
+    for (n, c) in &table.uniques {
+        out.insert((1, n.clone()), Constraint::Unique(c.clone()));
+    }
+    for (n, c) in &table.checks {
+        out.insert((2, n.clone()), Constraint::Check(c.clone()));
+    }
+    for (n, c) in &table.foreign_keys {
+        out.insert((3, n.clone()), Constraint::ForeignKey(c.clone()));
+    }
+    out
+}

@@ -1,0 +1,102 @@
+//! The planner's entry point: scope both schemas, diff them, refuse protected tables, render.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::diff::{DiffCategory, ExcludeSet, Finding, SchemaDiff, diff};
+use crate::model::{Dialect, QualifiedName, Schema};
+use crate::plan::{PLAN_FORMAT_VERSION, Plan, Severity};
+use crate::render::{MysqlFlavor, findings, render};
+
+/// What the planner manages and what it must not touch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanOptions {
+    /// Glob patterns over `schema.table` and `table`; matching tables and enums are left out of
+    /// both sides, so they are neither created nor dropped.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// `[schema.]table` names (ASCII case ignored) that no plan may drop, alter or change rows of.
+    #[serde(default)]
+    pub protected_tables: Vec<String>,
+    /// MySQL or MariaDB, for the clauses they spell differently.
+    #[serde(default)]
+    pub mysql_flavor: MysqlFlavor,
+}
+
+/// Why no plan was produced.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PlanError {
+    /// The plan would drop, alter or change rows of a protected table.
+    #[error("refusing to plan: protected table {table} would be changed ({category})")]
+    ProtectedTable {
+        /// The table, as `schema.table` (or `table` on MySQL).
+        table: String,
+        /// The kind of change that touches it.
+        category: DiffCategory,
+    },
+}
+
+/// A scoped diff with its drift summary, for callers that report drift without planning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// The differences.
+    pub diff: SchemaDiff,
+    /// Per category: count and highest severity (never values).
+    pub findings: Vec<Finding>,
+}
+
+/// Compares `desired` with `actual` inside the management scope and summarizes the differences.
+pub fn drift(desired: &Schema, actual: &Schema, dialect: Dialect, options: &PlanOptions) -> Drift {
+    let scope = ExcludeSet::new(&options.exclude);
+    let diff = diff(&scope.apply(desired), &scope.apply(actual));
+    let findings = findings(&diff, dialect, options.mysql_flavor);
+    Drift { diff, findings }
+}
+
+/// The plan that moves `actual` to `desired`, or a refusal when it would touch a protected table.
+///
+/// Whether destructive statements may run is not decided here: the plan records
+/// [`Plan::destructive`] and the caller gates on it.
+pub fn plan(
+    desired: &Schema,
+    actual: &Schema,
+    dialect: Dialect,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    let scope = ExcludeSet::new(&options.exclude);
+    let desired = scope.apply(desired);
+    let actual = scope.apply(actual);
+    let diff = diff(&desired, &actual);
+    check_protected(&diff, &options.protected_tables)?;
+    let statements = render(&diff, dialect, options.mysql_flavor);
+    Ok(Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        dialect,
+        from_fingerprint: actual.fingerprint(),
+        to_fingerprint: desired.fingerprint(),
+        exclude: options.exclude.clone(),
+        destructive: statements.iter().any(|s| s.severity == Severity::Destructive),
+        statements,
+    })
+}
+
+fn check_protected(diff: &SchemaDiff, protected: &[String]) -> Result<(), PlanError> {
+    if protected.is_empty() {
+        return Ok(());
+    }
+    for (table, category) in diff.touched_tables() {
+        if protected.iter().any(|p| is_named(&table, p)) {
+            return Err(PlanError::ProtectedTable {
+                table: table.to_string(),
+                category,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `entry` (`table` or `schema.table`, ASCII case ignored) names `table`.
+fn is_named(table: &QualifiedName, entry: &str) -> bool {
+    let entry = entry.trim();
+    entry.eq_ignore_ascii_case(&table.name) || entry.eq_ignore_ascii_case(&table.to_string())
+}

@@ -1,0 +1,326 @@
+//! The planner's renderer: a [`SchemaDiff`] becomes ordered, classified statements for one dialect.
+//!
+//! Order: schemas → extensions → enums (create, add value, recreate) → tables (parents first,
+//! without foreign keys) → added and modified columns → indexes → constraints → foreign keys →
+//! reference-row inserts and updates → removals in reverse: row deletes (children first), foreign
+//! keys, constraints, indexes, columns, tables, enums. A modified index or constraint is dropped and
+//! created again in its own phase.
+
+mod mysql;
+mod postgres;
+mod severity;
+mod sql;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diff::{Constraint, DiffCategory, Finding, RowChange, SchemaDiff};
+use crate::model::{Dialect, Index, QualifiedName};
+use crate::plan::{PlannedStatement, Severity};
+use sql::Sql;
+
+pub use severity::is_narrowing;
+
+/// Which server speaks the MySQL dialect; they differ in a few clauses (`DROP CHECK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MysqlFlavor {
+    /// MySQL 8.
+    #[default]
+    Mysql,
+    /// MariaDB 10.11+.
+    Mariadb,
+}
+
+/// A transactional statement.
+fn stmt(sql: String, severity: Severity, reason: &str) -> PlannedStatement {
+    PlannedStatement {
+        sql,
+        severity,
+        reason: reason.to_owned(),
+        transactional: true,
+    }
+}
+
+/// The statements for `diff`, in execution order.
+pub fn render(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec<PlannedStatement> {
+    render_tagged(diff, dialect, flavor)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// The drift summary: per non-empty category, its count and the highest severity of its statements.
+pub fn findings(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec<Finding> {
+    let tagged = render_tagged(diff, dialect, flavor);
+    diff.counts()
+        .into_iter()
+        .map(|(category, count)| Finding {
+            category,
+            count,
+            severity: tagged
+                .iter()
+                .filter(|(c, _)| *c == category)
+                .map(|(_, s)| s.severity)
+                .max()
+                .unwrap_or(Severity::Safe),
+        })
+        .collect()
+}
+
+struct Out(Vec<(DiffCategory, PlannedStatement)>);
+
+impl Out {
+    fn push(&mut self, category: DiffCategory, s: PlannedStatement) {
+        self.0.push((category, s));
+    }
+
+    fn extend(&mut self, category: DiffCategory, s: impl IntoIterator<Item = PlannedStatement>) {
+        self.0.extend(s.into_iter().map(|s| (category, s)));
+    }
+}
+
+fn render_tagged(
+    diff: &SchemaDiff,
+    dialect: Dialect,
+    flavor: MysqlFlavor,
+) -> Vec<(DiffCategory, PlannedStatement)> {
+    use DiffCategory as C;
+    let pg = dialect == Dialect::Postgres;
+    let mut out = Out(Vec::new());
+    if pg {
+        for n in &diff.namespaces_added {
+            out.push(C::NamespacesAdded, postgres::create_schema(n));
+        }
+        for e in &diff.extensions_added {
+            out.push(C::ExtensionsAdded, postgres::create_extension(e));
+        }
+        for e in &diff.enums_added {
+            out.push(C::EnumsAdded, postgres::create_enum(e));
+        }
+        for e in &diff.enums_modified {
+            out.extend(C::EnumsModified, postgres::change_enum(e));
+        }
+    }
+    for t in &diff.tables_added {
+        match dialect {
+            Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t)),
+            Dialect::Mysql => out.push(C::TablesAdded, mysql::create_table(t)),
+        }
+    }
+    for c in &diff.table_comments_modified {
+        let s = match dialect {
+            Dialect::Postgres => postgres::table_comment(&c.table, c.to.as_deref()),
+            Dialect::Mysql => mysql::table_comment(&c.table, c.to.as_deref()),
+        };
+        out.push(C::TableCommentsModified, s);
+    }
+    for c in &diff.columns_added {
+        match dialect {
+            Dialect::Postgres => out.extend(C::ColumnsAdded, postgres::add_column(&c.table, &c.column)),
+            Dialect::Mysql => out.push(C::ColumnsAdded, mysql::add_column(&c.table, &c.column)),
+        }
+    }
+    for c in &diff.columns_modified {
+        match dialect {
+            Dialect::Postgres => out.extend(C::ColumnsModified, postgres::modify_column(c)),
+            Dialect::Mysql => out.push(C::ColumnsModified, mysql::modify_column(c)),
+        }
+    }
+
+    // Indexes: those of new tables, then changed ones (drop + create), then new ones.
+    for t in &diff.tables_added {
+        for i in t.indexes.values() {
+            out.push(C::TablesAdded, create_index(dialect, &t.name, i));
+        }
+    }
+    for c in &diff.indexes_modified {
+        out.push(C::IndexesModified, drop_index(dialect, &c.table, &c.from));
+        out.push(C::IndexesModified, create_index(dialect, &c.table, &c.to));
+    }
+    for c in &diff.indexes_added {
+        out.push(C::IndexesAdded, create_index(dialect, &c.table, &c.index));
+    }
+
+    // Constraints, then foreign keys, so the keys they reference exist.
+    for fk_phase in [false, true] {
+        for c in diff
+            .constraints_modified
+            .iter()
+            .filter(|c| c.to.is_foreign_key() == fk_phase)
+        {
+            out.push(
+                C::ConstraintsModified,
+                drop_constraint(dialect, flavor, &c.table, &c.from),
+            );
+            out.push(C::ConstraintsModified, add_constraint(dialect, &c.table, &c.to));
+        }
+        for c in diff
+            .constraints_added
+            .iter()
+            .filter(|c| c.constraint.is_foreign_key() == fk_phase)
+        {
+            out.push(
+                C::ConstraintsAdded,
+                add_constraint(dialect, &c.table, &c.constraint),
+            );
+        }
+    }
+    for t in &diff.tables_added {
+        for fk in t.foreign_keys.values() {
+            let c = Constraint::ForeignKey(fk.clone());
+            out.push(C::TablesAdded, add_constraint(dialect, &t.name, &c));
+        }
+    }
+
+    let sql = Sql { dialect };
+    for r in &diff.rows_inserted {
+        out.push(C::RowsInserted, insert_row(sql, r));
+    }
+    for r in &diff.rows_updated {
+        out.push(C::RowsUpdated, update_row(sql, r));
+    }
+
+    // Removals, in reverse dependency order.
+    for r in &diff.rows_deleted {
+        out.push(C::RowsDeleted, delete_row(sql, r));
+    }
+    for c in diff
+        .constraints_removed
+        .iter()
+        .filter(|c| c.constraint.is_foreign_key())
+    {
+        out.push(
+            C::ConstraintsRemoved,
+            drop_constraint(dialect, flavor, &c.table, &c.constraint),
+        );
+    }
+    for (table, fk) in cyclic_foreign_keys(diff) {
+        let c = Constraint::ForeignKey(fk.clone());
+        out.push(C::TablesRemoved, drop_constraint(dialect, flavor, table, &c));
+    }
+    for c in diff
+        .constraints_removed
+        .iter()
+        .filter(|c| !c.constraint.is_foreign_key())
+    {
+        out.push(
+            C::ConstraintsRemoved,
+            drop_constraint(dialect, flavor, &c.table, &c.constraint),
+        );
+    }
+    for c in &diff.indexes_removed {
+        out.push(C::IndexesRemoved, drop_index(dialect, &c.table, &c.index));
+    }
+    for c in &diff.columns_removed {
+        let s = match dialect {
+            Dialect::Postgres => postgres::drop_column(&c.table, &c.column),
+            Dialect::Mysql => mysql::drop_column(&c.table, &c.column),
+        };
+        out.push(C::ColumnsRemoved, s);
+    }
+    for t in &diff.tables_removed {
+        let s = match dialect {
+            Dialect::Postgres => postgres::drop_table(t),
+            Dialect::Mysql => mysql::drop_table(t),
+        };
+        out.push(C::TablesRemoved, s);
+    }
+    if pg {
+        for e in &diff.enums_removed {
+            out.push(C::EnumsRemoved, postgres::drop_enum(e));
+        }
+    }
+    out.0
+}
+
+/// Foreign keys between dropped tables that point at a table dropped earlier (a cycle): they are
+/// dropped first so every DROP TABLE succeeds.
+fn cyclic_foreign_keys(diff: &SchemaDiff) -> Vec<(&QualifiedName, &crate::model::ForeignKey)> {
+    let position = |name: &QualifiedName| diff.tables_removed.iter().position(|t| &t.name == name);
+    let mut out = Vec::new();
+    for (i, t) in diff.tables_removed.iter().enumerate() {
+        for fk in t.foreign_keys.values() {
+            if position(&fk.referenced_table).is_some_and(|j| j < i) {
+                out.push((&t.name, fk));
+            }
+        }
+    }
+    out
+}
+
+fn create_index(dialect: Dialect, table: &QualifiedName, i: &Index) -> PlannedStatement {
+    match dialect {
+        Dialect::Postgres => postgres::create_index(table, i),
+        Dialect::Mysql => mysql::create_index(table, i),
+    }
+}
+
+fn drop_index(dialect: Dialect, table: &QualifiedName, i: &Index) -> PlannedStatement {
+    match dialect {
+        Dialect::Postgres => postgres::drop_index(table, i),
+        Dialect::Mysql => mysql::drop_index(table, i),
+    }
+}
+
+fn add_constraint(dialect: Dialect, table: &QualifiedName, c: &Constraint) -> PlannedStatement {
+    match dialect {
+        Dialect::Postgres => postgres::add_constraint(table, c),
+        Dialect::Mysql => mysql::add_constraint(table, c),
+    }
+}
+
+fn drop_constraint(
+    dialect: Dialect,
+    flavor: MysqlFlavor,
+    table: &QualifiedName,
+    c: &Constraint,
+) -> PlannedStatement {
+    match dialect {
+        Dialect::Postgres => postgres::drop_constraint(table, c),
+        Dialect::Mysql => mysql::drop_constraint(table, c, flavor),
+    }
+}
+
+fn insert_row(sql: Sql, r: &RowChange) -> PlannedStatement {
+    let columns: Vec<String> = r.values.iter().map(|(c, _)| sql.ident(c)).collect();
+    let values: Vec<String> = r.values.iter().map(|(_, v)| sql.literal(v)).collect();
+    let text = format!(
+        "INSERT INTO {} ({}) VALUES ({})",
+        sql.qualified(&r.table),
+        columns.join(", "),
+        values.join(", ")
+    );
+    stmt(text, Severity::Safe, "inserts a declared reference row")
+}
+
+fn update_row(sql: Sql, r: &RowChange) -> PlannedStatement {
+    let set: Vec<String> = r
+        .values
+        .iter()
+        .map(|(c, v)| format!("{} = {}", sql.ident(c), sql.literal(v)))
+        .collect();
+    let text = format!(
+        "UPDATE {} SET {} WHERE {}",
+        sql.qualified(&r.table),
+        set.join(", "),
+        sql.key_predicate(&r.key)
+    );
+    stmt(
+        text,
+        Severity::Warning,
+        "overwrites values of a declared reference row",
+    )
+}
+
+fn delete_row(sql: Sql, r: &RowChange) -> PlannedStatement {
+    let text = format!(
+        "DELETE FROM {} WHERE {}",
+        sql.qualified(&r.table),
+        sql.key_predicate(&r.key)
+    );
+    stmt(
+        text,
+        Severity::Destructive,
+        "deletes a reference row no longer declared",
+    )
+}

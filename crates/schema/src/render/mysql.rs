@@ -1,0 +1,203 @@
+//! MySQL and MariaDB statements.
+
+use super::severity::type_change;
+use super::sql::Sql;
+use super::{MysqlFlavor, stmt};
+use crate::diff::{ColumnAspect, ColumnChange, Constraint};
+use crate::model::{Column, Dialect, Index, QualifiedName, Table};
+use crate::plan::{PlannedStatement, Severity};
+
+const SQL: Sql = Sql {
+    dialect: Dialect::Mysql,
+};
+
+/// CREATE TABLE with columns, primary key, uniques, checks and comment (foreign keys come later).
+pub(super) fn create_table(t: &Table) -> PlannedStatement {
+    let mut parts: Vec<String> = t.columns.iter().map(|c| SQL.column(c)).collect();
+    if let Some(pk) = &t.primary_key {
+        parts.push(format!("PRIMARY KEY {}", SQL.columns(&pk.columns)));
+    }
+    for u in t.uniques.values() {
+        parts.push(format!(
+            "CONSTRAINT {} UNIQUE {}",
+            SQL.ident(&u.name),
+            SQL.columns(&u.columns)
+        ));
+    }
+    for c in t.checks.values() {
+        parts.push(format!(
+            "CONSTRAINT {} CHECK ({})",
+            SQL.ident(&c.name),
+            c.expression
+        ));
+    }
+    let mut sql = format!(
+        "CREATE TABLE {} ({}) ENGINE=InnoDB",
+        SQL.qualified(&t.name),
+        parts.join(", ")
+    );
+    if let Some(comment) = &t.comment {
+        sql.push_str(&format!(" COMMENT={}", SQL.string(comment)));
+    }
+    stmt(sql, Severity::Safe, "creates a table")
+}
+
+pub(super) fn drop_table(t: &Table) -> PlannedStatement {
+    let sql = format!("DROP TABLE {}", SQL.qualified(&t.name));
+    stmt(sql, Severity::Destructive, "drops a table and its rows")
+}
+
+pub(super) fn table_comment(table: &QualifiedName, comment: Option<&str>) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} COMMENT={}",
+        SQL.qualified(table),
+        SQL.string(comment.unwrap_or_default())
+    );
+    stmt(sql, Severity::Safe, "sets a table comment")
+}
+
+pub(super) fn add_column(table: &QualifiedName, c: &Column) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} ADD COLUMN {}",
+        SQL.qualified(table),
+        SQL.column(c)
+    );
+    if c.nullable {
+        stmt(sql, Severity::Safe, "adds a nullable column")
+    } else {
+        stmt(
+            sql,
+            Severity::Warning,
+            "adds a NOT NULL column: existing rows get the implicit default",
+        )
+    }
+}
+
+pub(super) fn drop_column(table: &QualifiedName, c: &Column) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} DROP COLUMN {}",
+        SQL.qualified(table),
+        SQL.ident(&c.name)
+    );
+    stmt(sql, Severity::Destructive, "drops a column and its values")
+}
+
+/// One `MODIFY COLUMN` with the full new definition: at least a warning (it rewrites the column),
+/// destructive when it narrows the type or drops NOT NULL.
+pub(super) fn modify_column(change: &ColumnChange) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} MODIFY COLUMN {}",
+        SQL.qualified(&change.table),
+        SQL.column(&change.to)
+    );
+    let aspects: Vec<&str> = change.changes.iter().map(|a| aspect_name(*a)).collect();
+    let mut severity = Severity::Warning;
+    let mut reason = format!(
+        "MODIFY COLUMN rewrites the column definition ({})",
+        aspects.join(", ")
+    );
+    if change.changes.contains(&ColumnAspect::Type) {
+        let (s, why) = type_change(&change.from.data_type, &change.to.data_type);
+        if s > severity {
+            severity = s;
+            reason = format!("MODIFY COLUMN {why}");
+        }
+    }
+    if change.changes.contains(&ColumnAspect::Nullability)
+        && change.to.nullable
+        && severity < Severity::Destructive
+    {
+        severity = Severity::Destructive;
+        reason = "MODIFY COLUMN drops NOT NULL".to_owned();
+    }
+    stmt(sql, severity, &reason)
+}
+
+fn aspect_name(a: ColumnAspect) -> &'static str {
+    match a {
+        ColumnAspect::Type => "type",
+        ColumnAspect::Nullability => "nullability",
+        ColumnAspect::Default => "default",
+        ColumnAspect::Identity => "identity",
+        ColumnAspect::AutoIncrement => "auto_increment",
+        ColumnAspect::Comment => "comment",
+    }
+}
+
+pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
+    let method = i.method.as_deref().map(str::to_ascii_lowercase);
+    let kind = match method.as_deref() {
+        Some("fulltext") => "FULLTEXT ",
+        Some("spatial") => "SPATIAL ",
+        _ if i.unique => "UNIQUE ",
+        _ => "",
+    };
+    let mut sql = format!(
+        "CREATE {kind}INDEX {} ON {} {}",
+        SQL.ident(&i.name),
+        SQL.qualified(table),
+        SQL.index_parts(&i.parts)
+    );
+    if let Some(m @ ("btree" | "hash")) = method.as_deref() {
+        sql.push_str(&format!(" USING {}", m.to_ascii_uppercase()));
+    }
+    if i.unique {
+        stmt(
+            sql,
+            Severity::Warning,
+            "creates a unique index: fails on duplicate rows",
+        )
+    } else {
+        stmt(sql, Severity::Safe, "creates an index")
+    }
+}
+
+pub(super) fn drop_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
+    let sql = format!("DROP INDEX {} ON {}", SQL.ident(&i.name), SQL.qualified(table));
+    stmt(
+        sql,
+        Severity::Destructive,
+        "DROP INDEX on MySQL: can remove uniqueness or an FK's index",
+    )
+}
+
+pub(super) fn add_constraint(table: &QualifiedName, c: &Constraint) -> PlannedStatement {
+    let body = match c {
+        Constraint::PrimaryKey(pk) => format!("ADD PRIMARY KEY {}", SQL.columns(&pk.columns)),
+        Constraint::Unique(u) => {
+            format!(
+                "ADD CONSTRAINT {} UNIQUE {}",
+                SQL.ident(&u.name),
+                SQL.columns(&u.columns)
+            )
+        }
+        Constraint::Check(ch) => format!("ADD CONSTRAINT {} CHECK ({})", SQL.ident(&ch.name), ch.expression),
+        Constraint::ForeignKey(fk) => {
+            format!("ADD CONSTRAINT {} {}", SQL.ident(&fk.name), SQL.foreign_key(fk))
+        }
+    };
+    let sql = format!("ALTER TABLE {} {body}", SQL.qualified(table));
+    stmt(
+        sql,
+        Severity::Warning,
+        "adds a constraint: fails on rows that violate it",
+    )
+}
+
+pub(super) fn drop_constraint(
+    table: &QualifiedName,
+    c: &Constraint,
+    flavor: MysqlFlavor,
+) -> PlannedStatement {
+    let body = match c {
+        Constraint::PrimaryKey(_) => "DROP PRIMARY KEY".to_owned(),
+        Constraint::Unique(u) => format!("DROP INDEX {}", SQL.ident(&u.name)),
+        Constraint::Check(ch) => match flavor {
+            MysqlFlavor::Mysql => format!("DROP CHECK {}", SQL.ident(&ch.name)),
+            MysqlFlavor::Mariadb => format!("DROP CONSTRAINT {}", SQL.ident(&ch.name)),
+        },
+        Constraint::ForeignKey(fk) => format!("DROP FOREIGN KEY {}", SQL.ident(&fk.name)),
+    };
+    let sql = format!("ALTER TABLE {} {body}", SQL.qualified(table));
+    stmt(sql, Severity::Destructive, "drops a constraint")
+}

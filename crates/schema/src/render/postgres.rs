@@ -1,0 +1,396 @@
+//! PostgreSQL statements.
+
+use super::severity::{needs_using, type_change};
+use super::sql::{Sql, identity_kind};
+use super::stmt;
+use crate::diff::{ColumnAspect, ColumnChange, Constraint, EnumChange, EnumChangeMethod, EnumPosition};
+use crate::model::{Column, Dialect, EnumType, Extension, Index, QualifiedName, Table};
+use crate::plan::{PlannedStatement, Severity};
+
+const SQL: Sql = Sql {
+    dialect: Dialect::Postgres,
+};
+
+/// The suffix of an enum type renamed out of the way while it is recreated.
+const OLD_SUFFIX: &str = "__ptah_old";
+
+/// PostgreSQL's identifier limit, in bytes.
+const MAX_IDENT_BYTES: usize = 63;
+
+pub(super) fn create_schema(name: &str) -> PlannedStatement {
+    let sql = format!("CREATE SCHEMA IF NOT EXISTS {}", SQL.ident(name));
+    stmt(sql, Severity::Safe, "creates a schema")
+}
+
+pub(super) fn create_extension(ext: &Extension) -> PlannedStatement {
+    let mut sql = format!("CREATE EXTENSION IF NOT EXISTS {}", SQL.ident(&ext.name));
+    if let Some(schema) = &ext.schema {
+        sql.push_str(&format!(" SCHEMA {}", SQL.ident(schema)));
+    }
+    if let Some(version) = &ext.version {
+        sql.push_str(&format!(" VERSION {}", SQL.string(version)));
+    }
+    stmt(sql, Severity::Safe, "creates an extension")
+}
+
+fn enum_labels(values: &[String]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| SQL.string(v)).collect();
+    quoted.join(", ")
+}
+
+pub(super) fn create_enum(e: &EnumType) -> PlannedStatement {
+    let sql = format!(
+        "CREATE TYPE {} AS ENUM ({})",
+        SQL.qualified(&e.name),
+        enum_labels(&e.values)
+    );
+    stmt(sql, Severity::Safe, "creates an enum type")
+}
+
+pub(super) fn drop_enum(e: &EnumType) -> PlannedStatement {
+    let sql = format!("DROP TYPE {}", SQL.qualified(&e.name));
+    stmt(sql, Severity::Destructive, "drops an enum type")
+}
+
+/// `ADD VALUE` per new label, or the rename-recreate sequence when labels go or move.
+pub(super) fn change_enum(change: &EnumChange) -> Vec<PlannedStatement> {
+    let name = SQL.qualified(&change.name);
+    let uses = match &change.method {
+        EnumChangeMethod::AddValues(added) => {
+            return added
+                .iter()
+                .map(|a| {
+                    let mut sql = format!("ALTER TYPE {name} ADD VALUE {}", SQL.string(&a.value));
+                    match &a.position {
+                        EnumPosition::End => {}
+                        EnumPosition::Before(v) => sql.push_str(&format!(" BEFORE {}", SQL.string(v))),
+                        EnumPosition::After(v) => sql.push_str(&format!(" AFTER {}", SQL.string(v))),
+                    }
+                    stmt(sql, Severity::Warning, "adds an enum label")
+                })
+                .collect();
+        }
+        EnumChangeMethod::Recreate(uses) => uses,
+    };
+    let removes = change.from.iter().any(|v| !change.to.contains(v));
+    let (convert_severity, why) = if removes {
+        (
+            Severity::Destructive,
+            "enum label removal: rows holding a removed label fail the conversion",
+        )
+    } else {
+        (
+            Severity::Warning,
+            "enum labels reordered: the column is converted to the recreated type",
+        )
+    };
+    let old_name = QualifiedName::new(change.name.schema.clone(), old_type_name(&change.name.name));
+    let old = SQL.qualified(&old_name);
+    let mut out = Vec::new();
+    for u in uses.iter().filter(|u| u.default.is_some()) {
+        let sql = format!("{} DROP DEFAULT", alter_column(&u.table, &u.column));
+        out.push(stmt(
+            sql,
+            Severity::Warning,
+            "drops a default while its enum type is recreated",
+        ));
+    }
+    let rename = format!("ALTER TYPE {name} RENAME TO {}", SQL.ident(&old_name.name));
+    out.push(stmt(
+        rename,
+        Severity::Warning,
+        "renames the enum type out of the way to recreate it",
+    ));
+    out.push(create_enum(&EnumType {
+        name: change.name.clone(),
+        values: change.to.clone(),
+    }));
+    for u in uses {
+        let col = SQL.ident(&u.column);
+        let (via, target) = if u.array {
+            ("text[]", format!("{name}[]"))
+        } else {
+            ("text", name.clone())
+        };
+        let sql = format!(
+            "{} TYPE {target} USING {col}::{via}::{target}",
+            alter_column(&u.table, &u.column)
+        );
+        out.push(stmt(sql, convert_severity, why));
+    }
+    for u in uses.iter().filter(|u| u.restore_default) {
+        if let Some(d) = &u.default {
+            let sql = format!(
+                "{} SET DEFAULT {}",
+                alter_column(&u.table, &u.column),
+                SQL.default(d)
+            );
+            out.push(stmt(
+                sql,
+                Severity::Safe,
+                "restores the default after the enum conversion",
+            ));
+        }
+    }
+    out.push(stmt(
+        format!("DROP TYPE {old}"),
+        Severity::Destructive,
+        "drops the replaced enum type",
+    ));
+    out
+}
+
+/// `<name>__ptah_old`, shortened on a character boundary to fit the identifier limit.
+fn old_type_name(name: &str) -> String {
+    let mut base = name;
+    while base.len() + OLD_SUFFIX.len() > MAX_IDENT_BYTES {
+        let mut cut = base.len() - 1;
+        while !base.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        base = &base[..cut];
+    }
+    format!("{base}{OLD_SUFFIX}")
+}
+
+fn alter_column(table: &QualifiedName, column: &str) -> String {
+    format!(
+        "ALTER TABLE {} ALTER COLUMN {}",
+        SQL.qualified(table),
+        SQL.ident(column)
+    )
+}
+
+/// CREATE TABLE with columns, primary key, uniques and checks (foreign keys come later), then comments.
+pub(super) fn create_table(t: &Table) -> Vec<PlannedStatement> {
+    let mut parts: Vec<String> = t.columns.iter().map(|c| SQL.column(c)).collect();
+    if let Some(pk) = &t.primary_key {
+        parts.push(format!(
+            "CONSTRAINT {} PRIMARY KEY {}",
+            SQL.ident(&pk.name),
+            SQL.columns(&pk.columns)
+        ));
+    }
+    for u in t.uniques.values() {
+        parts.push(format!(
+            "CONSTRAINT {} UNIQUE {}",
+            SQL.ident(&u.name),
+            SQL.columns(&u.columns)
+        ));
+    }
+    for c in t.checks.values() {
+        parts.push(format!(
+            "CONSTRAINT {} CHECK ({})",
+            SQL.ident(&c.name),
+            c.expression
+        ));
+    }
+    let sql = format!("CREATE TABLE {} ({})", SQL.qualified(&t.name), parts.join(", "));
+    let mut out = vec![stmt(sql, Severity::Safe, "creates a table")];
+    if t.comment.is_some() {
+        out.push(table_comment(&t.name, t.comment.as_deref()));
+    }
+    for c in t.columns.iter().filter(|c| c.comment.is_some()) {
+        out.push(column_comment(&t.name, c));
+    }
+    out
+}
+
+pub(super) fn drop_table(t: &Table) -> PlannedStatement {
+    let sql = format!("DROP TABLE {}", SQL.qualified(&t.name));
+    stmt(sql, Severity::Destructive, "drops a table and its rows")
+}
+
+pub(super) fn table_comment(table: &QualifiedName, comment: Option<&str>) -> PlannedStatement {
+    let text = comment.map_or_else(|| "NULL".to_owned(), |c| SQL.string(c));
+    let sql = format!("COMMENT ON TABLE {} IS {text}", SQL.qualified(table));
+    stmt(sql, Severity::Safe, "sets a table comment")
+}
+
+fn column_comment(table: &QualifiedName, c: &Column) -> PlannedStatement {
+    let text = c
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |t| SQL.string(t));
+    let sql = format!(
+        "COMMENT ON COLUMN {}.{} IS {text}",
+        SQL.qualified(table),
+        SQL.ident(&c.name)
+    );
+    stmt(sql, Severity::Safe, "sets a column comment")
+}
+
+pub(super) fn add_column(table: &QualifiedName, c: &Column) -> Vec<PlannedStatement> {
+    let sql = format!(
+        "ALTER TABLE {} ADD COLUMN {}",
+        SQL.qualified(table),
+        SQL.column(c)
+    );
+    let mut out = vec![if c.nullable {
+        stmt(sql, Severity::Safe, "adds a nullable column")
+    } else {
+        stmt(
+            sql,
+            Severity::Warning,
+            "adds a NOT NULL column: fails on existing rows without a default",
+        )
+    }];
+    if c.comment.is_some() {
+        out.push(column_comment(table, c));
+    }
+    out
+}
+
+pub(super) fn drop_column(table: &QualifiedName, c: &Column) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} DROP COLUMN {}",
+        SQL.qualified(table),
+        SQL.ident(&c.name)
+    );
+    stmt(sql, Severity::Destructive, "drops a column and its values")
+}
+
+/// One statement per changed aspect, ordered so each step is valid after the previous one.
+pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
+    let (from, to) = (&change.from, &change.to);
+    let has = |a: ColumnAspect| change.changes.contains(&a);
+    let alter = alter_column(&change.table, &to.name);
+    let mut out = Vec::new();
+    if has(ColumnAspect::Default) && (to.default.is_none() || has(ColumnAspect::Type)) {
+        out.push(stmt(
+            format!("{alter} DROP DEFAULT"),
+            Severity::Warning,
+            "drops a column default",
+        ));
+    }
+    if has(ColumnAspect::Identity) && from.identity.is_some() && to.identity.is_none() {
+        out.push(stmt(
+            format!("{alter} DROP IDENTITY"),
+            Severity::Warning,
+            "drops an identity",
+        ));
+    }
+    if has(ColumnAspect::Type) {
+        let target = SQL.data_type(&to.data_type);
+        let mut sql = format!("{alter} TYPE {target}");
+        if needs_using(&from.data_type, &to.data_type) {
+            let col = SQL.ident(&to.name);
+            let via = matches!(from.data_type, crate::model::DataType::Enum(_));
+            sql.push_str(&format!(
+                " USING {col}{}::{target}",
+                if via { "::text" } else { "" }
+            ));
+        }
+        let (severity, why) = type_change(&from.data_type, &to.data_type);
+        out.push(stmt(sql, severity, why));
+    }
+    if has(ColumnAspect::Nullability) {
+        out.push(if to.nullable {
+            stmt(
+                format!("{alter} DROP NOT NULL"),
+                Severity::Destructive,
+                "drops NOT NULL",
+            )
+        } else {
+            stmt(
+                format!("{alter} SET NOT NULL"),
+                Severity::Warning,
+                "sets NOT NULL: fails on existing NULLs",
+            )
+        });
+    }
+    if let Some(d) = to.default.as_ref().filter(|_| has(ColumnAspect::Default)) {
+        let sql = format!("{alter} SET DEFAULT {}", SQL.default(d));
+        out.push(stmt(sql, Severity::Safe, "sets a column default"));
+    }
+    if has(ColumnAspect::Identity) {
+        match (from.identity, to.identity) {
+            (None, Some(kind)) => out.push(stmt(
+                format!("{alter} ADD GENERATED {} AS IDENTITY", identity_kind(kind)),
+                Severity::Warning,
+                "makes the column an identity",
+            )),
+            (Some(_), Some(kind)) => out.push(stmt(
+                format!("{alter} SET GENERATED {}", identity_kind(kind)),
+                Severity::Warning,
+                "changes how the identity generates values",
+            )),
+            _ => {}
+        }
+    }
+    if has(ColumnAspect::Comment) {
+        out.push(column_comment(&change.table, to));
+    }
+    out
+}
+
+pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
+    let mut sql = format!(
+        "CREATE {}INDEX {} ON {}",
+        if i.unique { "UNIQUE " } else { "" },
+        SQL.ident(&i.name),
+        SQL.qualified(table)
+    );
+    if let Some(method) = &i.method {
+        sql.push_str(&format!(" USING {method}"));
+    }
+    sql.push_str(&format!(" {}", SQL.index_parts(&i.parts)));
+    if let Some(predicate) = &i.predicate {
+        sql.push_str(&format!(" WHERE {predicate}"));
+    }
+    if i.unique {
+        stmt(
+            sql,
+            Severity::Warning,
+            "creates a unique index: fails on duplicate rows",
+        )
+    } else {
+        stmt(sql, Severity::Safe, "creates an index")
+    }
+}
+
+pub(super) fn drop_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
+    let name = QualifiedName::new(table.schema.clone(), i.name.clone());
+    let sql = format!("DROP INDEX {}", SQL.qualified(&name));
+    if i.unique {
+        stmt(
+            sql,
+            Severity::Destructive,
+            "drops an index that enforces uniqueness",
+        )
+    } else {
+        stmt(
+            sql,
+            Severity::Warning,
+            "drops an index: queries using it slow down",
+        )
+    }
+}
+
+pub(super) fn add_constraint(table: &QualifiedName, c: &Constraint) -> PlannedStatement {
+    let body = match c {
+        Constraint::PrimaryKey(pk) => format!("PRIMARY KEY {}", SQL.columns(&pk.columns)),
+        Constraint::Unique(u) => format!("UNIQUE {}", SQL.columns(&u.columns)),
+        Constraint::Check(ch) => format!("CHECK ({})", ch.expression),
+        Constraint::ForeignKey(fk) => SQL.foreign_key(fk),
+    };
+    let sql = format!(
+        "ALTER TABLE {} ADD CONSTRAINT {} {body}",
+        SQL.qualified(table),
+        SQL.ident(c.name())
+    );
+    stmt(
+        sql,
+        Severity::Warning,
+        "adds a constraint: fails on rows that violate it",
+    )
+}
+
+pub(super) fn drop_constraint(table: &QualifiedName, c: &Constraint) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {} DROP CONSTRAINT {}",
+        SQL.qualified(table),
+        SQL.ident(c.name())
+    );
+    stmt(sql, Severity::Destructive, "drops a constraint")
+}
