@@ -1,17 +1,28 @@
-//! Database sessions for PostgreSQL and MySQL/MariaDB: URLs, connections and the shared advisory lock.
+//! Database sessions for PostgreSQL and MySQL/MariaDB: URLs, connections, the shared advisory lock,
+//! introspection into the schema model ([`inspect`]) and plan execution ([`apply`], [`verify`]).
 //!
 //! This crate touches databases and must never depend on a Kubernetes client (`cargo xtask
 //! deps-check` enforces it). Every error it returns is free of credentials.
 
+mod apply;
+mod canon;
+mod inspect;
 mod lock;
+mod mysql;
+mod postgres;
+mod rows;
 mod session;
 mod url;
 
 use std::time::Duration;
 
+use ptah_fingerprint::Fingerprint;
+
+pub use apply::{ApplyOptions, ApplyReport, apply, verify};
+pub use inspect::{InspectScope, RowSelection, inspect};
 pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
 pub use session::Session;
-pub use url::{DatabaseUrl, Dialect, TlsMode};
+pub use url::{DatabaseUrl, Dialect, TlsMode, dialect_name};
 
 /// What went wrong talking to a database; no variant ever carries a password.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +70,56 @@ pub enum Error {
     /// The server refused or failed a statement.
     #[error("database error: {0}")]
     Query(String),
+    /// The live schema changed since the plan was computed; nothing was run.
+    #[error(
+        "the plan is stale: it was computed against {expected}, the database is now {actual}; plan again"
+    )]
+    StalePlan {
+        /// The plan's `from_fingerprint`.
+        expected: Fingerprint,
+        /// The live schema's fingerprint.
+        actual: Fingerprint,
+    },
+    /// The plan was written for another dialect than the session's.
+    #[error("the plan is for {plan:?} but the database is {database:?}")]
+    DialectMismatch {
+        /// The plan's dialect.
+        plan: Dialect,
+        /// The session's dialect.
+        database: Dialect,
+    },
+    /// A statement failed; `committed` lists exactly the statements whose effects remain.
+    #[error(
+        "statement {} of {total} failed ({} committed): {error}",
+        index + 1,
+        committed.len()
+    )]
+    ApplyFailed {
+        /// The 0-based index of the failed statement in the plan.
+        index: usize,
+        /// The 0-based indexes of the statements that committed, in execution order.
+        committed: Vec<usize>,
+        /// The plan's statement count.
+        total: usize,
+        /// The server's message.
+        error: String,
+    },
+    /// After applying, the database still differs from the desired schema.
+    #[error("the database did not converge: a fresh plan still has {remaining} statement(s), first: {first}")]
+    NotConverged {
+        /// How many statements a fresh plan holds.
+        remaining: usize,
+        /// The first of them, for people.
+        first: String,
+    },
+    /// The catalog holds something the engine cannot represent.
+    #[error("cannot read {object}: {reason}")]
+    Unsupported {
+        /// The object, by name.
+        object: String,
+        /// What the engine cannot represent.
+        reason: String,
+    },
 }
 
 impl Error {

@@ -25,7 +25,7 @@ impl Session {
         let attempt = async {
             match url.dialect() {
                 Dialect::Postgres => connect_postgres(url, timeout).await,
-                Dialect::MySql => connect_mysql(url).await,
+                Dialect::Mysql => connect_mysql(url).await,
             }
         };
         match tokio::time::timeout(timeout, attempt).await {
@@ -41,7 +41,7 @@ impl Session {
     pub fn dialect(&self) -> Dialect {
         match self {
             Session::Postgres { .. } => Dialect::Postgres,
-            Session::MySql(_) => Dialect::MySql,
+            Session::MySql(_) => Dialect::Mysql,
         }
     }
 

@@ -7,29 +7,20 @@ use url::Url;
 
 use crate::Error;
 
-/// The database family a URL speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dialect {
-    /// PostgreSQL (`postgres://`, `postgresql://`).
-    Postgres,
-    /// MySQL or MariaDB (`mysql://`, `mariadb://`).
-    MySql,
+pub use ptah_schema::Dialect;
+
+/// The canonical lowercase name, as the API's engine canonicalisation writes it.
+pub fn dialect_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Postgres => "postgresql",
+        Dialect::Mysql => "mysql",
+    }
 }
 
-impl Dialect {
-    /// The canonical lowercase name, as the API's engine canonicalisation writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::Postgres => "postgresql",
-            Dialect::MySql => "mysql",
-        }
-    }
-
-    fn default_port(self) -> u16 {
-        match self {
-            Dialect::Postgres => 5432,
-            Dialect::MySql => 3306,
-        }
+fn default_port(dialect: Dialect) -> u16 {
+    match dialect {
+        Dialect::Postgres => 5432,
+        Dialect::Mysql => 3306,
     }
 }
 
@@ -75,7 +66,7 @@ impl DatabaseUrl {
         let url = Url::parse(text).map_err(|e| invalid(&format!("not a URL ({e})")))?;
         let dialect = match url.scheme() {
             "postgres" | "postgresql" => Dialect::Postgres,
-            "mysql" | "mariadb" => Dialect::MySql,
+            "mysql" | "mariadb" => Dialect::Mysql,
             other => {
                 return Err(invalid(&format!(
                     "unsupported scheme {other:?}; want postgres:// or mysql://"
@@ -127,7 +118,7 @@ impl DatabaseUrl {
         Ok(DatabaseUrl {
             dialect,
             host: host.trim_start_matches('[').trim_end_matches(']').to_owned(),
-            port: url.port().unwrap_or(dialect.default_port()),
+            port: url.port().unwrap_or(default_port(dialect)),
             user,
             password,
             database,
@@ -201,7 +192,7 @@ impl fmt::Display for DatabaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let scheme = match self.dialect {
             Dialect::Postgres => "postgres",
-            Dialect::MySql => "mysql",
+            Dialect::Mysql => "mysql",
         };
         let password = if self.password.is_some() { ":***" } else { "" };
         let host = if self.host.contains(':') {

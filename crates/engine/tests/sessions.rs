@@ -44,7 +44,7 @@ async fn wrong_password_is_refused_without_echoing_it() {
         assert!(!shown.contains("not-the-password-xyzzy"), "{shown}");
         let hint = match url.dialect() {
             Dialect::Postgres => "password authentication failed",
-            Dialect::MySql => "Access denied",
+            Dialect::Mysql => "Access denied",
         };
         assert!(shown.contains(hint), "{shown}");
     }

@@ -11,7 +11,7 @@ fn parses_both_dialects_with_defaults() {
         ("db.internal", 5432, "app", "orders")
     );
     let my = DatabaseUrl::parse("mariadb://app:p%40ss@127.0.0.1:3307/shop?sslmode=disable").expect("mysql");
-    assert_eq!(my.dialect(), Dialect::MySql);
+    assert_eq!(my.dialect(), Dialect::Mysql);
     assert_eq!((my.port(), my.database()), (3307, "shop"));
 }
 

@@ -1,0 +1,78 @@
+//! Introspection: read a live database's catalog into the same [`Schema`] model the desired side uses.
+//!
+//! Each dialect reads its catalog with one set-based query per object kind (never one per table),
+//! leaves out what the database creates implicitly (serial and identity sequences, indexes backing
+//! PRIMARY KEY and UNIQUE constraints, extension-owned objects, partition copies, MariaDB's
+//! `json_valid` checks), and canonicalizes every type and expression through `ptah_schema`, so a
+//! live object and its declaration compare equal.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ptah_schema::{QualifiedName, Schema};
+
+use crate::{Error, Session, mysql, postgres, rows};
+
+/// Which part of a database to read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InspectScope {
+    /// PostgreSQL schemas to read; `None` reads every non-system schema. Ignored on MySQL, where the
+    /// URL's database is the one namespace.
+    pub namespaces: Option<BTreeSet<String>>,
+    /// Tables whose reference rows to read, with the declared key and the columns to select.
+    pub rows: BTreeMap<QualifiedName, RowSelection>,
+}
+
+/// The reference rows to read from one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowSelection {
+    /// The key columns, which also order the rows.
+    pub key: Vec<String>,
+    /// The other declared columns, in the order to select them.
+    pub columns: Vec<String>,
+}
+
+impl InspectScope {
+    /// Everything: every non-system schema, no reference rows (standalone `ptah schema inspect`).
+    pub fn all() -> Self {
+        InspectScope::default()
+    }
+
+    /// What a desired schema manages: its namespaces (declared, or used by its tables and enums) and
+    /// the reference rows it declares.
+    pub fn of(desired: &Schema) -> Self {
+        let mut namespaces = desired.namespaces.clone();
+        namespaces.extend(desired.tables.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.enums.keys().map(|n| n.schema.clone()));
+        namespaces.remove("");
+        let rows = desired
+            .tables
+            .values()
+            .filter_map(|table| {
+                let declared = table.rows.as_ref()?;
+                let mut others = BTreeSet::new();
+                for row in &declared.rows {
+                    others.extend(row.keys().filter(|c| !declared.key.contains(c)).cloned());
+                }
+                let selection = RowSelection {
+                    key: declared.key.clone(),
+                    columns: others.into_iter().collect(),
+                };
+                Some((table.name.clone(), selection))
+            })
+            .collect();
+        InspectScope {
+            namespaces: Some(namespaces),
+            rows,
+        }
+    }
+}
+
+/// Reads the live schema within `scope`, including the reference rows the scope asks for.
+pub async fn inspect(session: &mut Session, scope: &InspectScope) -> Result<Schema, Error> {
+    let mut schema = match session {
+        Session::Postgres { client, .. } => postgres::inspect(client, scope).await?,
+        Session::MySql(conn) => mysql::inspect(conn, scope).await?,
+    };
+    rows::read(session, scope, &mut schema).await?;
+    Ok(schema)
+}

@@ -1,0 +1,287 @@
+//! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
+
+mod queries;
+
+use std::collections::{BTreeMap, HashMap};
+
+use ptah_schema::{
+    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Identity, Index, IndexPart,
+    IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+};
+use tokio_postgres::{Client, Row};
+
+use crate::{Error, InspectScope, canon};
+
+const DIALECT: Dialect = Dialect::Postgres;
+
+/// Reads the schema in `scope` from the catalog; the transaction ends before returning.
+pub(crate) async fn inspect(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
+    client
+        .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path = public")
+        .await
+        .map_err(Error::postgres)?;
+    let result = read(client, scope).await;
+    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    let ended = client.batch_execute(end).await.map_err(Error::postgres);
+    let schema = result?;
+    ended?;
+    Ok(schema)
+}
+
+async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
+    let mut schema = Schema::default();
+    for row in query(client, queries::NAMESPACES, &[]).await? {
+        let name: String = get(&row, 0)?;
+        if scope
+            .namespaces
+            .as_ref()
+            .is_none_or(|wanted| wanted.contains(&name))
+        {
+            schema.namespaces.insert(name);
+        }
+    }
+    let namespaces: Vec<String> = schema.namespaces.iter().cloned().collect();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&namespaces];
+
+    for row in query(client, queries::EXTENSIONS, &[]).await? {
+        let name: String = get(&row, 0)?;
+        let extension = Extension {
+            name: name.clone(),
+            schema: Some(get(&row, 1)?),
+            version: Some(get(&row, 2)?),
+        };
+        schema.extensions.insert(name, extension);
+    }
+    for row in query(client, queries::ENUMS, &params).await? {
+        let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
+        let values = get(&row, 2)?;
+        schema.enums.insert(name.clone(), EnumType { name, values });
+    }
+
+    let mut tables: HashMap<u32, Table> = HashMap::new();
+    for row in query(client, queries::TABLES, &params).await? {
+        let mut table = Table::new(QualifiedName::new(
+            get::<String>(&row, 1)?,
+            get::<String>(&row, 2)?,
+        ));
+        table.comment = get(&row, 3)?;
+        tables.insert(get(&row, 0)?, table);
+    }
+    let attnames = read_columns(client, &params, &mut tables).await?;
+    read_constraints(client, &params, &mut tables).await?;
+    read_indexes(client, &params, &mut tables, &attnames).await?;
+    schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
+    Ok(schema)
+}
+
+type Params<'a> = [&'a (dyn tokio_postgres::types::ToSql + Sync); 1];
+
+/// Fills every table's columns in attribute order; returns each table's attnum → name map.
+async fn read_columns(
+    client: &Client,
+    params: &Params<'_>,
+    tables: &mut HashMap<u32, Table>,
+) -> Result<HashMap<u32, BTreeMap<i16, String>>, Error> {
+    let mut columns: HashMap<u32, BTreeMap<i16, Column>> = HashMap::new();
+    for row in query(client, queries::COLUMNS, params).await? {
+        let table: u32 = get(&row, 0)?;
+        if !tables.contains_key(&table) {
+            continue;
+        }
+        let name: String = get(&row, 2)?;
+        let identity = match get::<String>(&row, 5)?.as_str() {
+            "a" => Some(Identity::Always),
+            "d" => Some(Identity::ByDefault),
+            _ => None,
+        };
+        // A generated column's pg_attrdef holds its generation expression, not a default.
+        let generated = !get::<String>(&row, 6)?.is_empty();
+        let default = match get::<Option<String>>(&row, 7)? {
+            Some(text) if !generated => canon::default(DIALECT, &text),
+            _ => None,
+        };
+        let column = Column {
+            name,
+            data_type: column_type(&row)?,
+            nullable: !get::<bool>(&row, 4)?,
+            default,
+            identity,
+            auto_increment: false,
+            comment: get(&row, 8)?,
+        };
+        columns.entry(table).or_default().insert(get(&row, 1)?, column);
+    }
+    let mut attnames = HashMap::new();
+    for (oid, by_number) in columns {
+        let names = by_number.iter().map(|(n, c)| (*n, c.name.clone())).collect();
+        if let Some(table) = tables.get_mut(&oid) {
+            table.columns = by_number.into_values().collect();
+        }
+        attnames.insert(oid, names);
+    }
+    Ok(attnames)
+}
+
+/// An enum-typed column is typed by the enum's qualified name, whatever `search_path` would print.
+fn column_type(row: &Row) -> Result<DataType, Error> {
+    let enum_schema: Option<String> = get(row, 9)?;
+    let enum_name: Option<String> = get(row, 10)?;
+    if let (Some(schema), Some(name)) = (enum_schema, enum_name) {
+        let named = DataType::Enum(QualifiedName::new(schema, name));
+        return Ok(if get::<bool>(row, 11)? {
+            DataType::Array(Box::new(named))
+        } else {
+            named
+        });
+    }
+    Ok(canon::data_type(DIALECT, &get::<String>(row, 3)?))
+}
+
+async fn read_constraints(
+    client: &Client,
+    params: &Params<'_>,
+    tables: &mut HashMap<u32, Table>,
+) -> Result<(), Error> {
+    for row in query(client, queries::CONSTRAINTS, params).await? {
+        let Some(table) = tables.get_mut(&get::<u32>(&row, 0)?) else {
+            continue;
+        };
+        let name: String = get(&row, 1)?;
+        let columns: Vec<String> = get(&row, 4)?;
+        match get::<String>(&row, 2)?.as_str() {
+            "p" => table.primary_key = Some(PrimaryKey { name, columns }),
+            "u" => {
+                table
+                    .uniques
+                    .insert(name.clone(), UniqueConstraint { name, columns });
+            }
+            "f" => {
+                let referenced_table = QualifiedName::new(get::<String>(&row, 5)?, get::<String>(&row, 6)?);
+                let key = ForeignKey {
+                    name: name.clone(),
+                    columns,
+                    referenced_table,
+                    referenced_columns: get(&row, 7)?,
+                    on_update: action(&get::<String>(&row, 8)?),
+                    on_delete: action(&get::<String>(&row, 9)?),
+                };
+                table.foreign_keys.insert(name, key);
+            }
+            _ => {
+                let def: String = get(&row, 3)?;
+                let expression = canon::expression(DIALECT, check_body(&def));
+                table
+                    .checks
+                    .insert(name.clone(), CheckConstraint { name, expression });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The boolean expression inside `CHECK (…)` as `pg_get_constraintdef` prints it.
+fn check_body(def: &str) -> &str {
+    let body = def.trim();
+    let body = body.strip_suffix(" NOT VALID").unwrap_or(body);
+    let body = body.strip_suffix(" NO INHERIT").unwrap_or(body);
+    let body = body.strip_prefix("CHECK ").unwrap_or(body).trim();
+    match body.strip_prefix('(').and_then(|b| b.strip_suffix(')')) {
+        Some(inner) => inner.trim(),
+        None => body,
+    }
+}
+
+/// `pg_constraint.confupdtype`/`confdeltype` codes.
+fn action(code: &str) -> ReferentialAction {
+    match code {
+        "r" => ReferentialAction::Restrict,
+        "c" => ReferentialAction::Cascade,
+        "n" => ReferentialAction::SetNull,
+        "d" => ReferentialAction::SetDefault,
+        _ => ReferentialAction::NoAction,
+    }
+}
+
+async fn read_indexes(
+    client: &Client,
+    params: &Params<'_>,
+    tables: &mut HashMap<u32, Table>,
+    attnames: &HashMap<u32, BTreeMap<i16, String>>,
+) -> Result<(), Error> {
+    for row in query(client, queries::INDEXES, params).await? {
+        let oid: u32 = get(&row, 0)?;
+        let Some(table) = tables.get_mut(&oid) else {
+            continue;
+        };
+        let name: String = get(&row, 1)?;
+        let method: String = get(&row, 2)?;
+        let key_count = usize::try_from(get::<i16>(&row, 4)?).unwrap_or(0);
+        let keys: Vec<i16> = get(&row, 5)?;
+        let options: Vec<i16> = get(&row, 6)?;
+        let exprs: Vec<Option<String>> = get(&row, 7)?;
+        let mut parts = Vec::with_capacity(key_count);
+        for (position, attnum) in keys.iter().enumerate().take(key_count) {
+            let target = match exprs.get(position).cloned().flatten() {
+                Some(text) if *attnum == 0 => IndexTarget::Expression(canon::expression(DIALECT, &text)),
+                _ => {
+                    let column = attnames.get(&oid).and_then(|m| m.get(attnum)).cloned();
+                    IndexTarget::Column(column.ok_or_else(|| Error::Unsupported {
+                        object: format!("index {name} on {}", table.name),
+                        reason: format!("key part {attnum} names no column"),
+                    })?)
+                }
+            };
+            parts.push(IndexPart {
+                target,
+                // indoption bit 0 is DESC (bit 1, NULLS FIRST, is not modelled).
+                descending: options.get(position).is_some_and(|o| o & 1 == 1),
+                prefix_length: None,
+            });
+        }
+        let predicate: Option<String> = get(&row, 8)?;
+        let index = Index {
+            name: name.clone(),
+            unique: get(&row, 3)?,
+            parts,
+            predicate: predicate.map(|p| canon::expression(DIALECT, &p)),
+            method: (method != "btree").then_some(method),
+        };
+        table.indexes.insert(name, index);
+    }
+    Ok(())
+}
+
+async fn query(
+    client: &Client,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<Row>, Error> {
+    client.query(sql, params).await.map_err(Error::postgres)
+}
+
+fn get<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, Error> {
+    row.try_get(index).map_err(Error::postgres)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_bodies_lose_the_keyword_and_outer_parentheses() {
+        assert_eq!(check_body("CHECK (amount >= 0::numeric)"), "amount >= 0::numeric");
+        assert_eq!(
+            check_body("CHECK ((a > 0) AND (b > 0)) NOT VALID"),
+            "(a > 0) AND (b > 0)"
+        );
+    }
+
+    #[test]
+    fn action_codes_map_to_actions() {
+        assert_eq!(action("a"), ReferentialAction::NoAction);
+        assert_eq!(action("c"), ReferentialAction::Cascade);
+        assert_eq!(action("n"), ReferentialAction::SetNull);
+        assert_eq!(action("d"), ReferentialAction::SetDefault);
+        assert_eq!(action("r"), ReferentialAction::Restrict);
+    }
+}

@@ -1,0 +1,112 @@
+//! The pg_catalog queries: one per object kind, each filtered by `$1`, the namespaces in scope.
+//!
+//! Structured catalog columns (`conkey`, `indkey`, `indoption`) are preferred over server-side
+//! deparsing, which is expensive at scale; only expressions (defaults, CHECK bodies, index
+//! expressions and predicates) are deparsed. Deparsing runs with `search_path = public`, whatever the
+//! session's settings, so names print the same every time: qualified unless in `public` or
+//! `pg_catalog`, as people usually write them.
+
+/// Non-system namespaces that no extension owns.
+pub(super) const NAMESPACES: &str = r"
+SELECT n.nspname::text
+FROM pg_namespace n
+WHERE n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
+  AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                  WHERE d.classid = 'pg_namespace'::regclass AND d.objid = n.oid AND d.deptype = 'e')";
+
+/// Installed extensions except `plpgsql`, which every database has.
+pub(super) const EXTENSIONS: &str = r"
+SELECT e.extname::text, n.nspname::text, e.extversion
+FROM pg_extension e
+JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname <> 'plpgsql'";
+
+/// Enum types with their labels in order, except those an extension owns.
+pub(super) const ENUMS: &str = r"
+SELECT n.nspname::text, t.typname::text,
+       ARRAY(SELECT e.enumlabel::text FROM pg_enum e
+             WHERE e.enumtypid = t.oid ORDER BY e.enumsortorder) AS labels
+FROM pg_type t
+JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typtype = 'e' AND n.nspname = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                  WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e')";
+
+/// Ordinary and partitioned tables (not partitions, not extension-owned), with their comments.
+pub(super) const TABLES: &str = r"
+SELECT c.oid, n.nspname::text, c.relname::text, d.description
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_description d
+       ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend x
+                  WHERE x.classid = 'pg_class'::regclass AND x.objid = c.oid AND x.deptype = 'e')";
+
+/// Columns: the formatted type, the enum behind it (directly or as an array element), identity,
+/// generation, the deparsed default and the comment.
+pub(super) const COLUMNS: &str = r"
+SELECT a.attrelid, a.attnum, a.attname::text,
+       format_type(a.atttypid, a.atttypmod) AS type,
+       a.attnotnull, a.attidentity::text, a.attgenerated::text,
+       pg_get_expr(ad.adbin, ad.adrelid, true) AS default_expr,
+       d.description,
+       en.nspname::text AS enum_schema, et.typname::text AS enum_name, t.typcategory = 'A' AS is_array
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_type et
+       ON et.oid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END AND et.typtype = 'e'
+LEFT JOIN pg_namespace en ON en.oid = et.typnamespace
+LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+LEFT JOIN pg_description d
+       ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+  AND a.attnum > 0 AND NOT a.attisdropped";
+
+/// PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK constraints; key columns resolved to names in order.
+pub(super) const CONSTRAINTS: &str = r"
+SELECT con.conrelid, con.conname::text, con.contype::text,
+       CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid, true) END AS def,
+       ARRAY(SELECT a.attname::text
+             FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
+             JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num
+             ORDER BY k.ord) AS columns,
+       fn.nspname::text AS ref_schema, fc.relname::text AS ref_table,
+       ARRAY(SELECT a.attname::text
+             FROM unnest(con.confkey) WITH ORDINALITY k(num, ord)
+             JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num
+             ORDER BY k.ord) AS ref_columns,
+       con.confupdtype::text, con.confdeltype::text
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_class fc ON fc.oid = con.confrelid
+LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
+WHERE n.nspname = ANY($1) AND con.contype IN ('p', 'u', 'f', 'c')";
+
+/// Indexes that are not implicit: not backing a PRIMARY KEY, UNIQUE or EXCLUDE constraint, not a
+/// partition's copy of a parent index, not extension-owned. Expression parts are deparsed one by
+/// one; plain column parts come back as attribute numbers.
+pub(super) const INDEXES: &str = r"
+SELECT i.indrelid, ic.relname::text, am.amname::text, i.indisunique, i.indnkeyatts,
+       i.indkey::int2[] AS keys, i.indoption::int2[] AS options,
+       ARRAY(SELECT CASE WHEN k.num = 0 THEN pg_get_indexdef(i.indexrelid, k.ord::int, true) END
+             FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(num, ord)
+             ORDER BY k.ord) AS exprs,
+       pg_get_expr(i.indpred, i.indrelid, true) AS predicate
+FROM pg_index i
+JOIN pg_class ic ON ic.oid = i.indexrelid
+JOIN pg_class c ON c.oid = i.indrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_am am ON am.oid = ic.relam
+WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+  AND NOT i.indisprimary
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint k
+                  WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid
+                    AND k.contype IN ('p', 'u', 'x'))
+  AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend x
+                  WHERE x.classid = 'pg_class'::regclass AND x.objid = i.indexrelid
+                    AND x.deptype = 'e')";

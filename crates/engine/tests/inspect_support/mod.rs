@@ -1,0 +1,101 @@
+//! Shared by the inspect and apply tests: a fresh database per test on the real servers.
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use ptah_engine::{DatabaseUrl, Dialect, Session};
+use ptah_testservices::{TestServices, unique_name};
+
+/// Connection timeout for tests.
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A database created for one test, owned by the `app` user.
+pub struct Fresh {
+    /// The `app` URL of the new database.
+    pub url: DatabaseUrl,
+    /// The database's name.
+    pub name: String,
+    dialect: Dialect,
+}
+
+impl Fresh {
+    /// Creates an empty database on the `dialect` server.
+    pub async fn new(dialect: Dialect, prefix: &str) -> Fresh {
+        let services = TestServices::require();
+        let name = unique_name(prefix);
+        let mut admin = admin(dialect).await;
+        let server = match dialect {
+            Dialect::Postgres => {
+                admin
+                    .batch(&format!("CREATE DATABASE {name} OWNER app"))
+                    .await
+                    .expect("create database");
+                &services.postgres
+            }
+            Dialect::Mysql => {
+                admin
+                    .batch(&format!(
+                        "CREATE DATABASE {name} DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+                    ))
+                    .await
+                    .expect("create database");
+                admin
+                    .batch(&format!("GRANT ALL ON {name}.* TO 'app'@'%'"))
+                    .await
+                    .expect("grant");
+                &services.mysql
+            }
+        };
+        admin.close().await.expect("close admin");
+        let url = DatabaseUrl::parse(server.url_for_database(&name).expose()).expect("valid URL");
+        Fresh { url, name, dialect }
+    }
+
+    /// A new `app` session on the database.
+    pub async fn session(&self) -> Session {
+        Session::connect(&self.url, TIMEOUT).await.expect("connect")
+    }
+
+    /// Runs SQL (one or several statements) as `app`.
+    pub async fn run(&self, sql: &str) {
+        let mut session = self.session().await;
+        for statement in split(sql) {
+            if let Err(err) = session.batch(&statement).await {
+                panic!("{statement}: {err}");
+            }
+        }
+        session.close().await.expect("close");
+    }
+
+    /// Drops the database.
+    pub async fn drop(self) {
+        let mut admin = admin(self.dialect).await;
+        let sql = match self.dialect {
+            Dialect::Postgres => format!("DROP DATABASE {} WITH (FORCE)", self.name),
+            Dialect::Mysql => format!("DROP DATABASE {}", self.name),
+        };
+        admin.batch(&sql).await.expect("drop database");
+        admin.close().await.expect("close admin");
+    }
+}
+
+/// A superuser session on the server's maintenance database.
+pub async fn admin(dialect: Dialect) -> Session {
+    let services = TestServices::require();
+    let url = match dialect {
+        Dialect::Postgres => services.postgres.admin_url,
+        Dialect::Mysql => services.mysql.admin_url,
+    };
+    let url = DatabaseUrl::parse(url.expose()).expect("valid admin URL");
+    Session::connect(&url, TIMEOUT).await.expect("admin connect")
+}
+
+/// Splits a script on `;` at line ends (the fixtures never put one inside a literal there).
+pub fn split(sql: &str) -> Vec<String> {
+    sql.split(";\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_end_matches(';').to_owned())
+        .collect()
+}
