@@ -1,0 +1,337 @@
+//! `ptah migrations status|up|baseline|hash`.
+
+use std::{fmt::Write as _, path::PathBuf, time::Duration};
+
+use clap::Subcommand;
+use ptah_migrate::{
+    Directory, Error, ExecOrder, Outcome, StatusReport, UpOptions, UpReport, Version, parse_expected,
+};
+use serde::Serialize;
+
+use crate::common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration};
+
+/// `ptah migrations …`
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The migrations command.
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+/// The migrations commands.
+#[derive(Debug, Subcommand)]
+pub enum Sub {
+    /// Report applied, pending, out-of-order, modified and dirty migrations.
+    Status(StatusArgs),
+    /// Apply pending migrations under the shared migration lock.
+    Up(UpArgs),
+    /// Record every migration up to a version as applied without running it.
+    Baseline(BaselineArgs),
+    /// Write ptah.sum for the directory.
+    Hash(HashArgs),
+}
+
+/// The migration directory and the report format.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DirArgs {
+    /// The migration directory.
+    #[arg(long, visible_alias = "migrations-dir", env = "PTAH_MIGRATIONS_DIR")]
+    pub dir: PathBuf,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Arguments of `status`.
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Same as `--format json`.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 when migrations are pending.
+    #[arg(long)]
+    exit_code: bool,
+    /// How out-of-order versions are treated when computing the pending sequence.
+    #[arg(long, value_enum, default_value_t = Order::Linear)]
+    exec_order: Order,
+}
+
+/// Arguments of `up`.
+#[derive(Debug, clap::Args)]
+pub struct UpArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// The approved sequence as JSON (`[{version, checksum, transaction}]`, or a status document), or `@FILE`.
+    #[arg(long)]
+    expect_sequence: Option<String>,
+    /// Apply at most N migrations.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Print the statements that would run; create nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// How out-of-order versions are treated.
+    #[arg(long, value_enum, default_value_t = Order::Linear)]
+    exec_order: Order,
+    /// How long to wait for the migration lock.
+    #[arg(long, visible_alias = "migration-lock-timeout", default_value = "60s", value_parser = parse_duration)]
+    lock_timeout: Duration,
+    /// Fail when the directory has no ptah.sum.
+    #[arg(long)]
+    verify_sum: bool,
+    /// Skip the check that no transaction pooler shares the PostgreSQL lock.
+    #[arg(long, env = "PTAH_ALLOW_UNVERIFIED_MIGRATION_LOCK")]
+    allow_unverified_lock: bool,
+}
+
+/// Arguments of `baseline`.
+#[derive(Debug, clap::Args)]
+pub struct BaselineArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// The baseline version (ten digits or the number).
+    #[arg(long)]
+    version: i64,
+    /// Add rows even though the table has some (rows above the version are never touched).
+    #[arg(long)]
+    force: bool,
+    /// How long to wait for the migration lock.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    lock_timeout: Duration,
+}
+
+/// Arguments of `hash`.
+#[derive(Debug, clap::Args)]
+pub struct HashArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+}
+
+/// `--exec-order` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// Refuse pending versions below the current one.
+    Linear,
+    /// Leave them pending.
+    LinearSkip,
+    /// Apply them.
+    NonLinear,
+}
+
+impl From<Order> for ExecOrder {
+    fn from(order: Order) -> ExecOrder {
+        match order {
+            Order::Linear => ExecOrder::Linear,
+            Order::LinearSkip => ExecOrder::LinearSkip,
+            Order::NonLinear => ExecOrder::NonLinear,
+        }
+    }
+}
+
+/// Runs a migrations command and returns the exit code.
+pub async fn run(args: Args) -> u8 {
+    match args.command {
+        Sub::Status(a) => {
+            let format = if a.json { Format::Json } else { a.dir.format };
+            let out = Output {
+                format,
+                command: "migrations status",
+            };
+            status(a, out).await.unwrap_or_else(|e| fail(out, &e))
+        }
+        Sub::Up(a) => {
+            let out = Output {
+                format: a.dir.format,
+                command: "migrations up",
+            };
+            up(a, out).await.unwrap_or_else(|e| fail(out, &e))
+        }
+        Sub::Baseline(a) => {
+            let out = Output {
+                format: a.dir.format,
+                command: "migrations baseline",
+            };
+            baseline(a, out).await.unwrap_or_else(|e| fail(out, &e))
+        }
+        Sub::Hash(a) => {
+            let out = Output {
+                format: a.dir.format,
+                command: "migrations hash",
+            };
+            hash(&a, out).unwrap_or_else(|e| fail(out, &e))
+        }
+    }
+}
+
+fn fail(out: Output, err: &Error) -> u8 {
+    let exit = if err.is_usage() { EXIT_USAGE } else { EXIT_FAILURE };
+    out.error(err.code(), &err.to_string(), exit)
+}
+
+fn target(db: &DbArgs) -> Result<ptah_migrate::Target, Error> {
+    db.target().map_err(Error::Engine)
+}
+
+async fn status(a: StatusArgs, out: Output) -> Result<u8, Error> {
+    let target = target(&a.db)?;
+    let dir = Directory::read(&a.dir.dir)?;
+    let report = ptah_migrate::status(&target, &dir, a.exec_order.into()).await?;
+    let exit = if a.exit_code && report.has_pending_changes {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    };
+    Ok(out.report(&report, || status_text(&report), exit))
+}
+
+fn status_text(r: &StatusReport) -> String {
+    let mut s = String::new();
+    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
+    let _ = writeln!(s, "Database:        {} ({})", r.database_url, r.dialect);
+    let _ = writeln!(s, "Current version: {current}");
+    let _ = writeln!(
+        s,
+        "Migrations:      {} applied, {} pending, {} in the directory (ptah.sum {:?})",
+        r.applied_migrations.len(),
+        r.pending_migrations.len(),
+        r.total_migrations,
+        r.sum
+    );
+    for p in &r.pending_migrations {
+        let _ = writeln!(
+            s,
+            "  pending   {} {} ({:?}, {} statements)",
+            p.version, p.description, p.transaction, p.statements
+        );
+    }
+    for v in &r.out_of_order_migrations {
+        let _ = writeln!(s, "  out of order {v}");
+    }
+    for m in &r.modified_migrations {
+        let _ = writeln!(
+            s,
+            "  modified  {} (recorded {}, file {})",
+            m.version, m.recorded_checksum, m.file_checksum
+        );
+    }
+    for a in &r.ahead_migrations {
+        let _ = writeln!(
+            s,
+            "  ahead     {} {} ({}; not in the directory)",
+            a.version, a.description, a.state
+        );
+    }
+    if let Some(d) = &r.dirty_revision {
+        let _ = writeln!(
+            s,
+            "Dirty:           {} is {} ({}/{} statements applied)",
+            d.version, d.state, d.applied, d.total
+        );
+    }
+    if let Some(why) = &r.blocked {
+        let _ = writeln!(s, "Blocked:         {why}");
+    }
+    let _ = writeln!(s, "History:         {}", r.history_fingerprint);
+    s
+}
+
+fn read_expected(value: &str) -> Result<Vec<ptah_migrate::SequenceEntry>, Error> {
+    let text = match value.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.into(),
+            source,
+        })?,
+        None => value.to_owned(),
+    };
+    parse_expected(&text)
+}
+
+async fn up(a: UpArgs, out: Output) -> Result<u8, Error> {
+    let target = target(&a.db)?;
+    let expect = a.expect_sequence.as_deref().map(read_expected).transpose()?;
+    let dir = Directory::read(&a.dir.dir)?;
+    let options = UpOptions {
+        limit: a.limit,
+        dry_run: a.dry_run,
+        expect,
+        exec_order: a.exec_order.into(),
+        lock_wait: a.lock_timeout,
+        require_sum: a.verify_sum,
+        allow_unverified_lock: a.allow_unverified_lock,
+    };
+    let report = ptah_migrate::up(&target, &dir, &options).await?;
+    let exit = match report.outcome {
+        Outcome::Failed | Outcome::Partial => EXIT_FAILURE,
+        Outcome::UpToDate | Outcome::Applied | Outcome::Planned => EXIT_OK,
+    };
+    if let Some(f) = &report.failure {
+        eprintln!(
+            "error: version {} failed at statement {} (line {}), {} of {} statements committed: {}",
+            f.version, f.statement, f.line, f.applied, f.total, f.error
+        );
+    }
+    Ok(out.report(&report, || up_text(&report), exit))
+}
+
+fn up_text(r: &UpReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Outcome: {:?}", r.outcome);
+    if let Some(planned) = &r.planned {
+        for m in planned {
+            let _ = writeln!(s, "-- {} {} ({:?})", m.version, m.description, m.transaction);
+            for st in &m.statements {
+                let _ = writeln!(s, "{st};");
+            }
+        }
+    }
+    let versions: Vec<String> = r.applied_versions.iter().map(Version::to_string).collect();
+    if !versions.is_empty() {
+        let _ = writeln!(s, "Applied: {}", versions.join(", "));
+    }
+    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
+    let _ = writeln!(s, "Current version: {current}");
+    s
+}
+
+async fn baseline(a: BaselineArgs, out: Output) -> Result<u8, Error> {
+    let target = target(&a.db)?;
+    let dir = Directory::read(&a.dir.dir)?;
+    let report = ptah_migrate::baseline(&target, &dir, Version(a.version), a.force, a.lock_timeout).await?;
+    let text = || {
+        let versions: Vec<String> = report.baselined_versions.iter().map(Version::to_string).collect();
+        format!("Baselined at {}: {}", report.version, versions.join(", "))
+    };
+    Ok(out.report(&report, text, EXIT_OK))
+}
+
+#[derive(Serialize)]
+struct HashReport {
+    path: String,
+    dir_hash: String,
+    files: usize,
+}
+
+fn hash(a: &HashArgs, out: Output) -> Result<u8, Error> {
+    let dir = Directory::read(&a.dir.dir)?;
+    let sum = ptah_migrate::hash(&dir)?;
+    let report = HashReport {
+        path: dir.root().join(ptah_migrate::SUM_FILE).display().to_string(),
+        dir_hash: sum.dir_hash.clone(),
+        files: sum.entries.len(),
+    };
+    let text = || {
+        format!(
+            "Wrote {} ({} files, {})",
+            report.path, report.files, report.dir_hash
+        )
+    };
+    Ok(out.report(&report, text, EXIT_OK))
+}
