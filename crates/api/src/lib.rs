@@ -1,0 +1,40 @@
+//! Custom resource types of `operator.ptah.run/v1alpha1`, their condition vocabulary, and the
+//! generated CustomResourceDefinitions the chart ships.
+//!
+//! Each kind lives in its own module; types used by several kinds live in [`shared`]. The CEL
+//! rules (`x-kubernetes-validations`) are declared next to the fields they guard.
+
+// `#[kube(printcolumn(type_ = "string", ..), printcolumn(type_ = "string", ..))]` repeats
+// argument names by design; clippy reads them as duplicated attributes.
+#![allow(clippy::duplicated_attributes)]
+
+pub mod conditions;
+mod crd;
+pub mod migration;
+pub mod migrationapproval;
+pub mod migrationplan;
+pub mod realm;
+pub mod runacknowledgment;
+pub mod schema;
+pub mod schemaapproval;
+pub mod schemaplan;
+pub mod shared;
+
+pub use crd::{
+    CRD_SCHEMA_DIGEST_ANNOTATION, CRD_SCHEMA_VERSION, CRD_SCHEMA_VERSION_ANNOTATION, CrdError, crds,
+};
+pub use migration::{PtahMigration, PtahMigrationSpec, PtahMigrationStatus};
+pub use migrationapproval::{PtahMigrationApproval, PtahMigrationApprovalSpec};
+pub use migrationplan::{PtahMigrationPlan, PtahMigrationPlanSpec, PtahMigrationPlanStatus};
+pub use realm::{PtahRealm, PtahRealmSpec};
+pub use runacknowledgment::{PtahMigrationRunAcknowledgment, PtahMigrationRunAcknowledgmentSpec};
+pub use schema::{PtahSchema, PtahSchemaSpec, PtahSchemaStatus};
+pub use schemaapproval::{PtahSchemaApproval, PtahSchemaApprovalSpec};
+pub use schemaplan::{
+    PtahSchemaPlan, PtahSchemaPlanChunk, PtahSchemaPlanChunkSpec, PtahSchemaPlanSpec, PtahSchemaPlanStatus,
+};
+
+/// The API group of every kind.
+pub const GROUP: &str = "operator.ptah.run";
+/// The API version of every kind.
+pub const VERSION: &str = "v1alpha1";

@@ -1,0 +1,310 @@
+//! Shape of the generated CRDs: names, scope, short names, printer columns, subresources,
+//! list types and the stamped annotations.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use ptah_api::{CRD_SCHEMA_DIGEST_ANNOTATION, CRD_SCHEMA_VERSION_ANNOTATION};
+use serde_json::Value;
+
+struct Expected {
+    kind: &'static str,
+    plural: &'static str,
+    short: &'static str,
+    namespaced: bool,
+    status: bool,
+    columns: &'static [&'static str],
+}
+
+const EXPECTED: &[Expected] = &[
+    Expected {
+        kind: "PtahSchema",
+        plural: "ptahschemas",
+        short: "ptahs",
+        namespaced: true,
+        status: true,
+        columns: &["Phase", "Digest", "Drift", "Approval", "In Sync", "Ready", "Age"],
+    },
+    Expected {
+        kind: "PtahSchemaPlan",
+        plural: "ptahschemaplans",
+        short: "ptahplan",
+        namespaced: true,
+        status: true,
+        columns: &[
+            "Schema",
+            "Fingerprint",
+            "Statements",
+            "Destructive",
+            "Privileges",
+            "Age",
+        ],
+    },
+    Expected {
+        kind: "PtahSchemaPlanChunk",
+        plural: "ptahschemaplanchunks",
+        short: "ptahchunk",
+        namespaced: true,
+        status: false,
+        columns: &[],
+    },
+    Expected {
+        kind: "PtahSchemaApproval",
+        plural: "ptahschemaapprovals",
+        short: "ptahapprove",
+        namespaced: true,
+        status: true,
+        columns: &["Schema", "Plan", "Approver", "Accepted", "Stale", "Age"],
+    },
+    Expected {
+        kind: "PtahMigration",
+        plural: "ptahmigrations",
+        short: "ptahm",
+        namespaced: true,
+        status: true,
+        columns: &["Phase", "Current", "Pending", "Outcome", "Digest", "Age"],
+    },
+    Expected {
+        kind: "PtahMigrationPlan",
+        plural: "ptahmigrationplans",
+        short: "ptahmplan",
+        namespaced: true,
+        status: true,
+        columns: &["Migration", "From", "Steps", "Current", "Age"],
+    },
+    Expected {
+        kind: "PtahMigrationApproval",
+        plural: "ptahmigrationapprovals",
+        short: "ptahmapprove",
+        namespaced: true,
+        status: true,
+        columns: &["Migration", "Plan", "Approver", "Accepted", "Stale", "Age"],
+    },
+    Expected {
+        kind: "PtahMigrationRunAcknowledgment",
+        plural: "ptahmigrationrunacknowledgments",
+        short: "ptahmack",
+        namespaced: true,
+        status: true,
+        columns: &[
+            "Migration",
+            "Acknowledged By",
+            "Consumed",
+            "Stale",
+            "Operation",
+            "Age",
+        ],
+    },
+    Expected {
+        kind: "PtahRealm",
+        plural: "ptahrealms",
+        short: "ptahr",
+        namespaced: false,
+        status: false,
+        columns: &["Engine", "Sharing", "Namespaces", "Age"],
+    },
+];
+
+fn crds() -> Vec<CustomResourceDefinition> {
+    ptah_api::crds().unwrap()
+}
+
+fn schema(crd: &CustomResourceDefinition) -> Value {
+    serde_json::to_value(
+        crd.spec.versions[0]
+            .schema
+            .as_ref()
+            .unwrap()
+            .open_api_v3_schema
+            .as_ref()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn names_scope_short_names_columns_and_status() {
+    let crds = crds();
+    assert_eq!(crds.len(), EXPECTED.len());
+    for (crd, want) in crds.iter().zip(EXPECTED) {
+        assert_eq!(crd.spec.names.kind, want.kind);
+        assert_eq!(crd.spec.group, "operator.ptah.run");
+        assert_eq!(
+            crd.metadata.name.as_deref(),
+            Some(format!("{}.operator.ptah.run", want.plural).as_str())
+        );
+        assert_eq!(
+            crd.spec.scope,
+            if want.namespaced { "Namespaced" } else { "Cluster" },
+            "{}",
+            want.kind
+        );
+        assert_eq!(
+            crd.spec.names.short_names.as_deref(),
+            Some(&[want.short.to_owned()][..]),
+            "{}",
+            want.kind
+        );
+        assert_eq!(crd.spec.versions.len(), 1);
+        let version = &crd.spec.versions[0];
+        assert_eq!(version.name, "v1alpha1");
+        assert!(version.served && version.storage);
+        let has_status = version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.status.as_ref())
+            .is_some();
+        assert_eq!(has_status, want.status, "{} status subresource", want.kind);
+        assert_eq!(
+            schema(crd)["properties"].get("status").is_some(),
+            want.status,
+            "{} status schema",
+            want.kind
+        );
+        let columns: Vec<&str> = version
+            .additional_printer_columns
+            .iter()
+            .flatten()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(columns, want.columns, "{} columns", want.kind);
+    }
+}
+
+#[test]
+fn digest_columns_are_wide_only() {
+    for crd in crds() {
+        for column in crd.spec.versions[0].additional_printer_columns.iter().flatten() {
+            let wide = matches!(column.name.as_str(), "Digest" | "Operation");
+            assert_eq!(
+                column.priority.unwrap_or(0) == 1,
+                wide,
+                "{} {}",
+                crd.spec.names.kind,
+                column.name
+            );
+        }
+    }
+}
+
+#[test]
+fn annotations_carry_version_and_a_digest_of_the_spec() {
+    for crd in crds() {
+        let annotations = crd.metadata.annotations.clone().unwrap();
+        assert_eq!(annotations[CRD_SCHEMA_VERSION_ANNOTATION], "1");
+        let digest = &annotations[CRD_SCHEMA_DIGEST_ANNOTATION];
+        let recomputed = ptah_fingerprint::Fingerprint::of(&crd.spec).unwrap().to_string();
+        assert_eq!(digest, &recomputed, "{}", crd.spec.names.kind);
+        assert!(digest.starts_with("sha256:") && digest.len() == 71);
+    }
+    let digests: std::collections::BTreeSet<_> = crds()
+        .iter()
+        .map(|c| c.metadata.annotations.as_ref().unwrap()[CRD_SCHEMA_DIGEST_ANNOTATION].clone())
+        .collect();
+    assert_eq!(digests.len(), EXPECTED.len(), "every CRD has its own digest");
+}
+
+#[test]
+fn generation_is_deterministic_and_description_free() {
+    let first = serde_json::to_string(&crds()).unwrap();
+    assert_eq!(first, serde_json::to_string(&crds()).unwrap());
+    for crd in crds() {
+        let text = serde_json::to_string(&schema(&crd)).unwrap();
+        assert!(
+            !text.contains("\"description\":\""),
+            "{} keeps a description",
+            crd.spec.names.kind
+        );
+    }
+    // A property *named* description survives.
+    let plan = crds()
+        .into_iter()
+        .find(|c| c.spec.names.kind == "PtahMigrationPlan")
+        .unwrap();
+    assert!(
+        schema(&plan)
+            .pointer("/properties/spec/properties/migrations/items/properties/description")
+            .is_some()
+    );
+}
+
+#[test]
+fn list_types_match_the_reference() {
+    let crds = crds();
+    let find = |kind: &str| schema(crds.iter().find(|c| c.spec.names.kind == kind).unwrap());
+    let schema_crd = find("PtahSchema");
+    let policy = &schema_crd["properties"]["spec"]["properties"]["policy"]["properties"];
+    assert_eq!(policy["exclude"]["x-kubernetes-list-type"], "set");
+    assert_eq!(policy["exclude"]["maxItems"], 128);
+    assert_eq!(policy["protectedTables"]["x-kubernetes-list-type"], "set");
+    let target = &schema_crd["properties"]["status"]["properties"]["target"]["properties"];
+    assert_eq!(target["driftFindings"]["x-kubernetes-list-type"], "map");
+    assert_eq!(
+        target["driftFindings"]["x-kubernetes-list-map-keys"],
+        serde_json::json!(["category"])
+    );
+    assert_eq!(target["driftFindings"]["maxItems"], 64);
+    let conditions = &schema_crd["properties"]["status"]["properties"]["conditions"];
+    assert_eq!(
+        conditions["x-kubernetes-list-map-keys"],
+        serde_json::json!(["type"])
+    );
+    let plan = find("PtahSchemaPlan");
+    let chunks = &plan["properties"]["spec"]["properties"]["chunks"];
+    assert_eq!(chunks["x-kubernetes-list-map-keys"], serde_json::json!(["index"]));
+    assert_eq!(
+        (chunks["minItems"].as_i64(), chunks["maxItems"].as_i64()),
+        (Some(1), Some(16))
+    );
+    let mplan = find("PtahMigrationPlan");
+    let migrations = &mplan["properties"]["spec"]["properties"]["migrations"];
+    assert_eq!(
+        migrations["x-kubernetes-list-map-keys"],
+        serde_json::json!(["version"])
+    );
+    assert_eq!(migrations["maxItems"], 256);
+    let realm = find("PtahRealm");
+    assert_eq!(
+        realm["properties"]["spec"]["properties"]["namespaces"]["x-kubernetes-list-type"],
+        "set"
+    );
+}
+
+#[test]
+fn defaults_match_the_reference() {
+    let crds = crds();
+    let schema_crd = schema(crds.iter().find(|c| c.spec.names.kind == "PtahSchema").unwrap());
+    let spec = &schema_crd["properties"]["spec"]["properties"];
+    assert_eq!(spec["interval"]["default"], "10m");
+    assert_eq!(spec["policy"]["properties"]["apply"]["default"], "OnApproval");
+    assert_eq!(spec["policy"]["properties"]["lockTimeout"]["default"], "30s");
+    assert_eq!(spec["policy"]["properties"]["transactionMode"]["default"], "file");
+    assert_eq!(
+        spec["execution"]["properties"]["activeDeadlineSeconds"]["default"],
+        900
+    );
+    assert_eq!(
+        spec["execution"]["properties"]["connectTimeout"]["default"],
+        "10s"
+    );
+    assert_eq!(
+        spec["execution"]["properties"]["failureRetryInterval"]["default"],
+        "30s"
+    );
+    let auth = &spec["desired"]["properties"]["registryAuthFrom"]["properties"];
+    assert_eq!(auth["mode"]["default"], "Environment");
+    assert_eq!(auth["usernameKey"]["default"], "username");
+    let migration = schema(
+        crds.iter()
+            .find(|c| c.spec.names.kind == "PtahMigration")
+            .unwrap(),
+    );
+    let mpolicy = &migration["properties"]["spec"]["properties"]["policy"]["properties"];
+    assert_eq!(mpolicy["lockTimeout"]["default"], "5m");
+    assert!(
+        mpolicy["transactionMode"].get("default").is_none(),
+        "migration transactionMode has no default"
+    );
+}
