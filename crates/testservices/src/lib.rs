@@ -221,12 +221,6 @@ impl TestServices {
             path: env_file,
             lookup: &lookup,
         };
-        let registry = Registry {
-            host: sources.host(vars::REGISTRY)?,
-            ca_path: sources.ca_path()?,
-            username: sources.get(vars::REGISTRY_USERNAME)?,
-            password: Password::new(sources.get(vars::REGISTRY_PASSWORD)?),
-        };
         Ok(Self {
             postgres: Database {
                 url: sources.url(vars::PG_URL, "postgres://")?,
@@ -236,7 +230,12 @@ impl TestServices {
                 url: sources.url(vars::MYSQL_URL, "mysql://")?,
                 admin_url: sources.url(vars::MYSQL_ADMIN_URL, "mysql://")?,
             },
-            registry,
+            registry: Registry {
+                host: sources.host(vars::REGISTRY)?,
+                ca_path: sources.ca_path()?,
+                username: sources.get(vars::REGISTRY_USERNAME)?,
+                password: Password::new(sources.get(vars::REGISTRY_PASSWORD)?),
+            },
             plain_registry: sources.host(vars::REGISTRY_PLAIN)?,
             services_dir: sources.optional(vars::SERVICES_DIR).map(PathBuf::from),
         })

@@ -29,6 +29,9 @@ use crate::step::{step, workspace_root};
 /// The command that starts everything; error messages tell people to run it.
 pub const UP_COMMAND: &str = "cargo xtask services up";
 
+/// The file in a service dir recording the port it was started with.
+const PORT_FILE: &str = "port";
+
 /// Arguments of `cargo xtask services`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -250,18 +253,27 @@ impl Services {
     }
 }
 
-/// Keeps a healthy running service; otherwise stops whatever is recorded, wipes its dir and
+/// Keeps a healthy running service; otherwise stops whatever of it runs, wipes its dir and
 /// starts it fresh.
 fn ensure(service: &dyn Service) -> anyhow::Result<()> {
     let dir = service.dir();
-    if let Some(pid) = process::recorded(dir, service.program(), &service.cmdline_marker()) {
+    let marker = service.cmdline_marker();
+    if let Some(pid) = process::recorded(dir, service.program(), &marker) {
         if service.healthy() {
             eprintln!("    running (pid {pid}) and healthy: kept");
             return Ok(());
         }
+        if recorded_port(dir) != Some(service.port()) {
+            // A new port: make sure it is usable before stopping the running instance.
+            process::ensure_port_free(service.port(), service.name())?;
+        }
         eprintln!("    running (pid {pid}) but unhealthy: restarting from scratch");
+    }
+    for pid in process::find(service.program(), &marker) {
+        eprintln!("    stopping pid {pid} (started from {})", dir.display());
         process::stop(pid, service.stop_signal())?;
     }
+    process::ensure_port_free(service.port(), service.name())?;
     if dir.exists() {
         fs::remove_dir_all(dir).with_context(|| format!("cannot wipe {}", dir.display()))?;
     }
@@ -269,7 +281,8 @@ fn ensure(service: &dyn Service) -> anyhow::Result<()> {
         .mode(0o755)
         .create(dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
-    process::ensure_port_free(service.port(), service.name())?;
+    fs::write(dir.join(PORT_FILE), format!("{}\n", service.port()))
+        .with_context(|| format!("cannot write the port file in {}", dir.display()))?;
     service.start()?;
     if !service.healthy() {
         bail!(
@@ -281,14 +294,21 @@ fn ensure(service: &dyn Service) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Stops a service by its recorded PID; a no-op when it does not run.
+/// The port a service dir was started with.
+fn recorded_port(dir: &Path) -> Option<u16> {
+    fs::read_to_string(dir.join(PORT_FILE)).ok()?.trim().parse().ok()
+}
+
+/// Stops a service: its recorded PID, and any orphan started from its dir whose PID file was
+/// lost. A no-op when none runs.
 fn stop(service: &dyn Service) -> anyhow::Result<()> {
-    match process::recorded(service.dir(), service.program(), &service.cmdline_marker()) {
-        Some(pid) => {
-            process::stop(pid, service.stop_signal())?;
-            eprintln!("    stopped pid {pid}");
-        }
-        None => eprintln!("    not running"),
+    let pids = process::find(service.program(), &service.cmdline_marker());
+    if pids.is_empty() {
+        eprintln!("    not running");
+    }
+    for pid in pids {
+        process::stop(pid, service.stop_signal())?;
+        eprintln!("    stopped pid {pid}");
     }
     process::forget(service.dir())
 }

@@ -55,13 +55,36 @@ fn runs(pid: u32, program: &str, marker: &Path) -> bool {
         .iter()
         .take(2)
         .any(|arg| Path::new(arg).file_name().is_some_and(|name| name == program));
-    is_program && args.iter().any(|arg| arg.contains(marker.as_ref()))
+    // The marker is a whole argument (`-D PATH`, `serve PATH`) or an option's value
+    // (`--datadir=PATH`), never a mere substring: /b/a/x must not match /a/x.
+    let is_marker = |arg: &String| {
+        arg.as_str() == marker
+            || arg
+                .strip_suffix(marker.as_ref())
+                .is_some_and(|option| option.starts_with("--") && option.ends_with('='))
+    };
+    is_program && args.iter().any(is_marker)
 }
 
 /// The PID recorded in `dir`, if that process is alive and is really ours.
 pub fn recorded(dir: &Path, program: &str, marker: &Path) -> Option<u32> {
     let pid: u32 = fs::read_to_string(dir.join(PID_FILE)).ok()?.trim().parse().ok()?;
     (is_alive(pid) && runs(pid, program, marker)).then_some(pid)
+}
+
+/// Every live process that runs `program` with `marker` in its command line: the recorded one,
+/// and any orphan whose PID file was lost or overwritten. Only processes started from this state
+/// dir carry its paths, so this never matches a foreign server.
+pub fn find(program: &str, marker: &Path) -> Vec<u32> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid| is_alive(*pid) && runs(*pid, program, marker))
+        .collect();
+    pids.sort_unstable();
+    pids
 }
 
 /// Records `pid` as the service running from `dir`.
@@ -210,6 +233,8 @@ pub fn probe(cmd: &mut Command, input: &[u8], expected: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     #[test]
@@ -221,6 +246,11 @@ mod tests {
         assert!(runs(pid, &program, &exe));
         assert!(!runs(pid, "postgres", &exe));
         assert!(!runs(pid, &program, Path::new("/nonexistent/marker")));
+        // Test runners may run other processes of this same binary at the same time.
+        assert!(find(&program, &exe).contains(&pid));
+        // A suffix of the path is a different path.
+        let suffix: PathBuf = exe.components().skip(2).collect();
+        assert!(!runs(pid, &program, &Path::new("/").join(suffix)));
     }
 
     #[test]
