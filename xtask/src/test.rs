@@ -23,17 +23,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         run_command(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))
     })?;
     step("cargo clippy -D warnings", || {
-        run_command(cargo()
-            .current_dir(&root)
-            .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+        run_command(cargo().current_dir(&root).args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
     })?;
     step("crds --check", || crate::crds::run(crate::crds::Args::check()))?;
-    step("deps-check", || crate::depscheck::run(crate::depscheck::Args::default()))?;
+    step("deps-check", || {
+        crate::depscheck::run(crate::depscheck::Args::default())
+    })?;
     step("cargo nextest run", || {
-        run_command(cargo()
-            .current_dir(&root)
-            .args(["nextest", "run", "--workspace", "--profile", "ci"])
-            .args(&args.nextest_args))
+        run_command(
+            cargo()
+                .current_dir(&root)
+                .args(["nextest", "run", "--workspace", "--profile", "ci"])
+                .args(&args.nextest_args),
+        )
     })
 }
 
@@ -48,5 +57,11 @@ fn ensure_nextest() -> anyhow::Result<()> {
     if present {
         return Ok(());
     }
-    run_command(cargo().args(["install", "cargo-nextest", "--locked", "--version", NEXTEST_VERSION]))
+    run_command(cargo().args([
+        "install",
+        "cargo-nextest",
+        "--locked",
+        "--version",
+        NEXTEST_VERSION,
+    ]))
 }
