@@ -14,6 +14,7 @@ pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<Qualifie
     // waiting[t]: how many distinct tables t references that are not placed yet.
     let mut waiting: BTreeMap<&QualifiedName, usize> = BTreeMap::new();
     let mut children: BTreeMap<&QualifiedName, BTreeSet<&QualifiedName>> = BTreeMap::new();
+    let mut parents: BTreeMap<&QualifiedName, BTreeSet<&QualifiedName>> = BTreeMap::new();
     for (name, table) in &tables {
         let refs: BTreeSet<&QualifiedName> = table
             .foreign_keys
@@ -22,9 +23,10 @@ pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<Qualifie
             .filter(|r| *r != *name && tables.contains_key(r))
             .collect();
         waiting.insert(name, refs.len());
-        for parent in refs {
+        for parent in &refs {
             children.entry(parent).or_default().insert(name);
         }
+        parents.insert(name, refs);
     }
     let mut ready: BTreeSet<&QualifiedName> = waiting
         .iter()
@@ -33,8 +35,8 @@ pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<Qualifie
         .collect();
     let mut order = Vec::with_capacity(tables.len());
     while !waiting.is_empty() {
-        // With nothing ready the rest is a cycle: release its smallest table.
-        let next = ready.pop_first().or_else(|| waiting.keys().next().copied());
+        // With nothing ready, some remaining tables form a cycle: release its smallest table.
+        let next = ready.pop_first().or_else(|| cycle_member(&waiting, &parents));
         let Some(name) = next else { break };
         if waiting.remove(name).is_none() {
             continue;
@@ -50,4 +52,27 @@ pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<Qualifie
         }
     }
     order
+}
+
+/// The smallest table of a cycle among the waiting tables (each of which waits on another): walk
+/// from the smallest waiting table along its smallest waiting parent until a table repeats.
+fn cycle_member<'a>(
+    waiting: &BTreeMap<&'a QualifiedName, usize>,
+    parents: &BTreeMap<&'a QualifiedName, BTreeSet<&'a QualifiedName>>,
+) -> Option<&'a QualifiedName> {
+    let mut path: Vec<&QualifiedName> = Vec::new();
+    let mut current = *waiting.keys().next()?;
+    loop {
+        if let Some(start) = path.iter().position(|n| *n == current) {
+            return path[start..].iter().min().copied();
+        }
+        path.push(current);
+        let next = parents
+            .get(current)
+            .and_then(|p| p.iter().find(|n| waiting.contains_key(*n)));
+        match next {
+            Some(n) => current = n,
+            None => return Some(current),
+        }
+    }
 }
