@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use ptah_fingerprint::Fingerprint;
-use ptah_schema::{Plan, Schema};
+use ptah_schema::{Plan, PlanOptions, Schema, diff::ExcludeSet};
 
 use crate::{Error, InspectScope, Session, inspect};
 
@@ -73,15 +73,10 @@ impl Error {
     }
 }
 
-/// The fingerprint a planner records as `from_fingerprint`: the live schema without excluded objects.
-pub fn live_fingerprint(live: &Schema, exclude: &[String]) -> Result<Fingerprint, Error> {
-    if !exclude.is_empty() {
-        return Err(Error::Unsupported {
-            object: "the plan".to_owned(),
-            reason: "exclude patterns are not supported by this engine yet".to_owned(),
-        });
-    }
-    Ok(live.fingerprint())
+/// The fingerprint the planner records as `from_fingerprint`: the live schema without excluded
+/// tables and enums ([`ptah_schema::plan`] computes it the same way).
+pub fn live_fingerprint(live: &Schema, exclude: &[String]) -> Fingerprint {
+    ExcludeSet::new(exclude).apply(live).fingerprint()
 }
 
 /// Applies `plan` on `session` under the shared lock; refuses a stale plan before running anything.
@@ -102,7 +97,7 @@ pub async fn apply(session: &mut Session, plan: &Plan, opts: &ApplyOptions) -> R
 
 async fn locked(session: &mut Session, plan: &Plan, opts: &ApplyOptions) -> Result<ApplyReport, Error> {
     let live = inspect(session, &opts.scope).await?;
-    let actual = live_fingerprint(&live, &plan.exclude)?;
+    let actual = live_fingerprint(&live, &plan.exclude);
     if actual != plan.from_fingerprint {
         return Err(Error::StalePlan {
             expected: plan.from_fingerprint.clone(),
@@ -226,20 +221,24 @@ async fn mysql(conn: &mut mysql_async::Conn, plan: &Plan, opts: &ApplyOptions) -
     Ok(committed)
 }
 
-/// Re-inspects and requires that nothing separates the database from `desired` within `scope`
-/// (minus `exclude`): `Error::NotConverged` otherwise.
+/// Re-inspects and requires that a fresh plan from the live schema to `desired` within `scope` is
+/// empty: `Error::NotConverged` otherwise.
 pub async fn verify(
     session: &mut Session,
     desired: &Schema,
     scope: &InspectScope,
-    exclude: &[String],
+    options: &PlanOptions,
 ) -> Result<(), Error> {
     let live = inspect(session, scope).await?;
-    if live_fingerprint(&live, exclude)? == live_fingerprint(desired, exclude)? {
-        return Ok(());
+    match ptah_schema::plan(desired, &live, session.dialect(), options) {
+        Ok(plan) if plan.is_empty() => Ok(()),
+        Ok(plan) => Err(Error::NotConverged {
+            remaining: plan.statements.len(),
+            first: plan.statements.first().map(|s| s.sql.clone()).unwrap_or_default(),
+        }),
+        Err(refused) => Err(Error::NotConverged {
+            remaining: 1,
+            first: refused.to_string(),
+        }),
     }
-    Err(Error::NotConverged {
-        remaining: 1,
-        first: "the live schema's fingerprint differs from the desired one".to_owned(),
-    })
 }

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ptah_schema::{QualifiedName, Schema};
+use ptah_schema::{MysqlFlavor, QualifiedName, Schema};
 
 use crate::{Error, Session, mysql, postgres, rows};
 
@@ -75,4 +75,20 @@ pub async fn inspect(session: &mut Session, scope: &InspectScope) -> Result<Sche
     };
     rows::read(session, scope, &mut schema).await?;
     Ok(schema)
+}
+
+/// Which server speaks the MySQL dialect on `session` (`None` on PostgreSQL), for the planner.
+pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, Error> {
+    match session {
+        Session::Postgres { .. } => Ok(None),
+        Session::MySql(conn) => {
+            use mysql_async::prelude::Queryable;
+            let version: Option<String> = conn.query_first("SELECT VERSION()").await.map_err(Error::mysql)?;
+            Ok(Some(if version.is_some_and(|v| v.contains("MariaDB")) {
+                MysqlFlavor::Mariadb
+            } else {
+                MysqlFlavor::Mysql
+            }))
+        }
+    }
 }

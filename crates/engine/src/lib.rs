@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use ptah_fingerprint::Fingerprint;
 
-pub use apply::{ApplyOptions, ApplyReport, apply, verify};
-pub use inspect::{InspectScope, RowSelection, inspect};
+pub use apply::{ApplyOptions, ApplyReport, apply, live_fingerprint, verify};
+pub use inspect::{InspectScope, RowSelection, inspect, mysql_flavor};
 pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
 pub use session::Session;
 pub use url::{DatabaseUrl, Dialect, TlsMode, dialect_name};

@@ -99,3 +99,44 @@ pub fn split(sql: &str) -> Vec<String> {
         .map(|s| s.trim_end_matches(';').to_owned())
         .collect()
 }
+
+/// A hand-written plan from `from` with `(sql, transactional)` statements.
+pub fn plan(
+    dialect: Dialect,
+    from: ptah_fingerprint::Fingerprint,
+    statements: &[(&str, bool)],
+) -> ptah_schema::Plan {
+    ptah_schema::Plan {
+        format_version: ptah_schema::PLAN_FORMAT_VERSION,
+        dialect,
+        from_fingerprint: from.clone(),
+        to_fingerprint: from,
+        exclude: Vec::new(),
+        destructive: false,
+        statements: statements
+            .iter()
+            .map(|(sql, transactional)| ptah_schema::PlannedStatement {
+                sql: (*sql).to_owned(),
+                severity: ptah_schema::Severity::Safe,
+                reason: "test".to_owned(),
+                transactional: *transactional,
+            })
+            .collect(),
+    }
+}
+
+/// The live fingerprint of the whole database, as apply computes it with the default options.
+pub async fn fingerprint(session: &mut Session) -> ptah_fingerprint::Fingerprint {
+    let live = ptah_engine::inspect(session, &ptah_engine::InspectScope::all())
+        .await
+        .expect("inspect");
+    ptah_engine::live_fingerprint(&live, &[])
+}
+
+/// The table names of the database (PostgreSQL: `schema.name`), sorted.
+pub async fn table_names(session: &mut Session) -> Vec<String> {
+    let live = ptah_engine::inspect(session, &ptah_engine::InspectScope::all())
+        .await
+        .expect("inspect");
+    live.tables.keys().map(ToString::to_string).collect()
+}
