@@ -34,4 +34,4 @@ pub use run::{
 };
 pub use split::{Piece, PieceKind, SplitError, Statement, pieces, split};
 pub use sum::{SumCheck, SumFile, h1, verify_directory};
-pub use table::{Revision, TABLE, create_sql};
+pub use table::{Revision, TABLE, create_sql, read as read_revisions};

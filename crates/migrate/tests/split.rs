@@ -47,7 +47,7 @@ fn mysql_procedures_with_delimiter() {
         (5, "CREATE PROCEDURE add_not"),
         (13, "INSERT INTO notes (body)"),
         (16, "CREATE TRIGGER notes_bi "),
-        (22, "SELECT `odd;name` FROM n"),
+        (22, "SELECT body AS `odd;name"),
         (23, "CALL add_note('hello; wo"),
     ]
     .into_iter()

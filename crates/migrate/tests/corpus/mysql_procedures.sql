@@ -19,5 +19,5 @@ BEGIN
 END$$
 DELIMITER ;
 
-SELECT `odd;name` FROM notes /* block; comment */;
+SELECT body AS `odd;name` FROM notes /* block; comment */;
 CALL add_note('hello; world')
