@@ -1,10 +1,12 @@
 //! The planner's entry point: scope both schemas, diff them, refuse protected tables, render.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::diff::{DiffCategory, ExcludeSet, Finding, SchemaDiff, diff};
-use crate::model::{Dialect, QualifiedName, Schema};
+use crate::model::{Dialect, Literal, QualifiedName, Schema};
 use crate::plan::{PLAN_FORMAT_VERSION, Plan, Severity};
 use crate::render::{MysqlFlavor, findings, render};
 
@@ -33,6 +35,12 @@ pub enum PlanError {
         table: String,
         /// The kind of change that touches it.
         category: DiffCategory,
+    },
+    /// The desired schema declares two reference rows with the same key in one table.
+    #[error("table {table} declares two reference rows with the same key")]
+    DuplicateRowKey {
+        /// The table, as `schema.table` (or `table` on MySQL).
+        table: String,
     },
 }
 
@@ -66,6 +74,7 @@ pub fn plan(
     let scope = ExcludeSet::new(&options.exclude);
     let desired = scope.apply(desired);
     let actual = scope.apply(actual);
+    check_row_keys(&desired)?;
     let diff = diff(&desired, &actual);
     check_protected(&diff, &options.protected_tables)?;
     let statements = render(&diff, dialect, options.mysql_flavor);
@@ -90,6 +99,22 @@ fn check_protected(diff: &SchemaDiff, protected: &[String]) -> Result<(), PlanEr
                 table: table.to_string(),
                 category,
             });
+        }
+    }
+    Ok(())
+}
+
+fn check_row_keys(desired: &Schema) -> Result<(), PlanError> {
+    for table in desired.tables.values() {
+        let Some(rows) = &table.rows else { continue };
+        let mut seen = BTreeSet::new();
+        for row in &rows.rows {
+            let key: Vec<Option<&Literal>> = rows.key.iter().map(|k| row.get(k)).collect();
+            if !seen.insert(key) {
+                return Err(PlanError::DuplicateRowKey {
+                    table: table.name.to_string(),
+                });
+            }
         }
     }
     Ok(())
