@@ -4,7 +4,7 @@
 mod inspect_support;
 
 use inspect_support::Fresh;
-use ptah_engine::{Dialect, InspectScope, inspect, mysql_flavor};
+use ptah_engine::{Dialect, InspectScope, RowSelection, inspect, mysql_flavor};
 use ptah_schema::{
     DataType, DefaultValue, ForeignKey, Index, IndexPart, IndexTarget, Literal, MysqlFlavor, PrimaryKey,
     QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
@@ -260,6 +260,66 @@ async fn every_model_feature_reads_back_field_by_field() {
         [part("account_code", false, Some(8)), part("tenant", false, None)]
     );
 
+    session.close().await.expect("close");
+    db.drop().await;
+}
+
+#[tokio::test]
+async fn reference_rows_are_read_by_key_and_typed_by_column() {
+    let db = Fresh::new(Dialect::Mysql, "inspect_my_rows").await;
+    db.run(
+        r"
+CREATE TABLE currency (code CHAR(3) PRIMARY KEY, name VARCHAR(40), digits INT NOT NULL, rate DECIMAL(8,4), active TINYINT(1));
+INSERT INTO currency VALUES ('USD', 'Dollar', 2, 1.0000, 1), ('EUR', 'Euro', 2, 0.9250, 0), ('XXX', NULL, 0, NULL, NULL);
+CREATE TABLE untouched (id INT PRIMARY KEY);
+",
+    )
+    .await;
+    let mut session = db.session().await;
+    let currency = QualifiedName::new("", "currency");
+    let scope = InspectScope {
+        namespaces: None,
+        rows: [(
+            currency.clone(),
+            RowSelection {
+                key: vec!["code".into()],
+                columns: vec!["active".into(), "digits".into(), "name".into(), "rate".into()],
+            },
+        )]
+        .into(),
+    };
+    let schema = inspect(&mut session, &scope).await.expect("inspect");
+    assert!(table(&schema, "untouched").rows.is_none());
+    let rows = table(&schema, "currency").rows.as_ref().expect("rows");
+    let expected: Vec<Vec<(&str, Literal)>> = vec![
+        vec![
+            ("active", Literal::Bool(false)),
+            ("code", Literal::String("EUR".into())),
+            ("digits", Literal::Number("2".into())),
+            ("name", Literal::String("Euro".into())),
+            ("rate", Literal::Number("0.925".into())),
+        ],
+        vec![
+            ("active", Literal::Bool(true)),
+            ("code", Literal::String("USD".into())),
+            ("digits", Literal::Number("2".into())),
+            ("name", Literal::String("Dollar".into())),
+            ("rate", Literal::Number("1".into())),
+        ],
+        vec![
+            ("active", Literal::Null),
+            ("code", Literal::String("XXX".into())),
+            ("digits", Literal::Number("0".into())),
+            ("name", Literal::Null),
+            ("rate", Literal::Null),
+        ],
+    ];
+    let got: Vec<Vec<(&str, Literal)>> = rows
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|(k, v)| (k.as_str(), v.clone())).collect())
+        .collect();
+    assert_eq!(got, expected);
     session.close().await.expect("close");
     db.drop().await;
 }

@@ -3,10 +3,10 @@
 
 mod inspect_support;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use inspect_support::Fresh;
-use ptah_engine::{Dialect, InspectScope, inspect};
+use ptah_engine::{Dialect, InspectScope, RowSelection, inspect};
 use ptah_schema::{
     DataType, DefaultValue, ForeignKey, Identity, Index, IndexPart, IndexTarget, Literal, PrimaryKey,
     QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
@@ -311,6 +311,87 @@ async fn every_model_feature_reads_back_field_by_field() {
     assert_eq!(note.comment, None);
     assert!(note.rows.is_none(), "rows are read only when declared");
 
+    session.close().await.expect("close");
+    db.drop().await;
+}
+
+#[tokio::test]
+async fn scope_partitions_and_reference_rows() {
+    let db = Fresh::new(Dialect::Postgres, "inspect_pg_scope").await;
+    db.run(
+        r"
+CREATE SCHEMA app;
+CREATE SCHEMA other;
+CREATE TABLE other.ignored (id int);
+CREATE TABLE app.events (id int NOT NULL, at date NOT NULL) PARTITION BY RANGE (at);
+CREATE TABLE app.events_2024 PARTITION OF app.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE INDEX events_at_idx ON app.events (at);
+CREATE TABLE app.currency (code char(3) PRIMARY KEY, name text, digits int NOT NULL, rate numeric(8,4), active boolean);
+INSERT INTO app.currency VALUES ('USD', 'Dollar', 2, 1.0000, true), ('EUR', 'Euro', 2, 0.9250, false), ('XXX', NULL, 0, NULL, NULL);
+",
+    )
+    .await;
+    let mut session = db.session().await;
+    let currency = QualifiedName::new("app", "currency");
+    let scope = InspectScope {
+        namespaces: Some(BTreeSet::from(["app".to_owned(), "missing".to_owned()])),
+        rows: [(
+            currency.clone(),
+            RowSelection {
+                key: vec!["code".into()],
+                columns: vec![
+                    "active".into(),
+                    "digits".into(),
+                    "name".into(),
+                    "rate".into(),
+                    "gone".into(),
+                ],
+            },
+        )]
+        .into(),
+    };
+    let schema = inspect(&mut session, &scope).await.expect("inspect");
+    assert_eq!(schema.namespaces, BTreeSet::from(["app".to_owned()]));
+    let names: Vec<String> = schema.tables.keys().map(ToString::to_string).collect();
+    assert_eq!(
+        names,
+        ["app.currency", "app.events"],
+        "partitions and other schemas are out"
+    );
+    let events = table(&schema, "app", "events");
+    let index_names: Vec<&str> = events.indexes.keys().map(String::as_str).collect();
+    assert_eq!(index_names, ["events_at_idx"]);
+
+    let rows = table(&schema, "app", "currency")
+        .rows
+        .as_ref()
+        .expect("rows read");
+    assert_eq!(rows.key, ["code"]);
+    let eur: BTreeMap<String, Literal> = [
+        ("code", Literal::String("EUR".into())),
+        ("active", Literal::Bool(false)),
+        ("digits", Literal::Number("2".into())),
+        ("name", Literal::String("Euro".into())),
+        ("rate", Literal::Number("0.925".into())),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(
+        rows.rows[0], eur,
+        "ordered by key, typed by column, missing columns skipped"
+    );
+    let codes: Vec<&Literal> = rows.rows.iter().map(|r| &r["code"]).collect();
+    assert_eq!(
+        codes,
+        [
+            &Literal::String("EUR".into()),
+            &Literal::String("USD".into()),
+            &Literal::String("XXX".into())
+        ]
+    );
+    assert_eq!(rows.rows[2]["name"], Literal::Null);
+    assert_eq!(rows.rows[1]["active"], Literal::Bool(true));
     session.close().await.expect("close");
     db.drop().await;
 }
