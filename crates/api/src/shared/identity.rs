@@ -27,7 +27,7 @@ fn is_lower_hex(s: &str, len: usize) -> bool {
 }
 
 fn sha256_ok(s: &str) -> bool {
-    s.strip_prefix("sha256:").is_some_and(|hex| is_lower_hex(hex, 64))
+    s.parse::<ptah_fingerprint::Sha256>().is_ok()
 }
 
 fn epoch_ok(s: &str) -> bool {
