@@ -3,9 +3,11 @@
 pub mod classify;
 pub mod diff;
 pub mod model;
+pub mod names;
 pub mod normalize;
 pub mod plan;
 mod planner;
+pub mod read;
 pub mod render;
 pub mod types;
 

@@ -1,0 +1,160 @@
+//! Readers from desired-schema documents into the model: Ptah's `schema.hcl` subset and SQL DDL.
+//!
+//! Both refuse what they do not understand (never dropping anything silently) and report
+//! `file:line:column`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::model::{Dialect, Schema};
+
+mod check;
+pub mod hcl;
+pub mod sql;
+
+/// Where in a document something is (1-based line and column, columns in characters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl Location {
+    /// A location from a byte offset into `text`.
+    pub fn from_offset(file: &str, text: &str, offset: usize) -> Self {
+        let offset = offset.min(text.len());
+        let before = text.get(..offset).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        Location {
+            file: file.to_owned(),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Why a document could not be read into a schema.
+#[derive(Debug, Error)]
+pub enum ReadError {
+    /// The file or directory could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The path is neither `.hcl`, `.sql` nor a directory.
+    #[error("{0}: not a schema document (expected a .hcl or .sql file, or a directory of .sql files)")]
+    UnknownKind(PathBuf),
+    /// The text is not valid HCL or SQL.
+    #[error("{at}: syntax error: {message}")]
+    Syntax {
+        /// Where.
+        at: Location,
+        /// The parser's message.
+        message: String,
+    },
+    /// A construct the reader does not support (a block, attribute, statement or option).
+    #[error("{at}: unsupported: {what}")]
+    Unsupported {
+        /// Where.
+        at: Location,
+        /// What was found.
+        what: String,
+    },
+    /// The same object is declared twice.
+    #[error("{at}: {what} is declared twice")]
+    Duplicate {
+        /// Where the second declaration is.
+        at: Location,
+        /// The object.
+        what: String,
+    },
+    /// A reference to something that does not exist (a table, column, schema or enum).
+    #[error("{at}: {what} does not exist")]
+    BadReference {
+        /// Where.
+        at: Location,
+        /// The missing object.
+        what: String,
+    },
+    /// A value of the wrong kind or shape (a bad type, a missing attribute…).
+    #[error("{at}: {message}")]
+    Invalid {
+        /// Where.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ReadError {
+    /// The location the error points at, when it has one.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            ReadError::Io { .. } | ReadError::UnknownKind(_) => None,
+            ReadError::Syntax { at, .. }
+            | ReadError::Unsupported { at, .. }
+            | ReadError::Duplicate { at, .. }
+            | ReadError::BadReference { at, .. }
+            | ReadError::Invalid { at, .. } => Some(at),
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, ReadError> {
+    std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Reads the desired schema at `path`: a `.hcl` file, a `.sql` file, or a directory whose `.sql`
+/// files are read in name order as one script (other files in it are refused).
+pub fn from_path(dialect: Dialect, path: &Path) -> Result<Schema, ReadError> {
+    let display = path.display().to_string();
+    if path.is_dir() {
+        let entries = std::fs::read_dir(path).map_err(|source| ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut files = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| ReadError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            files.push(entry.path());
+        }
+        files.sort();
+        let mut reader = sql::Reader::new(dialect);
+        for file in files {
+            if file.extension().and_then(|e| e.to_str()) != Some("sql") {
+                return Err(ReadError::UnknownKind(file));
+            }
+            let text = read_text(&file)?;
+            reader.feed(&file.display().to_string(), &text)?;
+        }
+        return reader.finish();
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("hcl") => hcl::parse(dialect, &display, &read_text(path)?),
+        Some("sql") => sql::parse(dialect, &display, &read_text(path)?),
+        _ => Err(ReadError::UnknownKind(path.to_owned())),
+    }
+}

@@ -1,0 +1,195 @@
+//! `CREATE [UNIQUE] INDEX` and MySQL's inline `INDEX`/`KEY`.
+
+use sqlparser::ast::{
+    CreateIndex, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, IndexColumn, IndexType,
+    ObjectNamePart, OrderBySort, Value,
+};
+
+use crate::model::{Dialect, Index, IndexPart, IndexTarget, QualifiedName};
+use crate::normalize::expression;
+
+use super::super::{Location, ReadError};
+use super::Reader;
+
+impl Reader {
+    pub(super) fn create_index(&mut self, create: CreateIndex, at: Location) -> Result<(), ReadError> {
+        if !create.include.is_empty()
+            || create.nulls_distinct.is_some()
+            || !create.with.is_empty()
+            || !create.index_options.is_empty()
+            || !create.alter_options.is_empty()
+        {
+            return Err(self.unsupported(&at, "CREATE INDEX options (INCLUDE, NULLS DISTINCT, WITH, …)"));
+        }
+        let table = self.qualified(&create.table_name, &at)?;
+        self.table_mut(&table, &at)?;
+        let name = match &create.name {
+            None => None,
+            Some(n) => match n.0.last() {
+                Some(ObjectNamePart::Identifier(i))
+                    if n.0.len() == 1 || self.dialect == Dialect::Postgres =>
+                {
+                    Some(self.ident(i))
+                }
+                _ => return Err(self.unsupported(&at, format!("index name {n}"))),
+            },
+        };
+        if let Some(n) = &name
+            && create.if_not_exists
+            && self
+                .schema
+                .tables
+                .get(&table)
+                .is_some_and(|t| t.indexes.contains_key(n))
+        {
+            return Ok(());
+        }
+        let mut index = self.index_body(&table, name, create.using.as_ref(), &create.columns, &at)?;
+        index.unique = create.unique;
+        if let Some(predicate) = &create.predicate {
+            if self.dialect != Dialect::Postgres {
+                return Err(self.unsupported(&at, "partial index on MySQL"));
+            }
+            index.predicate = Some(expression(self.dialect, &predicate.to_string()));
+        }
+        self.insert_index(&table, index, &at)
+    }
+
+    pub(super) fn inline_index(
+        &mut self,
+        table: &QualifiedName,
+        name: Option<&Ident>,
+        using: Option<&IndexType>,
+        columns: &[IndexColumn],
+        at: &Location,
+    ) -> Result<(), ReadError> {
+        let name = name.map(|n| self.ident(n));
+        let index = self.index_body(table, name, using, columns, at)?;
+        self.insert_index(table, index, at)
+    }
+
+    fn insert_index(&mut self, table: &QualifiedName, index: Index, at: &Location) -> Result<(), ReadError> {
+        let t = self.table_mut(table, at)?;
+        let taken = t.indexes.contains_key(&index.name)
+            || t.uniques.contains_key(&index.name)
+            || t.primary_key.as_ref().is_some_and(|p| p.name == index.name);
+        if taken {
+            return Err(ReadError::Duplicate {
+                at: at.clone(),
+                what: format!("index {}", index.name),
+            });
+        }
+        t.indexes.insert(index.name.clone(), index);
+        Ok(())
+    }
+
+    fn index_body(
+        &mut self,
+        table: &QualifiedName,
+        name: Option<String>,
+        using: Option<&IndexType>,
+        columns: &[IndexColumn],
+        at: &Location,
+    ) -> Result<Index, ReadError> {
+        let mut parts = Vec::new();
+        for c in columns {
+            if c.operator_class.is_some()
+                || c.column.options.nulls_first.is_some()
+                || c.column.with_fill.is_some()
+            {
+                return Err(self.unsupported(at, format!("index part {c}")));
+            }
+            let descending = match &c.column.options.sort {
+                None | Some(OrderBySort::Asc) => false,
+                Some(OrderBySort::Desc) => true,
+                Some(other) => return Err(self.unsupported(at, format!("index order {other:?}"))),
+            };
+            let (target, prefix_length) = self.index_target(table, &c.column.expr, at)?;
+            parts.push(IndexPart {
+                target,
+                descending,
+                prefix_length,
+            });
+        }
+        let method = match using {
+            None => None,
+            Some(m) => {
+                let m = m.to_string().to_ascii_lowercase();
+                (m != "btree").then_some(m)
+            }
+        };
+        let name = match name {
+            Some(n) => {
+                self.namer.claim(table, &n);
+                n
+            }
+            None => {
+                let labels: Vec<String> = parts
+                    .iter()
+                    .map(|p| match &p.target {
+                        IndexTarget::Column(c) => c.clone(),
+                        IndexTarget::Expression(_) => "expr".to_owned(),
+                    })
+                    .collect();
+                self.namer.index(table, &labels)
+            }
+        };
+        Ok(Index {
+            name,
+            unique: false,
+            parts,
+            predicate: None,
+            method,
+        })
+    }
+
+    fn index_target(
+        &self,
+        table: &QualifiedName,
+        expr: &Expr,
+        at: &Location,
+    ) -> Result<(IndexTarget, Option<u32>), ReadError> {
+        let t = self.schema.tables.get(table);
+        let known = |name: &str| t.is_some_and(|t| t.column(name).is_some());
+        match expr {
+            Expr::Identifier(i) => {
+                let name = self.ident(i);
+                if !known(&name) {
+                    return Err(ReadError::BadReference {
+                        at: self.at_ident(i, at),
+                        what: format!("column {name} of {table}"),
+                    });
+                }
+                Ok((IndexTarget::Column(name), None))
+            }
+            Expr::Nested(inner) => Ok((
+                IndexTarget::Expression(expression(self.dialect, &inner.to_string())),
+                None,
+            )),
+            Expr::Function(f) if self.dialect == Dialect::Mysql => {
+                // `col(10)`: a prefix length, when `col` is a column and the argument a number.
+                if let ([ObjectNamePart::Identifier(i)], FunctionArguments::List(list)) =
+                    (f.name.0.as_slice(), &f.args)
+                    && let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] =
+                        list.args.as_slice()
+                    && let Value::Number(n, _) = &v.value
+                    && known(&self.ident(i))
+                {
+                    let length = n.parse().map_err(|_| ReadError::Invalid {
+                        at: at.clone(),
+                        message: format!("bad prefix length {n}"),
+                    })?;
+                    return Ok((IndexTarget::Column(self.ident(i)), Some(length)));
+                }
+                Ok((
+                    IndexTarget::Expression(expression(self.dialect, &expr.to_string())),
+                    None,
+                ))
+            }
+            other => Ok((
+                IndexTarget::Expression(expression(self.dialect, &other.to_string())),
+                None,
+            )),
+        }
+    }
+}

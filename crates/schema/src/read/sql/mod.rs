@@ -1,0 +1,338 @@
+//! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
+//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `COMMENT ON TABLE/COLUMN` and
+//! `ALTER TABLE … ADD CONSTRAINT`, through `sqlparser`. Anything else is refused.
+//!
+//! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
+//! statement about an object already declared a no-op; without it, a second declaration is an
+//! error. Unnamed constraints and indexes get the server's default names ([`crate::names`]).
+//! PostgreSQL `serial` columns read as an integer column, NOT NULL, with the default
+//! `nextval('<table>_<col>_seq')` (see [`crate::names::serial_default`]).
+
+use sqlparser::ast::{
+    AlterTableOperation, CommentObject, Ident, ObjectName, ObjectNamePart, SchemaName, Spanned, Statement,
+    UserDefinedTypeRepresentation,
+};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Location as SqlLocation, Token};
+
+use crate::model::{Dialect, EnumType, Extension, QualifiedName, Schema};
+use crate::names::Namer;
+use crate::normalize::sql_dialect;
+
+use super::check::{PendingForeignKey, foreign_keys};
+use super::{Location, ReadError};
+
+mod index;
+mod table;
+
+/// Reads one SQL script.
+pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadError> {
+    let mut reader = Reader::new(dialect);
+    reader.feed(file, text)?;
+    reader.finish()
+}
+
+/// A reader that takes several scripts in order as one.
+pub struct Reader {
+    pub(crate) dialect: Dialect,
+    pub(crate) schema: Schema,
+    pub(crate) namer: Namer,
+    pub(crate) pending: Vec<PendingForeignKey>,
+    pub(crate) file: String,
+}
+
+impl Reader {
+    /// A reader with nothing read yet.
+    pub fn new(dialect: Dialect) -> Self {
+        Reader {
+            dialect,
+            schema: Schema::default(),
+            namer: Namer::new(dialect),
+            pending: Vec::new(),
+            file: String::new(),
+        }
+    }
+
+    /// Reads one script, called `file` in errors.
+    pub fn feed(&mut self, file: &str, text: &str) -> Result<(), ReadError> {
+        self.file = file.to_owned();
+        let sql = sql_dialect(self.dialect);
+        let mut parser = Parser::new(sql.as_ref())
+            .try_with_sql(text)
+            .map_err(|e| self.syntax(e))?;
+        loop {
+            while parser.consume_token(&Token::SemiColon) {}
+            let next = parser.peek_token();
+            if next.token == Token::EOF {
+                return Ok(());
+            }
+            let at = self.at(next.span.start);
+            let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
+            self.statement(statement, at)?;
+            let after = parser.peek_token();
+            if after.token != Token::SemiColon && after.token != Token::EOF {
+                return Err(ReadError::Syntax {
+                    at: self.at(after.span.start),
+                    message: format!("expected `;`, found {}", after.token),
+                });
+            }
+        }
+    }
+
+    /// Finishes the document: checks every foreign key's target.
+    pub fn finish(mut self) -> Result<Schema, ReadError> {
+        foreign_keys(&mut self.schema, &self.pending)?;
+        Ok(self.schema)
+    }
+
+    pub(crate) fn at(&self, loc: SqlLocation) -> Location {
+        Location {
+            file: self.file.clone(),
+            line: usize::try_from(loc.line).unwrap_or(0).max(1),
+            column: usize::try_from(loc.column).unwrap_or(0).max(1),
+        }
+    }
+
+    pub(crate) fn at_ident(&self, ident: &Ident, fallback: &Location) -> Location {
+        if ident.span.start.line == 0 {
+            fallback.clone()
+        } else {
+            self.at(ident.span.start)
+        }
+    }
+
+    fn syntax(&self, e: ParserError) -> ReadError {
+        let message = match &e {
+            ParserError::TokenizerError(m) | ParserError::ParserError(m) => m.clone(),
+            ParserError::RecursionLimitExceeded => "nesting too deep".to_owned(),
+        };
+        let (line, column) = position_in(&message).unwrap_or((1, 1));
+        ReadError::Syntax {
+            at: Location {
+                file: self.file.clone(),
+                line,
+                column,
+            },
+            message,
+        }
+    }
+
+    pub(crate) fn unsupported(&self, at: &Location, what: impl Into<String>) -> ReadError {
+        ReadError::Unsupported {
+            at: at.clone(),
+            what: what.into(),
+        }
+    }
+
+    /// An identifier as the server stores it: unquoted names fold to lowercase on PostgreSQL.
+    pub(crate) fn ident(&self, ident: &Ident) -> String {
+        match (self.dialect, ident.quote_style) {
+            (Dialect::Postgres, None) => ident.value.to_lowercase(),
+            _ => ident.value.clone(),
+        }
+    }
+
+    /// A possibly schema-qualified name.
+    pub(crate) fn qualified(&self, name: &ObjectName, at: &Location) -> Result<QualifiedName, ReadError> {
+        let parts: Vec<&Ident> = name
+            .0
+            .iter()
+            .filter_map(|p| match p {
+                ObjectNamePart::Identifier(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        if parts.len() != name.0.len() {
+            return Err(self.unsupported(at, format!("name {name}")));
+        }
+        match (self.dialect, parts.as_slice()) {
+            (Dialect::Postgres, [n]) => Ok(QualifiedName::new("public", self.ident(n))),
+            (Dialect::Postgres, [s, n]) => Ok(QualifiedName::new(self.ident(s), self.ident(n))),
+            (Dialect::Mysql, [n]) => Ok(QualifiedName::new("", self.ident(n))),
+            _ => Err(self.unsupported(at, format!("qualified name {name}"))),
+        }
+    }
+
+    /// Checks a table's schema is declared (or `public`).
+    pub(crate) fn check_namespace(&self, name: &QualifiedName, at: &Location) -> Result<(), ReadError> {
+        if self.dialect == Dialect::Postgres
+            && name.schema != "public"
+            && !self.schema.namespaces.contains(&name.schema)
+        {
+            return Err(ReadError::BadReference {
+                at: at.clone(),
+                what: format!("schema {}", name.schema),
+            });
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, statement: Statement, at: Location) -> Result<(), ReadError> {
+        match statement {
+            Statement::CreateSchema {
+                schema_name: SchemaName::Simple(name),
+                if_not_exists,
+                or_replace: false,
+                with: None,
+                options: None,
+                default_collate_spec: None,
+                clone: None,
+            } if self.dialect == Dialect::Postgres => {
+                let q = self.qualified(&name, &at)?;
+                if q.schema != "public" {
+                    return Err(self.unsupported(&at, format!("schema name {name}")));
+                }
+                if !self.schema.namespaces.insert(q.name.clone()) && !if_not_exists {
+                    return Err(ReadError::Duplicate {
+                        at,
+                        what: format!("schema {}", q.name),
+                    });
+                }
+                Ok(())
+            }
+            Statement::CreateExtension(ext) if self.dialect == Dialect::Postgres && !ext.cascade => {
+                let name = self.ident(&ext.name);
+                if self.schema.extensions.contains_key(&name) {
+                    return if ext.if_not_exists {
+                        Ok(())
+                    } else {
+                        Err(ReadError::Duplicate {
+                            at,
+                            what: format!("extension {name}"),
+                        })
+                    };
+                }
+                let extension = Extension {
+                    name: name.clone(),
+                    schema: ext.schema.as_ref().map(|s| self.ident(s)),
+                    version: ext.version.as_ref().map(|v| v.value.clone()),
+                };
+                self.schema.extensions.insert(name, extension);
+                Ok(())
+            }
+            Statement::CreateType {
+                name,
+                representation: Some(UserDefinedTypeRepresentation::Enum { labels }),
+            } if self.dialect == Dialect::Postgres => {
+                let q = self.qualified(&name, &at)?;
+                self.check_namespace(&q, &at)?;
+                if self.schema.enums.contains_key(&q) {
+                    return Err(ReadError::Duplicate {
+                        at,
+                        what: format!("type {q}"),
+                    });
+                }
+                let values = labels.iter().map(|l| l.value.clone()).collect();
+                self.schema.enums.insert(q.clone(), EnumType { name: q, values });
+                Ok(())
+            }
+            Statement::CreateTable(create) => self.create_table(create, at),
+            Statement::CreateIndex(create) => self.create_index(create, at),
+            Statement::Comment {
+                object_type,
+                object_name,
+                comment,
+                if_exists: false,
+            } => self.comment(object_type, &object_name, comment, at),
+            Statement::AlterTable(alter) => {
+                let table = self.qualified(&alter.name, &at)?;
+                if alter.if_exists || alter.only || alter.on_cluster.is_some() {
+                    return Err(self.unsupported(&at, "ALTER TABLE options other than ADD CONSTRAINT"));
+                }
+                for op in alter.operations {
+                    match op {
+                        AlterTableOperation::AddConstraint {
+                            constraint,
+                            not_valid: false,
+                        } => {
+                            self.table_constraint(&table, constraint, &at)?;
+                        }
+                        other => {
+                            return Err(self.unsupported(
+                                &at,
+                                format!("ALTER TABLE {}", first_words(&other.to_string(), 2)),
+                            ));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            other => {
+                let text = other.to_string();
+                let _ = other.span();
+                Err(self.unsupported(&at, format!("statement {}", first_words(&text, 2))))
+            }
+        }
+    }
+
+    fn comment(
+        &mut self,
+        object_type: CommentObject,
+        object_name: &ObjectName,
+        comment: Option<String>,
+        at: Location,
+    ) -> Result<(), ReadError> {
+        match object_type {
+            CommentObject::Table => {
+                let q = self.qualified(object_name, &at)?;
+                let table = self.table_mut(&q, &at)?;
+                table.comment = comment;
+                Ok(())
+            }
+            CommentObject::Column => {
+                let mut parts = object_name.0.clone();
+                let column = match parts.pop() {
+                    Some(ObjectNamePart::Identifier(c)) => self.ident(&c),
+                    _ => return Err(self.unsupported(&at, format!("column name {object_name}"))),
+                };
+                let q = self.qualified(&ObjectName(parts), &at)?;
+                let table = self.table_mut(&q, &at)?;
+                match table.columns.iter_mut().find(|c| c.name == column) {
+                    Some(c) => {
+                        c.comment = comment;
+                        Ok(())
+                    }
+                    None => Err(ReadError::BadReference {
+                        at,
+                        what: format!("column {column} of {q}"),
+                    }),
+                }
+            }
+            other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
+        }
+    }
+
+    pub(crate) fn table_mut(
+        &mut self,
+        q: &QualifiedName,
+        at: &Location,
+    ) -> Result<&mut crate::model::Table, ReadError> {
+        self.schema
+            .tables
+            .get_mut(q)
+            .ok_or_else(|| ReadError::BadReference {
+                at: at.clone(),
+                what: format!("table {q}"),
+            })
+    }
+}
+
+/// The first `n` words of `text`, uppercase: enough to name a statement kind in an error.
+fn first_words(text: &str, n: usize) -> String {
+    text.split_whitespace()
+        .take(n)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_uppercase()
+}
+
+/// Finds `Line: L, Column: C` in a sqlparser message.
+fn position_in(message: &str) -> Option<(usize, usize)> {
+    let rest = &message[message.find("Line: ")? + 6..];
+    let line_end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let line = rest[..line_end].parse().ok()?;
+    let rest = &rest[rest.find("Column: ")? + 8..];
+    let col_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let column = rest[..col_end].parse().ok()?;
+    Some((line, column))
+}

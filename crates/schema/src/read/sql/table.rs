@@ -1,0 +1,409 @@
+//! `CREATE TABLE` and table constraints.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::IndexColumn;
+use sqlparser::ast::{
+    ColumnDef, ColumnOption, CommentDef, CreateTable, CreateTableOptions, Expr, GeneratedAs,
+    ReferentialAction as SqlAction, SqlOption, TableConstraint, visit_expressions,
+};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, Word};
+
+use crate::model::{
+    CheckConstraint, Column, DataType, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName,
+    ReferentialAction, Table, UniqueConstraint,
+};
+use crate::names::serial_default;
+use crate::normalize::{default_value, expression};
+use crate::types::parse_type_with;
+
+use super::super::check::PendingForeignKey;
+use super::super::{Location, ReadError};
+use super::Reader;
+
+fn action(a: Option<SqlAction>) -> ReferentialAction {
+    match a {
+        None | Some(SqlAction::NoAction) => ReferentialAction::NoAction,
+        Some(SqlAction::Restrict) => ReferentialAction::Restrict,
+        Some(SqlAction::Cascade) => ReferentialAction::Cascade,
+        Some(SqlAction::SetNull) => ReferentialAction::SetNull,
+        Some(SqlAction::SetDefault) => ReferentialAction::SetDefault,
+    }
+}
+
+impl Reader {
+    pub(super) fn create_table(&mut self, create: CreateTable, at: Location) -> Result<(), ReadError> {
+        let name = self.qualified(&create.name, &at)?;
+        self.check_namespace(&name, &at)?;
+        if self.schema.tables.contains_key(&name) {
+            return if create.if_not_exists {
+                Ok(())
+            } else {
+                Err(ReadError::Duplicate {
+                    at,
+                    what: format!("table {name}"),
+                })
+            };
+        }
+        if create.or_replace
+            || create.temporary
+            || create.unlogged
+            || create.external
+            || create.query.is_some()
+            || create.like.is_some()
+            || create.clone.is_some()
+            || create.on_commit.is_some()
+        {
+            return Err(self.unsupported(&at, "this form of CREATE TABLE"));
+        }
+        let mut table = Table::new(name.clone());
+        if let Some(comment) = &create.comment {
+            table.comment = Some(comment_text(comment));
+        }
+        self.table_options(&mut table, &create.table_options, &at)?;
+        self.schema.tables.insert(name.clone(), table);
+        for column in create.columns {
+            self.column(&name, column, &at)?;
+        }
+        for constraint in create.constraints {
+            self.table_constraint(&name, constraint, &at)?;
+        }
+        Ok(())
+    }
+
+    fn table_options(
+        &self,
+        table: &mut Table,
+        options: &CreateTableOptions,
+        at: &Location,
+    ) -> Result<(), ReadError> {
+        let list = match options {
+            CreateTableOptions::None => return Ok(()),
+            CreateTableOptions::Plain(list) if self.dialect == Dialect::Mysql => list,
+            other => return Err(self.unsupported(at, format!("table options {other}"))),
+        };
+        for option in list {
+            match option {
+                SqlOption::Comment(c) => table.comment = Some(comment_text(c)),
+                SqlOption::NamedParenthesizedList(l)
+                    if l.key.value.eq_ignore_ascii_case("engine")
+                        && l.values.is_empty()
+                        && l.name
+                            .as_ref()
+                            .is_some_and(|n| n.value.eq_ignore_ascii_case("innodb")) => {}
+                other => return Err(self.unsupported(at, format!("table option {other}"))),
+            }
+        }
+        Ok(())
+    }
+
+    fn data_type(&self, text: &str, at: &Location) -> Result<DataType, ReadError> {
+        let enums = &self.schema.enums;
+        let resolve = |schema: Option<&str>, name: &str| {
+            let q = QualifiedName::new(schema.unwrap_or("public"), name);
+            enums.contains_key(&q).then_some(q)
+        };
+        parse_type_with(self.dialect, text, &resolve).map_err(|e| ReadError::Invalid {
+            at: at.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    fn column(&mut self, table: &QualifiedName, def: ColumnDef, at: &Location) -> Result<(), ReadError> {
+        let at = self.at_ident(&def.name, at);
+        let name = self.ident(&def.name);
+        let type_text = def.data_type.to_string();
+        let lower = type_text.to_ascii_lowercase();
+        let serial = self.dialect == Dialect::Postgres
+            && matches!(
+                lower.as_str(),
+                "serial" | "serial4" | "bigserial" | "serial8" | "smallserial" | "serial2"
+            );
+        let mysql_serial = self.dialect == Dialect::Mysql && lower == "serial";
+        let mut column = Column {
+            name: name.clone(),
+            data_type: self.data_type(&type_text, &at)?,
+            nullable: !(serial || mysql_serial),
+            default: None,
+            identity: None,
+            auto_increment: mysql_serial,
+            comment: None,
+        };
+        if serial {
+            let seq = self.namer.serial_sequence(table, &name);
+            column.default = Some(crate::model::DefaultValue::Expression(serial_default(
+                table, &seq,
+            )));
+        }
+        let mut deferred = Vec::new();
+        if mysql_serial {
+            deferred.push(TableConstraint::Unique(unique_on(&def.name)));
+        }
+        for option in def.options {
+            let named = option.name.clone();
+            match option.option {
+                ColumnOption::Null => column.nullable = true,
+                ColumnOption::NotNull => column.nullable = false,
+                ColumnOption::Default(expr) if column.default.is_none() => {
+                    column.default = Some(default_value(self.dialect, &expr.to_string()));
+                }
+                ColumnOption::Comment(c) if self.dialect == Dialect::Mysql => column.comment = Some(c),
+                ColumnOption::DialectSpecific(tokens)
+                    if is_auto_increment(&tokens) && self.dialect == Dialect::Mysql =>
+                {
+                    column.auto_increment = true;
+                }
+                ColumnOption::Generated {
+                    generated_as: g @ (GeneratedAs::Always | GeneratedAs::ByDefault),
+                    sequence_options: None,
+                    generation_expr: None,
+                    ..
+                } if self.dialect == Dialect::Postgres => {
+                    column.identity = Some(if g == GeneratedAs::Always {
+                        Identity::Always
+                    } else {
+                        Identity::ByDefault
+                    });
+                    column.nullable = false;
+                }
+                ColumnOption::PrimaryKey(mut pk) => {
+                    column.nullable = false;
+                    pk.name = pk.name.or(named);
+                    pk.columns = vec![IndexColumn::from(def.name.clone())];
+                    deferred.push(TableConstraint::PrimaryKey(pk));
+                }
+                ColumnOption::Unique(mut u) => {
+                    u.name = u.name.or(named);
+                    u.columns = vec![IndexColumn::from(def.name.clone())];
+                    deferred.push(TableConstraint::Unique(u));
+                }
+                ColumnOption::ForeignKey(mut fk) => {
+                    fk.name = fk.name.or(named);
+                    fk.columns = vec![def.name.clone()];
+                    deferred.push(TableConstraint::ForeignKey(fk));
+                }
+                ColumnOption::Check(mut c) => {
+                    c.name = c.name.or(named);
+                    let name = match c.name.as_ref() {
+                        Some(n) => self.ident(n),
+                        None => self.namer.check(table, Some(&name), true),
+                    };
+                    self.add_check(table, name, &c.expr, &at)?;
+                }
+                other => return Err(self.unsupported(&at, format!("column option {other}"))),
+            }
+        }
+        let t = self.table_mut(table, &at)?;
+        if t.column(&name).is_some() {
+            return Err(ReadError::Duplicate {
+                at,
+                what: format!("column {name} of {table}"),
+            });
+        }
+        t.columns.push(column);
+        for constraint in deferred {
+            self.table_constraint(table, constraint, &at)?;
+        }
+        Ok(())
+    }
+
+    fn columns(
+        &self,
+        table: &QualifiedName,
+        cols: &[IndexColumn],
+        at: &Location,
+    ) -> Result<Vec<String>, ReadError> {
+        let t = self.schema.tables.get(table);
+        cols.iter()
+            .map(|c| match &c.column.expr {
+                Expr::Identifier(i) if c.operator_class.is_none() && c.column.options.sort.is_none() => {
+                    let name = self.ident(i);
+                    match t.and_then(|t| t.column(&name)) {
+                        Some(_) => Ok(name),
+                        None => Err(ReadError::BadReference {
+                            at: self.at_ident(i, at),
+                            what: format!("column {name} of {table}"),
+                        }),
+                    }
+                }
+                other => Err(self.unsupported(at, format!("constraint part {other}"))),
+            })
+            .collect()
+    }
+
+    fn claim(&mut self, table: &QualifiedName, name: &str, at: &Location) -> Result<(), ReadError> {
+        let t = self.table_mut(table, at)?;
+        let taken = t.uniques.contains_key(name)
+            || t.checks.contains_key(name)
+            || t.foreign_keys.contains_key(name)
+            || t.indexes.contains_key(name)
+            || t.primary_key.as_ref().is_some_and(|p| p.name == name);
+        if taken {
+            return Err(ReadError::Duplicate {
+                at: at.clone(),
+                what: format!("constraint or index {name} on {table}"),
+            });
+        }
+        self.namer.claim(table, name);
+        Ok(())
+    }
+
+    pub(super) fn table_constraint(
+        &mut self,
+        table: &QualifiedName,
+        constraint: TableConstraint,
+        at: &Location,
+    ) -> Result<(), ReadError> {
+        self.table_mut(table, at)?;
+        match constraint {
+            TableConstraint::PrimaryKey(pk)
+                if pk.include.is_empty()
+                    && pk.index_options.is_empty()
+                    && pk.characteristics.is_none()
+                    && pk.index_name.is_none() =>
+            {
+                let columns = self.columns(table, &pk.columns, at)?;
+                let name = match (&pk.name, self.dialect) {
+                    (_, Dialect::Mysql) => "PRIMARY".to_owned(),
+                    (Some(n), _) => self.ident(n),
+                    (None, _) => self.namer.primary_key(table),
+                };
+                self.claim(table, &name, at)?;
+                let t = self.table_mut(table, at)?;
+                if t.primary_key.is_some() {
+                    return Err(ReadError::Duplicate {
+                        at: at.clone(),
+                        what: format!("primary key of {table}"),
+                    });
+                }
+                for c in t.columns.iter_mut().filter(|c| columns.contains(&c.name)) {
+                    c.nullable = false;
+                }
+                t.primary_key = Some(PrimaryKey { name, columns });
+            }
+            TableConstraint::Unique(u)
+                if u.include.is_empty()
+                    && u.index_options.is_empty()
+                    && u.characteristics.is_none()
+                    && u.index_type.is_none() =>
+            {
+                let columns = self.columns(table, &u.columns, at)?;
+                let name = match u.name.as_ref().or(u.index_name.as_ref()) {
+                    Some(n) => self.ident(n),
+                    None => self.namer.unique(table, &columns),
+                };
+                self.claim(table, &name, at)?;
+                self.table_mut(table, at)?
+                    .uniques
+                    .insert(name.clone(), UniqueConstraint { name, columns });
+            }
+            TableConstraint::ForeignKey(fk)
+                if fk.characteristics.is_none() && fk.match_kind.is_none() && fk.index_name.is_none() =>
+            {
+                let cols: Vec<IndexColumn> = fk.columns.iter().cloned().map(IndexColumn::from).collect();
+                let columns = self.columns(table, &cols, at)?;
+                let name = match &fk.name {
+                    Some(n) => self.ident(n),
+                    None => self.namer.foreign_key(table, &columns),
+                };
+                self.claim(table, &name, at)?;
+                let referenced_table = self.qualified(&fk.foreign_table, at)?;
+                let referenced_columns = fk.referred_columns.iter().map(|c| self.ident(c)).collect();
+                let key = ForeignKey {
+                    name: name.clone(),
+                    columns,
+                    referenced_table,
+                    referenced_columns,
+                    on_delete: action(fk.on_delete),
+                    on_update: action(fk.on_update),
+                };
+                self.table_mut(table, at)?.foreign_keys.insert(name.clone(), key);
+                self.pending.push(PendingForeignKey {
+                    table: table.clone(),
+                    name,
+                    at: at.clone(),
+                });
+            }
+            TableConstraint::Check(c) if !c.no_inherit && c.enforced.is_none() => {
+                let name = match &c.name {
+                    Some(n) => self.ident(n),
+                    None => {
+                        let only = self.only_column(table, &c.expr);
+                        self.namer.check(table, only.as_deref(), false)
+                    }
+                };
+                self.add_check(table, name, &c.expr, at)?;
+            }
+            TableConstraint::Index(i) if self.dialect == Dialect::Mysql && i.index_options.is_empty() => {
+                self.inline_index(table, i.name.as_ref(), i.index_type.as_ref(), &i.columns, at)?;
+            }
+            other => return Err(self.unsupported(at, format!("constraint {other}"))),
+        }
+        Ok(())
+    }
+
+    fn add_check(
+        &mut self,
+        table: &QualifiedName,
+        name: String,
+        expr: &Expr,
+        at: &Location,
+    ) -> Result<(), ReadError> {
+        self.claim(table, &name, at)?;
+        let expression = expression(self.dialect, &expr.to_string());
+        self.table_mut(table, at)?
+            .checks
+            .insert(name.clone(), CheckConstraint { name, expression });
+        Ok(())
+    }
+
+    /// The one column an expression mentions, if it mentions exactly one (PostgreSQL check names).
+    fn only_column(&self, table: &QualifiedName, expr: &Expr) -> Option<String> {
+        let t = self.schema.tables.get(table)?;
+        let mut seen: Vec<String> = Vec::new();
+        let _ = visit_expressions(expr, |e| {
+            if let Expr::Identifier(i) = e {
+                let n = self.ident(i);
+                if t.column(&n).is_some() && !seen.contains(&n) {
+                    seen.push(n);
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        match seen.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn comment_text(c: &CommentDef) -> String {
+    match c {
+        CommentDef::WithEq(s) | CommentDef::WithoutEq(s) => s.clone(),
+    }
+}
+
+fn is_auto_increment(tokens: &[Token]) -> bool {
+    matches!(
+        tokens,
+        [Token::Word(Word {
+            keyword: Keyword::AUTO_INCREMENT,
+            ..
+        })]
+    )
+}
+
+fn unique_on(column: &sqlparser::ast::Ident) -> sqlparser::ast::UniqueConstraint {
+    sqlparser::ast::UniqueConstraint {
+        name: None,
+        index_name: None,
+        index_type_display: sqlparser::ast::KeyOrIndexDisplay::None,
+        index_type: None,
+        columns: vec![IndexColumn::from(column.clone())],
+        include: Vec::new(),
+        index_options: Vec::new(),
+        characteristics: None,
+        nulls_distinct: sqlparser::ast::NullsDistinctOption::None,
+    }
+}
