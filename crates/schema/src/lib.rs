@@ -10,6 +10,7 @@ mod planner;
 pub mod read;
 pub mod render;
 pub mod types;
+pub mod write;
 
 pub use model::*;
 pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};

@@ -26,6 +26,7 @@ use crate::names::Namer;
 use super::check::{PendingForeignKey, foreign_keys};
 use super::{Location, ReadError};
 
+mod parts;
 mod table;
 mod value;
 

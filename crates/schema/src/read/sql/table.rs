@@ -156,10 +156,12 @@ impl Reader {
                 }
                 ColumnOption::Generated {
                     generated_as: g @ (GeneratedAs::Always | GeneratedAs::ByDefault),
-                    sequence_options: None,
+                    sequence_options,
                     generation_expr: None,
                     ..
-                } if self.dialect == Dialect::Postgres => {
+                } if self.dialect == Dialect::Postgres
+                    && sequence_options.as_ref().is_none_or(Vec::is_empty) =>
+                {
                     column.identity = Some(if g == GeneratedAs::Always {
                         Identity::Always
                     } else {

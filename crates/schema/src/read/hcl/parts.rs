@@ -1,0 +1,142 @@
+//! `index` and `data` blocks inside a table.
+
+use std::collections::BTreeMap;
+
+use hcl_edit::Span;
+use hcl_edit::expr::Expression;
+use hcl_edit::structure::Block;
+
+use crate::model::{Index, IndexPart, IndexTarget, ReferenceRows, Table};
+use crate::normalize::expression;
+
+use super::super::ReadError;
+use super::Reader;
+
+impl Reader<'_> {
+    pub(super) fn index(&self, table: &Table, block: &Block) -> Result<Index, ReadError> {
+        let name = self.label(block)?;
+        let (mut attrs, inner) = self.split("index", &block.body)?;
+        let unique = match attrs.take("unique") {
+            Some(a) => self.boolean(&a.value)?,
+            None => false,
+        };
+        let mut parts = Vec::new();
+        if let Some(a) = attrs.take("columns") {
+            for c in self.columns(table, Some(a), block)? {
+                parts.push(IndexPart {
+                    target: IndexTarget::Column(c),
+                    descending: false,
+                    prefix_length: None,
+                });
+            }
+        }
+        for b in inner {
+            if b.ident.as_str() != "on" || !b.labels.is_empty() {
+                return Err(
+                    self.unsupported(b.span(), format!("block `{}` in index {name}", b.ident.as_str()))
+                );
+            }
+            let (mut on, nested) = self.split("on", &b.body)?;
+            self.no_blocks(&nested, "on")?;
+            let target = match (on.take("column"), on.take("expr")) {
+                (Some(c), None) => IndexTarget::Column(self.column_ref(table, &c.value)?),
+                (None, Some(e)) => IndexTarget::Expression(expression(self.dialect, &self.string(&e.value)?)),
+                _ => {
+                    return Err(self.invalid(
+                        b.span(),
+                        "`on` needs exactly one of `column` or `expr`".to_owned(),
+                    ));
+                }
+            };
+            let descending = match on.take("desc") {
+                Some(a) => self.boolean(&a.value)?,
+                None => false,
+            };
+            let prefix_length = match on.take("prefix") {
+                Some(a) => Some(self.count(&a.value)?),
+                None => None,
+            };
+            self.done(on)?;
+            parts.push(IndexPart {
+                target,
+                descending,
+                prefix_length,
+            });
+        }
+        if parts.is_empty() {
+            return Err(self.invalid(
+                block.span(),
+                format!("index {name} needs `columns` or `on` blocks"),
+            ));
+        }
+        let predicate = match attrs.take("where") {
+            Some(a) => Some(expression(self.dialect, &self.string(&a.value)?)),
+            None => None,
+        };
+        let method = match attrs.take("type") {
+            Some(a) => Some(self.keyword(&a.value)?.to_ascii_lowercase()).filter(|m| m != "btree"),
+            None => None,
+        };
+        self.done(attrs)?;
+        Ok(Index {
+            name,
+            unique,
+            parts,
+            predicate,
+            method,
+        })
+    }
+
+    pub(super) fn data(&self, table: &Table, block: &Block) -> Result<ReferenceRows, ReadError> {
+        let (mut attrs, inner) = self.split("data", &block.body)?;
+        self.no_blocks(&inner, "data")?;
+        let key = self.columns(table, attrs.take("key"), block)?;
+        let Some(rows_attr) = attrs.take("rows") else {
+            return Err(self.invalid(block.span(), "data needs `rows`".to_owned()));
+        };
+        self.done(attrs)?;
+        let Expression::Array(items) = &rows_attr.value else {
+            return Err(self.invalid(rows_attr.value.span(), "expected a list of objects".to_owned()));
+        };
+        let mut rows = Vec::new();
+        for item in items.iter() {
+            let Expression::Object(object) = item else {
+                return Err(self.invalid(item.span(), "expected an object".to_owned()));
+            };
+            let mut row = BTreeMap::new();
+            for (k, v) in object.iter() {
+                let column = match k {
+                    hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_owned(),
+                    hcl_edit::expr::ObjectKey::Expression(e) => self.string(e)?,
+                };
+                if table.column(&column).is_none() {
+                    return Err(ReadError::BadReference {
+                        at: self.at(v.expr().span()),
+                        what: format!("column {column} of {}", table.name),
+                    });
+                }
+                if row.insert(column.clone(), self.literal(v.expr())?).is_some() {
+                    return Err(ReadError::Duplicate {
+                        at: self.at(v.expr().span()),
+                        what: format!("value for {column}"),
+                    });
+                }
+            }
+            if let Some(missing) = key.iter().find(|k| !row.contains_key(*k)) {
+                return Err(self.invalid(item.span(), format!("row has no value for key column {missing}")));
+            }
+            rows.push(row);
+        }
+        let key_of = |r: &BTreeMap<String, crate::model::Literal>| {
+            key.iter().map(|k| r.get(k).cloned()).collect::<Vec<_>>()
+        };
+        rows.sort_by_key(key_of);
+        if rows.windows(2).any(|w| key_of(&w[0]) == key_of(&w[1])) {
+            return Err(ReadError::Duplicate {
+                at: self.at(rows_attr.value.span()),
+                what: "a row key".to_owned(),
+            });
+        }
+        Ok(ReferenceRows { key, rows })
+    }
+}

@@ -1,0 +1,288 @@
+//! Writes a model as canonical `schema.hcl`: deterministic (maps in key order, attributes in a
+//! fixed order, two-space indentation), and [`crate::read::hcl::parse`] reads it back to the same
+//! model.
+
+use std::fmt::Write as _;
+
+use crate::model::{
+    Column, DataType, DefaultValue, Dialect, Identity, Index, IndexTarget, Literal, ReferentialAction,
+    Schema, Table,
+};
+use crate::types::render_type;
+
+/// Renders `schema` as canonical `schema.hcl` for `dialect`.
+pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
+    let mut out = String::new();
+    let pg = dialect == Dialect::Postgres;
+    if pg {
+        for ns in &schema.namespaces {
+            let _ = writeln!(out, "schema {} {{}}\n", quote(ns));
+        }
+        for ext in schema.extensions.values() {
+            let _ = writeln!(out, "extension {} {{", quote(&ext.name));
+            if let Some(s) = &ext.schema {
+                let _ = writeln!(out, "  schema = schema{}", part(s));
+            }
+            if let Some(v) = &ext.version {
+                let _ = writeln!(out, "  version = {}", quote(v));
+            }
+            out.push_str("}\n\n");
+        }
+        for e in schema.enums.values() {
+            let _ = writeln!(out, "enum {} {{", quote(&e.name.name));
+            let _ = writeln!(out, "  schema = schema{}", part(&e.name.schema));
+            let values: Vec<String> = e.values.iter().map(|v| quote(v)).collect();
+            let _ = writeln!(out, "  values = [{}]", values.join(", "));
+            out.push_str("}\n\n");
+        }
+    }
+    for table in schema.tables.values() {
+        write_table(&mut out, dialect, schema, table);
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Table) {
+    let _ = writeln!(out, "table {} {{", quote(&table.name.name));
+    if dialect == Dialect::Postgres {
+        let _ = writeln!(out, "  schema = schema{}", part(&table.name.schema));
+    }
+    if let Some(c) = &table.comment {
+        let _ = writeln!(out, "  comment = {}", quote(c));
+    }
+    for column in &table.columns {
+        write_column(out, dialect, schema, table, column);
+    }
+    if let Some(pk) = &table.primary_key {
+        let _ = writeln!(
+            out,
+            "  primary_key {} {{\n    columns = {}\n  }}",
+            quote(&pk.name),
+            columns(&pk.columns)
+        );
+    }
+    for u in table.uniques.values() {
+        let _ = writeln!(
+            out,
+            "  unique {} {{\n    columns = {}\n  }}",
+            quote(&u.name),
+            columns(&u.columns)
+        );
+    }
+    for index in table.indexes.values() {
+        write_index(out, index);
+    }
+    for fk in table.foreign_keys.values() {
+        let _ = writeln!(out, "  foreign_key {} {{", quote(&fk.name));
+        let _ = writeln!(out, "    columns = {}", columns(&fk.columns));
+        let refs: Vec<String> = fk
+            .referenced_columns
+            .iter()
+            .map(|c| format!("table{}.column{}", part(&fk.referenced_table.name), part(c)))
+            .collect();
+        let _ = writeln!(out, "    ref_columns = [{}]", refs.join(", "));
+        for (key, action) in [("on_delete", fk.on_delete), ("on_update", fk.on_update)] {
+            if action != ReferentialAction::NoAction {
+                let _ = writeln!(out, "    {key} = {}", action_keyword(action));
+            }
+        }
+        out.push_str("  }\n");
+    }
+    for check in table.checks.values() {
+        let _ = writeln!(
+            out,
+            "  check {} {{\n    expr = {}\n  }}",
+            quote(&check.name),
+            quote(&check.expression)
+        );
+    }
+    if let Some(rows) = &table.rows {
+        let _ = writeln!(out, "  data {{\n    key = {}\n    rows = [", columns(&rows.key));
+        for row in &rows.rows {
+            let items: Vec<String> = row
+                .iter()
+                .map(|(k, v)| format!("{} = {}", object_key(k), literal(v)))
+                .collect();
+            let _ = writeln!(out, "      {{ {} }},", items.join(", "));
+        }
+        out.push_str("    ]\n  }\n");
+    }
+    out.push_str("}\n\n");
+}
+
+fn write_column(out: &mut String, dialect: Dialect, schema: &Schema, table: &Table, column: &Column) {
+    let _ = writeln!(out, "  column {} {{", quote(&column.name));
+    let _ = writeln!(
+        out,
+        "    type = {}",
+        type_expr(dialect, schema, table, &column.data_type)
+    );
+    if column.nullable {
+        out.push_str("    null = true\n");
+    }
+    match &column.default {
+        None => {}
+        Some(DefaultValue::Literal(l)) => {
+            let _ = writeln!(out, "    default = {}", literal(l));
+        }
+        Some(DefaultValue::Expression(e)) => {
+            let _ = writeln!(out, "    default = sql({})", quote(e));
+        }
+    }
+    if column.auto_increment {
+        out.push_str("    auto_increment = true\n");
+    }
+    if let Some(c) = &column.comment {
+        let _ = writeln!(out, "    comment = {}", quote(c));
+    }
+    if let Some(identity) = column.identity {
+        let generated = match identity {
+            Identity::Always => "ALWAYS",
+            Identity::ByDefault => "BY_DEFAULT",
+        };
+        let _ = writeln!(out, "    identity {{\n      generated = {generated}\n    }}");
+    }
+    out.push_str("  }\n");
+}
+
+fn write_index(out: &mut String, index: &Index) {
+    let _ = writeln!(out, "  index {} {{", quote(&index.name));
+    if index.unique {
+        out.push_str("    unique = true\n");
+    }
+    let plain: Option<Vec<String>> = index
+        .parts
+        .iter()
+        .map(|p| match (&p.target, p.descending, p.prefix_length) {
+            (IndexTarget::Column(c), false, None) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    match plain {
+        Some(cols) => {
+            let _ = writeln!(out, "    columns = {}", columns(&cols));
+        }
+        None => {
+            for p in &index.parts {
+                out.push_str("    on {\n");
+                match &p.target {
+                    IndexTarget::Column(c) => {
+                        let _ = writeln!(out, "      column = column{}", part(c));
+                    }
+                    IndexTarget::Expression(e) => {
+                        let _ = writeln!(out, "      expr = {}", quote(e));
+                    }
+                }
+                if p.descending {
+                    out.push_str("      desc = true\n");
+                }
+                if let Some(n) = p.prefix_length {
+                    let _ = writeln!(out, "      prefix = {n}");
+                }
+                out.push_str("    }\n");
+            }
+        }
+    }
+    if let Some(w) = &index.predicate {
+        let _ = writeln!(out, "    where = {}", quote(w));
+    }
+    if let Some(m) = &index.method {
+        let _ = writeln!(out, "    type = {}", m.to_ascii_uppercase());
+    }
+    out.push_str("  }\n");
+}
+
+fn type_expr(dialect: Dialect, schema: &Schema, table: &Table, t: &DataType) -> String {
+    if let DataType::Enum(q) = t {
+        let local = q.schema == table.name.schema;
+        let unique = schema.enums.keys().filter(|k| k.name == q.name).count() == 1;
+        if is_ident(&q.name) && (local || unique) {
+            return format!("enum.{}", q.name);
+        }
+    }
+    let text = render_type(dialect, t);
+    if is_ident(&text) && !matches!(text.as_str(), "null" | "true" | "false") {
+        text
+    } else {
+        format!("sql({})", quote(&text))
+    }
+}
+
+fn action_keyword(a: ReferentialAction) -> &'static str {
+    match a {
+        ReferentialAction::NoAction => "NO_ACTION",
+        ReferentialAction::Restrict => "RESTRICT",
+        ReferentialAction::Cascade => "CASCADE",
+        ReferentialAction::SetNull => "SET_NULL",
+        ReferentialAction::SetDefault => "SET_DEFAULT",
+    }
+}
+
+fn literal(l: &Literal) -> String {
+    match l {
+        Literal::Null => "null".to_owned(),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Number(n) => n.clone(),
+        Literal::String(s) => quote(s),
+    }
+}
+
+fn columns(cols: &[String]) -> String {
+    let refs: Vec<String> = cols.iter().map(|c| format!("column{}", part(c))).collect();
+    format!("[{}]", refs.join(", "))
+}
+
+/// An HCL identifier: a letter or `_`, then letters, digits, `_` or `-`.
+fn is_ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A traversal step: `.name`, or `["name"]` when the name is not an identifier.
+fn part(name: &str) -> String {
+    if is_ident(name) {
+        format!(".{name}")
+    } else {
+        format!("[{}]", quote(name))
+    }
+}
+
+fn object_key(name: &str) -> String {
+    if is_ident(name) && !matches!(name, "null" | "true" | "false") {
+        name.to_owned()
+    } else {
+        quote(name)
+    }
+}
+
+/// An HCL quoted string, with template sequences escaped.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '$' | '%' if chars.peek() == Some(&'{') => {
+                out.push(c);
+                out.push(c);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

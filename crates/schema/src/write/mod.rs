@@ -1,0 +1,3 @@
+//! Writers from the model back to documents.
+
+pub mod hcl;
