@@ -5,6 +5,8 @@
 //! `format_version: 1`) and its logs to stderr. Exit codes follow the reference CLI: 0 success,
 //! 1 the command ran and found or caused a failure, 2 usage, input or refused gate.
 
+#![warn(missing_docs)]
+
 pub mod common;
 pub mod migrations;
 

@@ -10,11 +10,14 @@
 //!
 //! This crate touches databases and must never depend on a Kubernetes client.
 
+#![warn(missing_docs)]
+
 mod dir;
 mod error;
 mod exec;
 mod header;
 mod plan;
+mod report;
 mod run;
 mod split;
 mod sum;
@@ -28,10 +31,11 @@ pub use plan::{
     ExecOrder, Reading, Script, SequenceEntry, check_expected, history_fingerprint, parse_expected, read,
     sequence_fingerprint,
 };
-pub use run::{
+pub use report::{
     AheadMigration, AppliedMigration, BaselineReport, ModifiedMigration, Outcome, PendingMigration,
-    PlannedMigration, StatusReport, Target, UpOptions, UpReport, baseline, hash, status, up,
+    PlannedMigration, StatusReport, UpReport,
 };
+pub use run::{Target, UpOptions, baseline, hash, status, up};
 pub use split::{Piece, PieceKind, SplitError, Statement, pieces, split};
 pub use sum::{SumCheck, SumFile, h1, verify_directory};
 pub use table::{Revision, TABLE, create_sql, read as read_revisions};

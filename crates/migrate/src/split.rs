@@ -230,7 +230,7 @@ impl Scanner<'_> {
             }
             b'"' => self.quoted(b'"', self.mysql, "unterminated quoted identifier or string")?,
             b'`' if self.mysql => self.quoted(b'`', false, "unterminated backtick identifier")?,
-            b'$' if !self.mysql && !(i > 0 && is_ident(b[i - 1])) && self.dollar()? => {}
+            b'$' if !self.mysql && !self.after_ident() && self.dollar()? => {}
             _ if is_ident(c) => self.word(),
             _ if c.is_ascii_whitespace() => self.i += 1,
             _ => {
@@ -240,6 +240,11 @@ impl Scanner<'_> {
             }
         }
         Ok(())
+    }
+
+    /// True when the byte before the current one belongs to an identifier (so `$` continues it).
+    fn after_ident(&self) -> bool {
+        self.i > 0 && is_ident(self.b[self.i - 1])
     }
 
     fn skip_line(&mut self) {
@@ -345,9 +350,8 @@ impl Scanner<'_> {
         }
         let word = &self.b[start..self.i];
         let is = |k: &[u8]| word.eq_ignore_ascii_case(k);
-        if is(b"atomic") && self.after_begin {
-            self.atomic += 1;
-        } else if self.atomic > 0 && is(b"case") {
+        let opens = (is(b"atomic") && self.after_begin) || (self.atomic > 0 && is(b"case"));
+        if opens {
             self.atomic += 1;
         } else if self.atomic > 0 && is(b"end") {
             self.atomic -= 1;

@@ -60,14 +60,26 @@ on_both_engines! {
 
 async fn one_run_and_limited_runs_agree(dialect: Dialect) {
     let dir = Dir::new();
-    dir.add(1, "create items", "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(50));\n");
-    dir.add(2, "seed", "INSERT INTO items VALUES (1, 'a;b');\nINSERT INTO items VALUES (2, 'c');\n");
+    dir.add(
+        1,
+        "create items",
+        "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(50));\n",
+    );
+    dir.add(
+        2,
+        "seed",
+        "INSERT INTO items VALUES (1, 'a;b');\nINSERT INTO items VALUES (2, 'c');\n",
+    );
     dir.add(
         3,
         "index",
         match dialect {
-            Dialect::Postgres => "-- +ptah no_transaction\nCREATE INDEX CONCURRENTLY items_name ON items (name);\n",
-            Dialect::Mysql => "-- +ptah lock_timeout=5s statement_timeout=30s\nCREATE INDEX items_name ON items (name);\n",
+            Dialect::Postgres => {
+                "-- +ptah no_transaction\nCREATE INDEX CONCURRENTLY items_name ON items (name);\n"
+            }
+            Dialect::Mysql => {
+                "-- +ptah lock_timeout=5s statement_timeout=30s\nCREATE INDEX items_name ON items (name);\n"
+            }
         },
     );
     ptah_migrate::hash(&dir.read()).expect("hash");
@@ -79,27 +91,52 @@ async fn one_run_and_limited_runs_agree(dialect: Dialect) {
     assert_eq!(report.applied_versions, versions(&[1, 2, 3]));
     assert_eq!(report.current_version, Some(Version(3)));
 
-    let limited = |n| UpOptions { limit: Some(n), ..options() };
-    let first = up(&many.target(), &dir.read(), &limited(1)).await.expect("up --limit 1");
-    assert_eq!((first.outcome, first.applied_versions), (Outcome::Applied, versions(&[1])));
-    let status_between = status(&many.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let limited = |n| UpOptions {
+        limit: Some(n),
+        ..options()
+    };
+    let first = up(&many.target(), &dir.read(), &limited(1))
+        .await
+        .expect("up --limit 1");
+    assert_eq!(
+        (first.outcome, first.applied_versions),
+        (Outcome::Applied, versions(&[1]))
+    );
+    let status_between = status(&many.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert_eq!(status_between.current_version, Some(Version(1)));
-    let pending: Vec<Version> = status_between.pending_migrations.iter().map(|p| p.version).collect();
+    let pending: Vec<Version> = status_between
+        .pending_migrations
+        .iter()
+        .map(|p| p.version)
+        .collect();
     assert_eq!(pending, versions(&[2, 3]));
     assert!(status_between.has_pending_changes);
-    let rest = up(&many.target(), &dir.read(), &limited(2)).await.expect("up --limit 2");
+    let rest = up(&many.target(), &dir.read(), &limited(2))
+        .await
+        .expect("up --limit 2");
     assert_eq!(rest.applied_versions, versions(&[2, 3]));
-    let again = up(&many.target(), &dir.read(), &options()).await.expect("up again");
-    assert_eq!((again.outcome, again.applied_versions.len()), (Outcome::UpToDate, 0));
+    let again = up(&many.target(), &dir.read(), &options())
+        .await
+        .expect("up again");
+    assert_eq!(
+        (again.outcome, again.applied_versions.len()),
+        (Outcome::UpToDate, 0)
+    );
 
     let mut histories = Vec::new();
     for db in [&one, &many] {
-        let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+        let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+            .await
+            .expect("status");
         assert_eq!(s.sum, SumCheck::Verified);
         assert!(s.pending_migrations.is_empty() && !s.has_pending_changes, "{s:?}");
         assert_eq!(s.current_version, Some(Version(3)));
         assert_eq!(s.applied_migrations.len(), 3);
-        assert!(s.dirty_revision.is_none() && s.modified_migrations.is_empty() && s.ahead_migrations.is_empty());
+        assert!(
+            s.dirty_revision.is_none() && s.modified_migrations.is_empty() && s.ahead_migrations.is_empty()
+        );
         assert_eq!(s.pending_sequence.as_deref(), Some(&[][..]));
         assert_eq!(db.count("SELECT COUNT(*) FROM items").await, 2);
         let rows = rows(db).await;
@@ -109,7 +146,10 @@ async fn one_run_and_limited_runs_agree(dialect: Dialect) {
         assert_eq!(rows[2].description, "index");
         histories.push(s.history_fingerprint);
     }
-    assert_eq!(histories[0], histories[1], "one run and three limited runs leave the same history");
+    assert_eq!(
+        histories[0], histories[1],
+        "one run and three limited runs leave the same history"
+    );
     one.drop_database().await;
     many.drop_database().await;
 }
@@ -123,21 +163,36 @@ async fn failure_mid_file_leaves_a_dirty_row(dialect: Dialect) {
         "CREATE TABLE a (id INT);\nINSERT INTO a VALUES (1);\nINSERT INTO missing_table VALUES (1);\nCREATE TABLE b (id INT);\n",
     );
     let db = Db::fresh(dialect).await;
-    let report = up(&db.target(), &dir.read(), &options()).await.expect("up runs and reports");
+    let report = up(&db.target(), &dir.read(), &options())
+        .await
+        .expect("up runs and reports");
     assert_eq!(report.applied_versions, versions(&[1]));
     let failure = report.failure.expect("a failure");
-    assert_eq!((failure.version, failure.statement, failure.line, failure.total), (Version(2), 3, 3, 4));
+    assert_eq!(
+        (failure.version, failure.statement, failure.line, failure.total),
+        (Version(2), 3, 3, 4)
+    );
     assert!(failure.error.contains("missing_table"), "{}", failure.error);
-    let row = rows(&db).await.into_iter().find(|r| r.version == Version(2)).expect("row 2");
+    let row = rows(&db)
+        .await
+        .into_iter()
+        .find(|r| r.version == Version(2))
+        .expect("row 2");
     assert_eq!(row.state, "failed");
     assert_eq!(row.total, 4);
-    assert_eq!(row.error_stmt.as_deref(), Some("INSERT INTO missing_table VALUES (1)"));
+    assert_eq!(
+        row.error_stmt.as_deref(),
+        Some("INSERT INTO missing_table VALUES (1)")
+    );
     assert!(row.error.as_deref().is_some_and(|e| e.contains("missing_table")));
     match dialect {
         Dialect::Postgres => {
             assert_eq!(report.outcome, Outcome::Failed);
             assert_eq!((failure.applied, row.applied), (0, 0), "the file rolled back");
-            assert!(!db.has_table("a").await, "the transaction rolled back the CREATE TABLE");
+            assert!(
+                !db.has_table("a").await,
+                "the transaction rolled back the CREATE TABLE"
+            );
         }
         Dialect::Mysql => {
             assert_eq!(report.outcome, Outcome::Partial);
@@ -147,17 +202,33 @@ async fn failure_mid_file_leaves_a_dirty_row(dialect: Dialect) {
     }
     assert!(!db.has_table("b").await);
 
-    let refused = up(&db.target(), &dir.read(), &options()).await.expect_err("dirty");
-    assert!(matches!(refused, Error::Dirty { version: Version(2), ref state, .. } if state == "failed"), "{refused}");
-    let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let refused = up(&db.target(), &dir.read(), &options())
+        .await
+        .expect_err("dirty");
+    assert!(
+        matches!(refused, Error::Dirty { version: Version(2), ref state, .. } if state == "failed"),
+        "{refused}"
+    );
+    let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert_eq!(s.dirty_revision.map(|r| r.version), Some(Version(2)));
     assert!(s.pending_sequence.is_none() && s.blocked.is_some());
 
     // The manual repair: fix the file, clear the row; then the run completes.
-    dir.add(2, "breaks", "CREATE TABLE IF NOT EXISTS a (id INT);\nCREATE TABLE b (id INT);\n");
+    dir.add(
+        2,
+        "breaks",
+        "CREATE TABLE IF NOT EXISTS a (id INT);\nCREATE TABLE b (id INT);\n",
+    );
     db.exec("DELETE FROM schema_migrations WHERE version = 2").await;
-    let fixed = up(&db.target(), &dir.read(), &options()).await.expect("up after repair");
-    assert_eq!((fixed.outcome, fixed.applied_versions), (Outcome::Applied, versions(&[2])));
+    let fixed = up(&db.target(), &dir.read(), &options())
+        .await
+        .expect("up after repair");
+    assert_eq!(
+        (fixed.outcome, fixed.applied_versions),
+        (Outcome::Applied, versions(&[2]))
+    );
     assert!(db.has_table("b").await);
     db.drop_database().await;
 }
@@ -171,37 +242,68 @@ async fn modified_out_of_order_and_ahead(dialect: Dialect) {
     assert_eq!(first.applied_versions, versions(&[1, 3]));
 
     dir.add(2, "two", "CREATE TABLE two (id INT);\n");
-    let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert_eq!(s.out_of_order_migrations, versions(&[2]));
-    assert!(s.blocked.as_deref().is_some_and(|b| b.contains("out-of-order")), "{:?}", s.blocked);
-    let refused = up(&db.target(), &dir.read(), &options()).await.expect_err("out of order");
+    assert!(
+        s.blocked.as_deref().is_some_and(|b| b.contains("out-of-order")),
+        "{:?}",
+        s.blocked
+    );
+    let refused = up(&db.target(), &dir.read(), &options())
+        .await
+        .expect_err("out of order");
     assert!(
         matches!(refused, Error::OutOfOrder { ref versions, current: Version(3) } if versions == &[Version(2)]),
         "{refused}"
     );
     assert!(!db.has_table("two").await);
-    let skip = UpOptions { exec_order: ExecOrder::LinearSkip, ..options() };
-    assert_eq!(up(&db.target(), &dir.read(), &skip).await.expect("skip").outcome, Outcome::UpToDate);
-    let nonlinear = UpOptions { exec_order: ExecOrder::NonLinear, ..options() };
-    let applied = up(&db.target(), &dir.read(), &nonlinear).await.expect("non-linear");
+    let skip = UpOptions {
+        exec_order: ExecOrder::LinearSkip,
+        ..options()
+    };
+    assert_eq!(
+        up(&db.target(), &dir.read(), &skip).await.expect("skip").outcome,
+        Outcome::UpToDate
+    );
+    let nonlinear = UpOptions {
+        exec_order: ExecOrder::NonLinear,
+        ..options()
+    };
+    let applied = up(&db.target(), &dir.read(), &nonlinear)
+        .await
+        .expect("non-linear");
     assert_eq!(applied.applied_versions, versions(&[2]));
 
     dir.write("0000000001_one.up.sql", "CREATE TABLE one (id BIGINT);\n");
-    let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert_eq!(s.modified_migrations.len(), 1);
     let m = &s.modified_migrations[0];
     assert_eq!(m.version, Version(1));
     assert_ne!(m.recorded_checksum, m.file_checksum);
-    let refused = up(&db.target(), &dir.read(), &options()).await.expect_err("modified");
-    assert!(matches!(refused, Error::Modified { version: Version(1) }), "{refused}");
+    let refused = up(&db.target(), &dir.read(), &options())
+        .await
+        .expect_err("modified");
+    assert!(
+        matches!(refused, Error::Modified { version: Version(1) }),
+        "{refused}"
+    );
 
     dir.write("0000000001_one.up.sql", "CREATE TABLE one (id INT);\n");
     dir.remove(3, "three");
-    let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert!(s.modified_migrations.is_empty());
     assert_eq!(s.ahead_migrations.len(), 1);
     assert_eq!(
-        (s.ahead_migrations[0].version, s.ahead_migrations[0].description.as_str()),
+        (
+            s.ahead_migrations[0].version,
+            s.ahead_migrations[0].description.as_str()
+        ),
         (Version(3), "three")
     );
     assert_eq!(s.current_version, Some(Version(3)));
@@ -215,13 +317,20 @@ async fn concurrent_ups_apply_each_migration_once(dialect: Dialect) {
         Dialect::Postgres => "SELECT pg_sleep(1)",
         Dialect::Mysql => "SELECT SLEEP(1)",
     };
-    dir.add(1, "first", &format!("INSERT INTO sentinel VALUES (1);\n{sleep};\n"));
+    dir.add(
+        1,
+        "first",
+        &format!("INSERT INTO sentinel VALUES (1);\n{sleep};\n"),
+    );
     dir.add(2, "second", "INSERT INTO sentinel VALUES (2);\n");
     for wait in [Duration::from_secs(30), Duration::ZERO] {
         let db = Db::fresh(dialect).await;
         db.exec("CREATE TABLE sentinel (v INT)").await;
         let (target, listing) = (db.target(), dir.read());
-        let opts = UpOptions { lock_wait: wait, ..options() };
+        let opts = UpOptions {
+            lock_wait: wait,
+            ..options()
+        };
         let (a, b) = tokio::join!(up(&target, &listing, &opts), up(&target, &listing, &opts));
         let mut applied = Vec::new();
         let mut losers = 0;
@@ -238,7 +347,11 @@ async fn concurrent_ups_apply_each_migration_once(dialect: Dialect) {
         }
         assert_eq!(applied, vec![versions(&[1, 2])], "exactly one process applies");
         assert_eq!(losers, 1);
-        assert_eq!(db.count("SELECT COUNT(*) FROM sentinel").await, 2, "nothing ran twice");
+        assert_eq!(
+            db.count("SELECT COUNT(*) FROM sentinel").await,
+            2,
+            "nothing ran twice"
+        );
         assert_eq!(db.count("SELECT COUNT(*) FROM sentinel WHERE v = 1").await, 1);
         assert_eq!(rows(&db).await.len(), 2);
         db.drop_database().await;
@@ -257,19 +370,32 @@ async fn stale_expected_sequence_runs_nothing(dialect: Dialect) {
         .pending_sequence
         .expect("up would run");
     assert_eq!(approved.len(), 2);
-    let expecting = |seq: &Vec<ptah_migrate::SequenceEntry>| UpOptions { expect: Some(seq.clone()), ..options() };
+    let expecting = |seq: &Vec<ptah_migrate::SequenceEntry>| UpOptions {
+        expect: Some(seq.clone()),
+        ..options()
+    };
 
     // A file added after approval.
     dir.add(3, "c", "INSERT INTO sentinel VALUES (3);\n");
-    let err = up(&db.target(), &dir.read(), &expecting(&approved)).await.expect_err("file added");
-    assert!(matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("expected 2 migrations, found 3")), "{err}");
+    let err = up(&db.target(), &dir.read(), &expecting(&approved))
+        .await
+        .expect_err("file added");
+    assert!(
+        matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("expected 2 migrations, found 3")),
+        "{err}"
+    );
     nothing_ran(&db, 0, 0).await;
     dir.remove(3, "c");
 
     // A checksum changed after approval.
     dir.write("0000000002_b.up.sql", "INSERT INTO sentinel VALUES (22);\n");
-    let err = up(&db.target(), &dir.read(), &expecting(&approved)).await.expect_err("checksum");
-    assert!(matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("checksum")), "{err}");
+    let err = up(&db.target(), &dir.read(), &expecting(&approved))
+        .await
+        .expect_err("checksum");
+    assert!(
+        matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("checksum")),
+        "{err}"
+    );
     nothing_ran(&db, 0, 0).await;
     dir.write("0000000002_b.up.sql", "INSERT INTO sentinel VALUES (2);\n");
 
@@ -277,22 +403,48 @@ async fn stale_expected_sequence_runs_nothing(dialect: Dialect) {
     // only a hand-edited approval can differ in the mode alone).
     let mut wrong_mode = approved.clone();
     wrong_mode[1].transaction = ptah_migrate::TxMode::None;
-    let err = up(&db.target(), &dir.read(), &expecting(&wrong_mode)).await.expect_err("mode");
-    assert!(matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("transaction mode")), "{err}");
+    let err = up(&db.target(), &dir.read(), &expecting(&wrong_mode))
+        .await
+        .expect_err("mode");
+    assert!(
+        matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("transaction mode")),
+        "{err}"
+    );
     nothing_ran(&db, 0, 0).await;
 
     // History moved: someone applied version 1 in between.
-    up(&db.target(), &dir.read(), &UpOptions { limit: Some(1), ..options() }).await.expect("limit 1");
-    let err = up(&db.target(), &dir.read(), &expecting(&approved)).await.expect_err("history moved");
-    assert!(matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("expected version 1, found version 2")), "{err}");
+    up(
+        &db.target(),
+        &dir.read(),
+        &UpOptions {
+            limit: Some(1),
+            ..options()
+        },
+    )
+    .await
+    .expect("limit 1");
+    let err = up(&db.target(), &dir.read(), &expecting(&approved))
+        .await
+        .expect_err("history moved");
+    assert!(
+        matches!(err, Error::SequenceMismatch { ref difference, .. } if difference.contains("expected version 1, found version 2")),
+        "{err}"
+    );
     nothing_ran(&db, 1, 1).await;
 
     // A fresh approval matches and runs.
-    let fresh = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let fresh = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     let seq = fresh.pending_sequence.expect("sequence");
-    let done = up(&db.target(), &dir.read(), &expecting(&seq)).await.expect("matching sequence");
+    let done = up(&db.target(), &dir.read(), &expecting(&seq))
+        .await
+        .expect("matching sequence");
     assert_eq!(done.applied_versions, versions(&[2]));
-    assert_eq!(Some(done.sequence_fingerprint), fresh.pending_sequence_fingerprint);
+    assert_eq!(
+        Some(done.sequence_fingerprint),
+        fresh.pending_sequence_fingerprint
+    );
     nothing_ran(&db, 2, 2).await;
     db.drop_database().await;
 }
@@ -304,7 +456,8 @@ async fn nothing_ran(db: &Db, sentinel: i64, revisions: usize) {
 
 async fn splitter_corpus_runs_on_the_server(dialect: Dialect) {
     let corpus = |name: &str| {
-        std::fs::read_to_string(format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))).expect("corpus")
+        std::fs::read_to_string(format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR")))
+            .expect("corpus")
     };
     let dir = Dir::new();
     let db = Db::fresh(dialect).await;
@@ -322,9 +475,17 @@ async fn splitter_corpus_runs_on_the_server(dialect: Dialect) {
             assert_eq!(db.count("SELECT COUNT(*) FROM notes").await, 3);
             assert_eq!(db.count("SELECT add_one(41)::bigint").await, 42);
             db.exec("CALL log_twice('x')").await;
-            assert_eq!(db.count("SELECT COUNT(*) FROM notes WHERE body LIKE 'x%'").await, 2);
-            db.exec("INSERT INTO invoices VALUES (1, NULL); UPDATE invoices SET id = 1").await;
-            assert_eq!(db.count("SELECT COUNT(*) FROM invoices WHERE updated_at IS NOT NULL").await, 1);
+            assert_eq!(
+                db.count("SELECT COUNT(*) FROM notes WHERE body LIKE 'x%'").await,
+                2
+            );
+            db.exec("INSERT INTO invoices VALUES (1, NULL); UPDATE invoices SET id = 1")
+                .await;
+            assert_eq!(
+                db.count("SELECT COUNT(*) FROM invoices WHERE updated_at IS NOT NULL")
+                    .await,
+                1
+            );
         }
         Dialect::Mysql => {
             dir.add(1, "corpus", &corpus("mysql_procedures.sql"));
@@ -332,9 +493,17 @@ async fn splitter_corpus_runs_on_the_server(dialect: Dialect) {
             assert_eq!(report.outcome, Outcome::Applied, "{:?}", report.failure);
             assert_eq!(rows(&db).await[0].total, 6);
             assert_eq!(db.count("SELECT COUNT(*) FROM notes").await, 5);
-            assert_eq!(db.count("SELECT COUNT(*) FROM notes WHERE body = 'hello; world; again'").await, 1);
+            assert_eq!(
+                db.count("SELECT COUNT(*) FROM notes WHERE body = 'hello; world; again'")
+                    .await,
+                1
+            );
             db.exec("INSERT INTO notes (body) VALUES ('  padded  ')").await;
-            assert_eq!(db.count("SELECT COUNT(*) FROM notes WHERE body = 'padded'").await, 1, "the trigger ran");
+            assert_eq!(
+                db.count("SELECT COUNT(*) FROM notes WHERE body = 'padded'").await,
+                1,
+                "the trigger ran"
+            );
         }
     }
     db.drop_database().await;
@@ -344,24 +513,52 @@ async fn dry_run_and_baseline(dialect: Dialect) {
     let dir = Dir::new();
     dir.add(1, "a", "CREATE TABLE a (id INT);\n");
     dir.add(2, "b", "CREATE TABLE b (id INT);\n");
-    dir.add(3, "c", "-- comment\nCREATE TABLE c (id INT);\nCREATE TABLE d (id INT);\n");
+    dir.add(
+        3,
+        "c",
+        "-- comment\nCREATE TABLE c (id INT);\nCREATE TABLE d (id INT);\n",
+    );
     let db = Db::fresh(dialect).await;
-    let plan = up(&db.target(), &dir.read(), &UpOptions { dry_run: true, ..options() }).await.expect("dry run");
+    let plan = up(
+        &db.target(),
+        &dir.read(),
+        &UpOptions {
+            dry_run: true,
+            ..options()
+        },
+    )
+    .await
+    .expect("dry run");
     assert_eq!(plan.outcome, Outcome::Planned);
     let planned = plan.planned.expect("statements");
     assert_eq!(planned.len(), 3);
-    assert_eq!(planned[2].statements, ["CREATE TABLE c (id INT)", "CREATE TABLE d (id INT)"]);
-    assert!(!db.has_table("schema_migrations").await, "a dry run creates nothing");
+    assert_eq!(
+        planned[2].statements,
+        ["CREATE TABLE c (id INT)", "CREATE TABLE d (id INT)"]
+    );
+    assert!(
+        !db.has_table("schema_migrations").await,
+        "a dry run creates nothing"
+    );
     assert!(!db.has_table("a").await);
 
     let wait = Duration::from_secs(30);
-    let report = baseline(&db.target(), &dir.read(), Version(2), false, wait).await.expect("baseline");
+    let report = baseline(&db.target(), &dir.read(), Version(2), false, wait)
+        .await
+        .expect("baseline");
     assert_eq!(report.baselined_versions, versions(&[1, 2]));
     assert!(!db.has_table("a").await, "baseline runs nothing");
-    let s = status(&db.target(), &dir.read(), ExecOrder::Linear).await.expect("status");
+    let s = status(&db.target(), &dir.read(), ExecOrder::Linear)
+        .await
+        .expect("status");
     assert_eq!(s.current_version, Some(Version(2)));
-    assert_eq!(s.pending_migrations.iter().map(|p| p.version).collect::<Vec<_>>(), versions(&[3]));
-    let refused = baseline(&db.target(), &dir.read(), Version(3), false, wait).await.expect_err("rows exist");
+    assert_eq!(
+        s.pending_migrations.iter().map(|p| p.version).collect::<Vec<_>>(),
+        versions(&[3])
+    );
+    let refused = baseline(&db.target(), &dir.read(), Version(3), false, wait)
+        .await
+        .expect_err("rows exist");
     assert!(matches!(refused, Error::BaselineRefused { rows: 2 }), "{refused}");
     let report = up(&db.target(), &dir.read(), &options()).await.expect("up");
     assert_eq!(report.applied_versions, versions(&[3]));

@@ -1,8 +1,8 @@
 //! The statement splitter: a corpus of tricky files per dialect, and properties on random input.
 
+use proptest::prelude::*;
 use ptah_engine::Dialect;
 use ptah_migrate::{PieceKind, pieces, split};
-use proptest::prelude::*;
 
 fn corpus(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))).expect("corpus")
@@ -70,19 +70,53 @@ fn dialects_differ_where_they_should() {
     // Backslash is not an escape in a standard PostgreSQL string, but is in MySQL.
     let sql = r"SELECT 'a\'; SELECT 2;";
     assert_eq!(split(sql, Dialect::Postgres).expect("pg").len(), 2);
-    assert_eq!(split(sql, Dialect::Mysql).expect_err("mysql: the quote never closes").line, 1);
+    assert_eq!(
+        split(sql, Dialect::Mysql)
+            .expect_err("mysql: the quote never closes")
+            .line,
+        1
+    );
     // An E-string escapes; an identifier ending in e does not make one.
-    assert_eq!(split(r"SELECT E'\'; x'; SELECT 2", Dialect::Postgres).expect("pg").len(), 2);
-    assert_eq!(split(r"SELECT some'\'; SELECT 2", Dialect::Postgres).expect("pg").len(), 2);
+    assert_eq!(
+        split(r"SELECT E'\'; x'; SELECT 2", Dialect::Postgres)
+            .expect("pg")
+            .len(),
+        2
+    );
+    assert_eq!(
+        split(r"SELECT some'\'; SELECT 2", Dialect::Postgres)
+            .expect("pg")
+            .len(),
+        2
+    );
     // `#` starts a comment only in MySQL; `--x` is not a comment in MySQL.
     assert_eq!(split("SELECT 1 # ;\n;", Dialect::Mysql).expect("mysql").len(), 1);
-    assert_eq!(split("SELECT 1 --x;\nSELECT 2", Dialect::Mysql).expect("mysql").len(), 2);
+    assert_eq!(
+        split("SELECT 1 --x;\nSELECT 2", Dialect::Mysql)
+            .expect("mysql")
+            .len(),
+        2
+    );
     // Positional parameters are not dollar quotes.
-    assert_eq!(split("PREPARE p AS SELECT $1; SELECT 2", Dialect::Postgres).expect("pg").len(), 2);
+    assert_eq!(
+        split("PREPARE p AS SELECT $1; SELECT 2", Dialect::Postgres)
+            .expect("pg")
+            .len(),
+        2
+    );
     // A transaction BEGIN is not an atomic body.
-    assert_eq!(split("BEGIN; SELECT 1; COMMIT;", Dialect::Postgres).expect("pg").len(), 3);
+    assert_eq!(
+        split("BEGIN; SELECT 1; COMMIT;", Dialect::Postgres)
+            .expect("pg")
+            .len(),
+        3
+    );
     // Comment-only and empty statements are dropped.
-    assert!(split("  ;; -- nothing\n/* here */ ;", Dialect::Postgres).expect("pg").is_empty());
+    assert!(
+        split("  ;; -- nothing\n/* here */ ;", Dialect::Postgres)
+            .expect("pg")
+            .is_empty()
+    );
 }
 
 #[test]
@@ -91,7 +125,11 @@ fn unterminated_constructs_are_errors_with_their_line() {
         ("SELECT 1;\nSELECT 'open", Dialect::Postgres, 2),
         ("SELECT 1;\n\nSELECT $x$ open $y$", Dialect::Postgres, 3),
         ("/* open /* nested */", Dialect::Postgres, 1),
-        ("SELECT 1;\nCREATE FUNCTION f() RETURNS int LANGUAGE SQL\nBEGIN ATOMIC SELECT 1;", Dialect::Postgres, 2),
+        (
+            "SELECT 1;\nCREATE FUNCTION f() RETURNS int LANGUAGE SQL\nBEGIN ATOMIC SELECT 1;",
+            Dialect::Postgres,
+            2,
+        ),
         ("SELECT `open", Dialect::Mysql, 1),
         ("SELECT 1;\nDELIMITER\n", Dialect::Mysql, 2),
     ] {
@@ -99,13 +137,43 @@ fn unterminated_constructs_are_errors_with_their_line() {
         assert_eq!(err.line, line, "{sql}: {err:?}");
     }
     // MySQL comments do not nest, so this one is closed.
-    assert_eq!(split("/* a /* b */ SELECT 1", Dialect::Mysql).expect("closed").len(), 1);
+    assert_eq!(
+        split("/* a /* b */ SELECT 1", Dialect::Mysql)
+            .expect("closed")
+            .len(),
+        1
+    );
 }
 
 fn sql_alphabet() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        ";", "'", "\"", "`", "$", "$$", "$a$", "E'", "\\", "--", "#", "/*", "*/", "\n", " ", "BEGIN", "ATOMIC",
-        "END", "CASE", "DELIMITER ", "//", "x", "1", "é", "\t", "-- ", "e",
+        ";",
+        "'",
+        "\"",
+        "`",
+        "$",
+        "$$",
+        "$a$",
+        "E'",
+        "\\",
+        "--",
+        "#",
+        "/*",
+        "*/",
+        "\n",
+        " ",
+        "BEGIN",
+        "ATOMIC",
+        "END",
+        "CASE",
+        "DELIMITER ",
+        "//",
+        "x",
+        "1",
+        "é",
+        "\t",
+        "-- ",
+        "e",
     ]);
     prop::collection::vec(atoms, 0..60).prop_map(|v| v.concat())
 }

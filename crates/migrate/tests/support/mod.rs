@@ -34,7 +34,9 @@ impl Db {
         };
         let name = unique_name("mig");
         let admin = DatabaseUrl::parse(server.admin_url.expose()).expect("admin url");
-        let mut session = Session::connect(&admin, Duration::from_secs(10)).await.expect("admin connect");
+        let mut session = Session::connect(&admin, Duration::from_secs(10))
+            .await
+            .expect("admin connect");
         let create = match dialect {
             Dialect::Postgres => format!("CREATE DATABASE {name} OWNER app"),
             Dialect::Mysql => format!("CREATE DATABASE {name}; GRANT ALL ON {name}.* TO 'app'@'%'"),
@@ -44,7 +46,12 @@ impl Db {
         }
         session.close().await.expect("close admin");
         let url = DatabaseUrl::parse(server.url_for_database(&name).expose()).expect("app url");
-        Db { dialect, url, name, admin }
+        Db {
+            dialect,
+            url,
+            name,
+            admin,
+        }
     }
 
     /// The target for the library calls.
@@ -57,7 +64,9 @@ impl Db {
 
     /// A session as the `app` user.
     pub async fn session(&self) -> Session {
-        Session::connect(&self.url, Duration::from_secs(10)).await.expect("connect")
+        Session::connect(&self.url, Duration::from_secs(10))
+            .await
+            .expect("connect")
     }
 
     /// Runs statements as the `app` user.
@@ -71,12 +80,18 @@ impl Db {
     pub async fn count(&self, sql: &str) -> i64 {
         match self.session().await {
             Session::Postgres { client, .. } => {
-                let row = client.query_one(sql, &[]).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+                let row = client
+                    .query_one(sql, &[])
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
                 row.try_get::<_, i64>(0).expect("bigint")
             }
             Session::MySql(mut conn) => {
                 use mysql_async::prelude::Queryable;
-                let n: Option<i64> = conn.query_first(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+                let n: Option<i64> = conn
+                    .query_first(sql)
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
                 conn.disconnect().await.expect("disconnect");
                 n.expect("one row")
             }
@@ -87,7 +102,9 @@ impl Db {
     pub async fn has_table(&self, table: &str) -> bool {
         let sql = match self.dialect {
             Dialect::Postgres => {
-                format!("SELECT count(*) FROM information_schema.tables WHERE table_catalog = current_database() AND table_name = '{table}'")
+                format!(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_catalog = current_database() AND table_name = '{table}'"
+                )
             }
             Dialect::Mysql => format!(
                 "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '{table}'"
@@ -98,7 +115,9 @@ impl Db {
 
     /// Drops the database (best effort at the end of a passing test).
     pub async fn drop_database(self) {
-        let mut session = Session::connect(&self.admin, Duration::from_secs(10)).await.expect("admin connect");
+        let mut session = Session::connect(&self.admin, Duration::from_secs(10))
+            .await
+            .expect("admin connect");
         let sql = match self.dialect {
             Dialect::Postgres => format!("DROP DATABASE {} WITH (FORCE)", self.name),
             Dialect::Mysql => format!("DROP DATABASE {}", self.name),
@@ -125,7 +144,10 @@ impl Dir {
     /// Writes the up and down files of one migration.
     pub fn add(&self, version: i64, description: &str, up: &str) -> &Dir {
         self.write(&format!("{version:010}_{description}.up.sql"), up);
-        self.write(&format!("{version:010}_{description}.down.sql"), "-- no rollback\n");
+        self.write(
+            &format!("{version:010}_{description}.down.sql"),
+            "-- no rollback\n",
+        );
         self
     }
 
@@ -141,7 +163,8 @@ impl Dir {
     /// Removes both files of a migration.
     pub fn remove(&self, version: i64, description: &str) {
         for dir in ["up", "down"] {
-            std::fs::remove_file(self.path.join(format!("{version:010}_{description}.{dir}.sql"))).expect("rm");
+            std::fs::remove_file(self.path.join(format!("{version:010}_{description}.{dir}.sql")))
+                .expect("rm");
         }
     }
 
