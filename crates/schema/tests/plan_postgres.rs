@@ -424,10 +424,12 @@ fn indexes_added_dropped_and_modified() {
     );
     // Changing one: drop, then create.
     let mut changed = after.clone();
-    if let Some(u) = changed.tables.get_mut(&q("users")) {
-        if let Some(i) = u.indexes.get_mut("users_name_idx") {
-            i.predicate = None;
-        }
+    if let Some(i) = changed
+        .tables
+        .get_mut(&q("users"))
+        .and_then(|u| u.indexes.get_mut("users_name_idx"))
+    {
+        i.predicate = None;
     }
     assert_plan(
         &after,

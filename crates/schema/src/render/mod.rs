@@ -11,9 +11,11 @@ mod postgres;
 mod severity;
 mod sql;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{Constraint, DiffCategory, Finding, RowChange, SchemaDiff};
+use crate::diff::{ColumnAspect, Constraint, DiffCategory, Finding, RowChange, SchemaDiff};
 use crate::model::{Dialect, Index, QualifiedName};
 use crate::plan::{PlannedStatement, Severity};
 use sql::Sql;
@@ -123,6 +125,8 @@ fn render_tagged(
     for c in &diff.columns_modified {
         match dialect {
             Dialect::Postgres => out.extend(C::ColumnsModified, postgres::modify_column(c)),
+            // MySQL has no identity: a change in it alone has nothing to say.
+            Dialect::Mysql if c.changes.iter().all(|a| *a == ColumnAspect::Identity) => {}
             Dialect::Mysql => out.push(C::ColumnsModified, mysql::modify_column(c)),
         }
     }
@@ -236,11 +240,16 @@ fn render_tagged(
 /// Foreign keys between dropped tables that point at a table dropped earlier (a cycle): they are
 /// dropped first so every DROP TABLE succeeds.
 fn cyclic_foreign_keys(diff: &SchemaDiff) -> Vec<(&QualifiedName, &crate::model::ForeignKey)> {
-    let position = |name: &QualifiedName| diff.tables_removed.iter().position(|t| &t.name == name);
+    let position: BTreeMap<&QualifiedName, usize> = diff
+        .tables_removed
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (&t.name, i))
+        .collect();
     let mut out = Vec::new();
     for (i, t) in diff.tables_removed.iter().enumerate() {
         for fk in t.foreign_keys.values() {
-            if position(&fk.referenced_table).is_some_and(|j| j < i) {
+            if position.get(&fk.referenced_table).is_some_and(|j| *j < i) {
                 out.push((&t.name, fk));
             }
         }
