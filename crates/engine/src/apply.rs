@@ -100,7 +100,7 @@ async fn locked(session: &mut Session, plan: &Plan, opts: &ApplyOptions) -> Resu
     let actual = live_fingerprint(&live, &plan.exclude);
     if actual != plan.from_fingerprint {
         return Err(Error::StalePlan {
-            expected: plan.from_fingerprint.clone(),
+            expected: plan.from_fingerprint,
             actual,
         });
     }

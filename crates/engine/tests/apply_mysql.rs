@@ -130,7 +130,7 @@ async fn serial_db_of_two_concurrent_applies_exactly_one_proceeds() {
     let from = fingerprint(&mut first).await;
     let one_plan = plan(
         MY,
-        from.clone(),
+        from,
         &[("DO SLEEP(3)", true), ("CREATE TABLE a (id INT)", true)],
     );
     let two_plan = plan(

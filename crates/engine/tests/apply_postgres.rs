@@ -161,7 +161,7 @@ async fn of_two_concurrent_applies_exactly_one_proceeds() {
     let from = fingerprint(&mut first).await;
     let slow = plan(
         PG,
-        from.clone(),
+        from,
         &[("SELECT pg_sleep(2)", true), ("CREATE TABLE a (id int)", true)],
     );
     let other = plan(

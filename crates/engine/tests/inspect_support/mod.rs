@@ -109,7 +109,7 @@ pub fn plan(
     ptah_schema::Plan {
         format_version: ptah_schema::PLAN_FORMAT_VERSION,
         dialect,
-        from_fingerprint: from.clone(),
+        from_fingerprint: from,
         to_fingerprint: from,
         exclude: Vec::new(),
         destructive: false,
