@@ -1,7 +1,7 @@
 //! Pull an artifact into memory: every descriptor rule is checked before the first blob is
 //! fetched, and sizes and digests again while each blob is read.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, path::Path};
 
 use ptah_fingerprint::Digest;
 use ptah_ocireference::Reference;
@@ -97,6 +97,27 @@ impl Artifact {
 }
 
 impl Registry {
+    /// Pulls `reference` and writes it to the new directory `dest` (see [`crate::write_files`]);
+    /// an existing `dest` is refused before anything is fetched, and nothing is written unless
+    /// every check passed.
+    pub async fn pull_to(
+        &self,
+        reference: &Reference,
+        expected: Option<Kind>,
+        dest: &Path,
+        limits: &Limits,
+    ) -> Result<Artifact, Error> {
+        if std::fs::symlink_metadata(dest).is_ok() {
+            return Err(Error::Destination {
+                path: dest.to_owned(),
+                reason: "already exists".to_owned(),
+            });
+        }
+        let artifact = self.pull(reference, expected, limits).await?;
+        crate::write_files(&artifact.files, dest, limits)?;
+        Ok(artifact)
+    }
+
     /// Pulls `reference` into memory; `expected` refuses any other kind.
     pub async fn pull(
         &self,
