@@ -258,7 +258,9 @@ impl Error {
                 registry,
                 reason: format!("HTTP status {code}"),
             },
-            OciDistributionError::RequestError(e) => transport(&e, registry),
+            OciDistributionError::RequestError(e) => {
+                transport(&e, e.status().map(|s| s.as_u16()), e.is_timeout(), registry)
+            }
             OciDistributionError::IoError(e) => match find_tls(&e) {
                 Some(reason) => Error::Tls { registry, reason },
                 None => Error::Registry {
@@ -274,11 +276,55 @@ impl Error {
     }
 }
 
-/// A reqwest failure: TLS, timeout, connection, or something else.
-fn transport(err: &(dyn std::error::Error + 'static), registry: String) -> Error {
+/// A reqwest failure: an HTTP status, TLS, timeout, connection, or something else.
+fn transport(
+    err: &(dyn std::error::Error + 'static),
+    status: Option<u16>,
+    is_timeout: bool,
+    registry: String,
+) -> Error {
+    match status {
+        Some(401 | 403) => return Error::Unauthorized { registry },
+        Some(code) => {
+            return Error::Registry {
+                registry,
+                reason: format!("HTTP status {code}"),
+            };
+        }
+        None => {}
+    }
+    let text = chain_text(err);
     if let Some(reason) = find_tls(err) {
         return Error::Tls { registry, reason };
     }
+    // Some connectors hide the rustls error behind their own boxes; its text is stable.
+    for marker in [
+        "invalid peer certificate",
+        "received corrupt message",
+        "peer is incompatible",
+    ] {
+        if let Some(at) = text.find(marker) {
+            let reason = text[at..].to_owned();
+            let reason = if marker == "received corrupt message" {
+                format!("{reason} (the server does not speak TLS; is it a plain-HTTP registry?)")
+            } else {
+                reason
+            };
+            return Error::Tls { registry, reason };
+        }
+    }
+    if is_timeout {
+        Error::Timeout { registry }
+    } else {
+        Error::Connect {
+            registry,
+            reason: text,
+        }
+    }
+}
+
+/// Every message of `err`'s chain joined by `: `.
+fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = String::new();
     let mut current: Option<&(dyn std::error::Error + 'static)> = Some(err);
     while let Some(e) = current {
@@ -288,15 +334,7 @@ fn transport(err: &(dyn std::error::Error + 'static), registry: String) -> Error
         text.push_str(&e.to_string());
         current = e.source();
     }
-    let lower = text.to_lowercase();
-    if lower.contains("timed out") || lower.contains("timeout") {
-        Error::Timeout { registry }
-    } else {
-        Error::Connect {
-            registry,
-            reason: text,
-        }
-    }
+    text
 }
 
 /// The rustls error somewhere in `err`'s chain (io::Error hides its payload from `source()`).
@@ -308,9 +346,9 @@ fn find_tls(err: &(dyn std::error::Error + 'static)) -> Option<String> {
         }
         if let Some(io) = e.downcast_ref::<std::io::Error>()
             && let Some(inner) = io.get_ref()
-            && let Some(tls) = inner.downcast_ref::<rustls::Error>()
+            && let Some(found) = find_tls(inner)
         {
-            return Some(describe_tls(tls));
+            return Some(found);
         }
         current = e.source();
     }
