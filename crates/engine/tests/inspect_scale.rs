@@ -1,6 +1,7 @@
 //! Inspect 1,000 generated tables on each engine (identity/auto-increment keys, FKs, CHECKs, DESC,
 //! partial, expression and prefix indexes, comments), check the counts and print the time taken.
-//! No wall-clock assertion: this machine's timings move 2–3× between runs.
+//! No wall-clock assertion: this machine's timings move 2–3× between runs, so the test prints the
+//! time next to the baseline's bare catalog queries (the floor), measured interleaved.
 
 mod inspect_support;
 
@@ -127,19 +128,111 @@ fn count(schema: &ptah_schema::Schema) -> Counts {
     counts
 }
 
-async fn measure(session: &mut Session, engine: &str) -> ptah_schema::Schema {
-    let mut last = None;
-    for run in 1..=3 {
-        let started = Instant::now();
-        let schema = inspect(session, &InspectScope::all()).await.expect("inspect");
-        println!(
-            "{engine}: inspect of {} tables, run {run}: {:.3} s",
-            schema.tables.len(),
-            started.elapsed().as_secs_f64()
-        );
-        last = Some(schema);
+/// The baseline's PostgreSQL floor (bench-baseline.md §6.1): six set-based pg_catalog queries.
+const PG_FLOOR: [&str; 6] = [
+    "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relpersistence, c.relispartition, c.reloptions, \
+     c.relreplident, d.description FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+     LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 \
+     WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)",
+    "SELECT a.attrelid, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, \
+     a.attidentity, a.attgenerated, pg_get_expr(ad.adbin, ad.adrelid), \
+     CASE WHEN a.attcollation <> t.typcollation THEN co.collname END, d.description \
+     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+     JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum \
+     LEFT JOIN pg_collation co ON co.oid = a.attcollation LEFT JOIN pg_description d ON d.objoid = a.attrelid \
+     AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum \
+     WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped",
+    "SELECT con.oid, con.conrelid, con.conname, con.contype, pg_get_constraintdef(con.oid, true), \
+     con.condeferrable, con.condeferred, con.convalidated, con.conkey, con.confrelid, con.confkey, con.conindid, \
+     con.confupdtype, con.confdeltype, con.confmatchtype, fn.nspname, fc.relname FROM pg_constraint con \
+     JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+     LEFT JOIN pg_class fc ON fc.oid = con.confrelid LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace \
+     WHERE n.nspname = ANY($1) AND con.contype IN ('p', 'u', 'f', 'c', 'x')",
+    "SELECT i.indexrelid, i.indrelid, ic.relname, am.amname, i.indisunique, i.indisprimary, i.indisvalid, \
+     i.indnkeyatts, i.indkey::int2[], pg_get_indexdef(i.indexrelid), pg_get_expr(i.indpred, i.indrelid), \
+     EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid \
+     AND k.contype IN ('p', 'u', 'x')) FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid \
+     JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+     JOIN pg_am am ON am.oid = ic.relam WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'p', 'm')",
+    "SELECT n.nspname, t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_type t \
+     JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_enum e ON e.enumtypid = t.oid \
+     WHERE n.nspname = ANY($1) GROUP BY n.nspname, t.typname",
+    "SELECT c.oid, n.nspname, c.relname, format_type(s.seqtypid, NULL), s.seqstart, s.seqincrement, s.seqmin, \
+     s.seqmax, s.seqcache, s.seqcycle, d.refobjid, d.refobjsubid, d.deptype FROM pg_sequence s \
+     JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+     LEFT JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = c.oid \
+     AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') WHERE n.nspname = ANY($1)",
+];
+
+/// The baseline's MariaDB floor (bench-baseline.md §6.3): the eight information_schema views.
+const MY_FLOOR: [&str; 8] = [
+    "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+    "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_COLLATION, CREATE_OPTIONS, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+    "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, IS_NULLABLE, DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, EXTRA, COLUMN_COMMENT, IS_GENERATED, GENERATION_EXPRESSION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?",
+    "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, COLLATION, NULLABLE, INDEX_TYPE, INDEX_COMMENT, IGNORED FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?",
+    "SELECT CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = ?",
+    "SELECT CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, POSITION_IN_UNIQUE_CONSTRAINT, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ?",
+    "SELECT CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_NAME, UNIQUE_CONSTRAINT_SCHEMA, UNIQUE_CONSTRAINT_NAME, REFERENCED_TABLE_NAME, MATCH_OPTION, UPDATE_RULE, DELETE_RULE FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?",
+    "SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, LEVEL, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?",
+];
+
+/// Runs the floor queries once and returns how many rows they read.
+async fn floor(session: &mut Session, database: &str) -> usize {
+    match session {
+        Session::Postgres { client, .. } => {
+            let namespaces = vec!["app".to_owned()];
+            client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .await
+                .expect("begin");
+            let mut rows = 0;
+            for sql in PG_FLOOR {
+                rows += client
+                    .query(sql, &[&namespaces])
+                    .await
+                    .expect("floor query")
+                    .len();
+            }
+            client.batch_execute("COMMIT").await.expect("commit");
+            rows
+        }
+        Session::MySql(conn) => {
+            use mysql_async::prelude::Queryable;
+            let mut rows = 0;
+            for sql in MY_FLOOR {
+                let found: Vec<mysql_async::Row> = conn.exec(sql, (database,)).await.expect("floor query");
+                rows += found.len();
+            }
+            rows
+        }
     }
-    last.expect("three runs")
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Five interleaved rounds of floor and inspect; prints each median and their ratio.
+async fn measure(session: &mut Session, engine: &str, database: &str) -> ptah_schema::Schema {
+    let (mut floors, mut inspects, mut last) = (Vec::new(), Vec::new(), None);
+    for _ in 0..5 {
+        let started = Instant::now();
+        assert!(
+            floor(session, database).await > TABLES,
+            "the floor reads every table"
+        );
+        floors.push(started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        last = Some(inspect(session, &InspectScope::all()).await.expect("inspect"));
+        inspects.push(started.elapsed().as_secs_f64());
+    }
+    let (floor, inspect) = (median(floors), median(inspects));
+    println!(
+        "{engine}: {TABLES} tables: inspect {inspect:.3} s, catalog floor {floor:.3} s, ratio {:.2} (medians of 5, interleaved)",
+        inspect / floor
+    );
+    last.expect("five runs")
 }
 
 #[tokio::test]
@@ -152,7 +245,7 @@ async fn postgres_inspects_a_thousand_tables() {
     for chunk in script.chunks(50) {
         session.batch(&chunk.join(";\n")).await.expect("create tables");
     }
-    let schema = measure(&mut session, "postgresql 15").await;
+    let schema = measure(&mut session, "postgresql 15", &db.name).await;
     assert_eq!(count(&schema), expected);
     session.close().await.expect("close");
     db.drop().await;
@@ -169,7 +262,7 @@ async fn mariadb_inspects_a_thousand_tables() {
             .await
             .expect("create table");
     }
-    let schema = measure(&mut session, "mariadb 10.11").await;
+    let schema = measure(&mut session, "mariadb 10.11", &db.name).await;
     assert_eq!(
         count(&schema),
         expected,
