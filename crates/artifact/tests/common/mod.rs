@@ -2,6 +2,8 @@
 //! references, raw pushes of hand-built (possibly hostile) manifests, and scratch directories.
 #![allow(dead_code)]
 
+pub mod tamper;
+
 use std::path::PathBuf;
 
 use oci_client::{
