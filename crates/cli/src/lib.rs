@@ -9,6 +9,7 @@
 
 pub mod common;
 pub mod migrations;
+pub mod oci;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
@@ -30,6 +31,8 @@ pub struct Cli {
 pub enum Command {
     /// Versioned migrations: status, up, baseline, hash.
     Migrations(migrations::Args),
+    /// OCI artifacts: resolve, inspect, verify, pull, push.
+    Oci(oci::Args),
 }
 
 /// Sends logs to stderr: JSON lines when stderr is not a terminal, human-readable otherwise.
@@ -56,5 +59,6 @@ pub fn init_tracing(filter: Option<&str>) {
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Migrations(args) => migrations::run(args).await,
+        Command::Oci(args) => oci::run(args).await,
     }
 }
