@@ -10,6 +10,7 @@
 pub mod common;
 pub mod migrations;
 pub mod oci;
+pub mod schema;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
@@ -31,6 +32,8 @@ pub struct Cli {
 pub enum Command {
     /// Versioned migrations: status, up, baseline, hash.
     Migrations(migrations::Args),
+    /// Declared schema: inspect, drift, plan, apply.
+    Schema(schema::Args),
     /// OCI artifacts: resolve, inspect, verify, pull, push.
     Oci(oci::Args),
 }
@@ -59,6 +62,7 @@ pub fn init_tracing(filter: Option<&str>) {
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Migrations(args) => migrations::run(args).await,
+        Command::Schema(args) => schema::run(args).await,
         Command::Oci(args) => oci::run(args).await,
     }
 }

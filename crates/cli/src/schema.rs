@@ -1,0 +1,387 @@
+//! `ptah schema inspect|drift|plan|apply`: the declared-schema engine on one database.
+//!
+//! Exit codes: 0 success (in sync, empty plan, applied and verified); 1 the command ran and found
+//! something (drift, pending changes, a stale plan, a failed or unverified apply); 2 bad input, an
+//! unreachable database or a refused gate (destructive plan, protected table, lock busy).
+
+use std::{fmt::Write as _, io::IsTerminal, path::PathBuf, time::Duration};
+
+use clap::Subcommand;
+use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, Error as DbError, InspectScope, Session};
+use ptah_schema::diff::{ExcludeSet, Finding};
+use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
+use serde::Serialize;
+
+mod apply;
+
+use crate::common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration};
+
+/// `ptah schema …`
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The schema command.
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+/// The schema commands.
+#[derive(Debug, Subcommand)]
+pub enum Sub {
+    /// Print the live schema: canonical schema.hcl (text) or the JSON model. Exit 0.
+    Inspect(InspectArgs),
+    /// Compare the live schema with the desired one: exit 0 in sync, 1 drift, 2 error.
+    Drift(DesiredArgs),
+    /// Write the plan that moves the database to the desired schema: exit 0 when the plan is
+    /// empty, 1 when changes are pending (the plan file is written either way), 2 error or refusal.
+    Plan(PlanArgs),
+    /// Apply a plan file, then verify that a fresh plan is empty: exit 0 applied and verified,
+    /// 1 stale plan, failed or unverified apply, 2 error or refused gate.
+    Apply(ApplyArgs),
+}
+
+/// Database, format and scope, shared by every schema command.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Leave matching tables and enums out of management (glob over `table` or `schema.table`; repeatable).
+    #[arg(long, value_delimiter = ',')]
+    exclude: Vec<String>,
+}
+
+/// Arguments of `inspect`.
+#[derive(Debug, clap::Args)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    target: Target,
+}
+
+/// Arguments of commands that compare with a desired schema.
+#[derive(Debug, clap::Args)]
+pub struct DesiredArgs {
+    #[command(flatten)]
+    target: Target,
+    /// The desired schema: a `.hcl` file, a `.sql` file, or a directory of `.sql` files.
+    #[arg(long, visible_alias = "schema-file", env = "PTAH_SCHEMA_FROM")]
+    from: PathBuf,
+}
+
+/// Arguments of `plan`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    desired: DesiredArgs,
+    /// Where to write the plan file (JSON, byte-identical for the same inputs).
+    #[arg(long)]
+    output: PathBuf,
+    /// A table no plan may drop, alter or change rows of (`table` or `schema.table`; repeatable).
+    #[arg(long, value_delimiter = ',')]
+    protected_table: Vec<String>,
+}
+
+/// Arguments of `apply`.
+#[derive(Debug, clap::Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    desired: DesiredArgs,
+    /// The plan file written by `ptah schema plan`.
+    #[arg(long)]
+    plan: PathBuf,
+    /// Allow a plan with destructive statements (otherwise refused with exit 2).
+    #[arg(long)]
+    allow_destructive: bool,
+    /// Check the plan is current and print it; run nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// How long to wait for the shared lock.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    lock_wait: Duration,
+    /// How long one statement may wait for a table lock (0s: no limit).
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    lock_timeout: Duration,
+    /// How long one statement may run (0s: no limit).
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    statement_timeout: Duration,
+}
+
+/// A command's failure: a stable code, a message free of credentials, and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    code: &'static str,
+    message: String,
+    exit: u8,
+}
+
+impl Failure {
+    fn new(code: &'static str, message: impl Into<String>, exit: u8) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+            exit,
+        }
+    }
+}
+
+impl From<DbError> for Failure {
+    fn from(err: DbError) -> Self {
+        let (code, exit) = match &err {
+            DbError::InvalidUrl { .. }
+            | DbError::MultiStatements
+            | DbError::SeveralHosts
+            | DbError::UnsupportedTls { .. } => ("invalid_url", EXIT_USAGE),
+            DbError::Connect { .. } | DbError::ConnectTimeout { .. } => ("connect", EXIT_USAGE),
+            DbError::LockBusy { .. } => ("lock_busy", EXIT_USAGE),
+            DbError::DialectMismatch { .. } => ("dialect_mismatch", EXIT_USAGE),
+            DbError::Unsupported { .. } => ("unsupported", EXIT_USAGE),
+            DbError::StalePlan { .. } => ("stale_plan", EXIT_FAILURE),
+            DbError::NotConverged { .. } => ("not_converged", EXIT_FAILURE),
+            DbError::ApplyFailed { .. } => ("apply_failed", EXIT_FAILURE),
+            DbError::Query(_) => ("database", EXIT_FAILURE),
+        };
+        Failure::new(code, err.to_string(), exit)
+    }
+}
+
+impl From<PlanError> for Failure {
+    fn from(err: PlanError) -> Self {
+        let code = match err {
+            PlanError::ProtectedTable { .. } => "protected_table",
+            PlanError::DuplicateRowKey { .. } => "invalid_schema",
+        };
+        Failure::new(code, err.to_string(), EXIT_USAGE)
+    }
+}
+
+/// Runs a schema command and returns the exit code.
+pub async fn run(args: Args) -> u8 {
+    let (format, command, url) = match &args.command {
+        Sub::Inspect(a) => (a.target.format, "schema inspect", &a.target.db.url),
+        Sub::Drift(a) => (a.target.format, "schema drift", &a.target.db.url),
+        Sub::Plan(a) => (a.desired.target.format, "schema plan", &a.desired.target.db.url),
+        Sub::Apply(a) => (a.desired.target.format, "schema apply", &a.desired.target.db.url),
+    };
+    let out = Output { format, command };
+    let scrub = DatabaseUrl::parse(url).ok();
+    let result = match args.command {
+        Sub::Inspect(a) => inspect(a, out).await,
+        Sub::Drift(a) => drift(a, out).await,
+        Sub::Plan(a) => plan(a, out).await,
+        Sub::Apply(a) => apply::apply(a, out).await,
+    };
+    result.unwrap_or_else(|f| {
+        let message = scrub.map_or(f.message.clone(), |u| u.scrub(&f.message));
+        out.error(f.code, &message, f.exit)
+    })
+}
+
+/// Prints a progress line on stderr, only for people: text mode on a terminal.
+pub(crate) fn progress(out: Output, line: &str) {
+    if out.format == Format::Text && std::io::stderr().is_terminal() {
+        eprintln!("{line}");
+    }
+}
+
+/// An open session with its parsed URL and the planner's options for it.
+pub(crate) struct Connected {
+    pub(crate) url: DatabaseUrl,
+    pub(crate) session: Session,
+    pub(crate) options: PlanOptions,
+}
+
+/// Parses the URL and connects; the options carry the exclusions and the server's flavor.
+pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, Failure> {
+    let url = DatabaseUrl::parse(&target.db.url)?;
+    progress(out, &format!("connecting to {url}"));
+    let mut session = Session::connect(&url, target.db.connect_timeout).await?;
+    let flavor = ptah_engine::mysql_flavor(&mut session).await?;
+    let options = PlanOptions {
+        exclude: target.exclude.clone(),
+        protected_tables: Vec::new(),
+        mysql_flavor: flavor.unwrap_or_default(),
+    };
+    Ok(Connected {
+        url,
+        session,
+        options,
+    })
+}
+
+/// Reads the desired schema in the URL's dialect; refuses a bad URL first.
+pub(crate) fn desired(args: &DesiredArgs) -> Result<(Dialect, Schema), Failure> {
+    let dialect = DatabaseUrl::parse(&args.target.db.url)?.dialect();
+    let schema = ptah_schema::read::from_path(dialect, &args.from)
+        .map_err(|e| Failure::new("invalid_schema", e.to_string(), EXIT_USAGE))?;
+    Ok((dialect, schema))
+}
+
+/// Inspects the live schema within the desired schema's scope.
+pub(crate) async fn live(c: &mut Connected, desired: &Schema, out: Output) -> Result<Schema, Failure> {
+    progress(out, "inspecting the live schema");
+    Ok(ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?)
+}
+
+/// Closes a session; a failure to close changes nothing already reported.
+pub(crate) async fn close(session: Session) {
+    if let Err(err) = session.close().await {
+        tracing::debug!(error = %err, "closing the session failed");
+    }
+}
+
+#[derive(Serialize)]
+struct InspectReport {
+    dialect: Dialect,
+    database_url: String,
+    fingerprint: String,
+    schema: Schema,
+}
+
+async fn inspect(a: InspectArgs, out: Output) -> Result<u8, Failure> {
+    let mut c = connect(&a.target, out).await?;
+    let result = ptah_engine::inspect(&mut c.session, &InspectScope::all()).await;
+    close(c.session).await;
+    let schema = ExcludeSet::new(&a.target.exclude).apply(&result?);
+    let dialect = c.url.dialect();
+    let report = InspectReport {
+        dialect,
+        database_url: c.url.to_string(),
+        fingerprint: schema.fingerprint().to_string(),
+        schema,
+    };
+    let text = || ptah_schema::write::hcl::to_hcl(dialect, &report.schema);
+    Ok(out.report(&report, text, EXIT_OK))
+}
+
+#[derive(Serialize)]
+struct DriftReport {
+    drift: bool,
+    highest_severity: Option<Severity>,
+    dialect: Dialect,
+    database_url: String,
+    source: String,
+    exclude: Vec<String>,
+    live_fingerprint: String,
+    desired_fingerprint: String,
+    findings: Vec<Finding>,
+}
+
+async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
+    let (dialect, desired) = desired(&a)?;
+    let mut c = connect(&a.target, out).await?;
+    let live = live(&mut c, &desired, out).await;
+    close(c.session).await;
+    let live = live?;
+    let found = ptah_schema::drift(&desired, &live, dialect, &c.options);
+    let scope = ExcludeSet::new(&c.options.exclude);
+    let report = DriftReport {
+        drift: !found.diff.is_empty(),
+        highest_severity: found.findings.iter().map(|f| f.severity).max(),
+        dialect,
+        database_url: c.url.to_string(),
+        source: a.from.display().to_string(),
+        exclude: c.options.exclude.clone(),
+        live_fingerprint: scope.apply(&live).fingerprint().to_string(),
+        desired_fingerprint: scope.apply(&desired).fingerprint().to_string(),
+        findings: found.findings,
+    };
+    let exit = if report.drift { EXIT_FAILURE } else { EXIT_OK };
+    let text = || {
+        let mut s = String::new();
+        if !report.drift {
+            s.push_str("No drift: the database matches the desired schema.\n");
+        }
+        for f in &report.findings {
+            let severity = severity_name(f.severity);
+            let _ = writeln!(s, "{:<24} {:>5}  {severity}", f.category.as_str(), f.count);
+        }
+        s
+    };
+    Ok(out.report(&report, text, exit))
+}
+
+/// The lowercase name of a severity, as in JSON.
+pub(crate) fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Safe => "safe",
+        Severity::Warning => "warning",
+        Severity::Destructive => "destructive",
+    }
+}
+
+#[derive(Serialize)]
+struct PlanReport {
+    changes_pending: bool,
+    output: String,
+    dialect: Dialect,
+    database_url: String,
+    from_fingerprint: String,
+    to_fingerprint: String,
+    destructive: bool,
+    highest_severity: Option<Severity>,
+    statements: usize,
+    severities: Vec<Severity>,
+}
+
+/// The bytes of a plan file: pretty JSON and a final newline, identical for identical plans.
+pub fn plan_bytes(plan: &Plan) -> Result<Vec<u8>, Failure> {
+    let mut bytes = serde_json::to_vec_pretty(plan)
+        .map_err(|e| Failure::new("internal", format!("cannot render the plan: {e}"), EXIT_FAILURE))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
+    let (dialect, desired) = desired(&a.desired)?;
+    let mut c = connect(&a.desired.target, out).await?;
+    let live = live(&mut c, &desired, out).await;
+    close(c.session).await;
+    let live = live?;
+    let mut options = c.options.clone();
+    options.protected_tables = a.protected_table.clone();
+    progress(out, "planning");
+    let plan = ptah_schema::plan(&desired, &live, dialect, &options)?;
+    std::fs::write(&a.output, plan_bytes(&plan)?)
+        .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
+    let report = PlanReport {
+        changes_pending: !plan.is_empty(),
+        output: a.output.display().to_string(),
+        dialect,
+        database_url: c.url.to_string(),
+        from_fingerprint: plan.from_fingerprint.to_string(),
+        to_fingerprint: plan.to_fingerprint.to_string(),
+        destructive: plan.destructive,
+        highest_severity: plan.highest_severity(),
+        statements: plan.statements.len(),
+        severities: plan.statements.iter().map(|s| s.severity).collect(),
+    };
+    let exit = if plan.is_empty() { EXIT_OK } else { EXIT_FAILURE };
+    let text = || {
+        let mut s = String::new();
+        if plan.is_empty() {
+            s.push_str("Schema is synced: the plan is empty.\n");
+        }
+        for st in &plan.statements {
+            let _ = writeln!(s, "-- {}: {}\n{};", severity_name(st.severity), st.reason, st.sql);
+        }
+        let _ = writeln!(s, "Wrote {} ({} statements)", report.output, report.statements);
+        s
+    };
+    Ok(out.report(&report, text, exit))
+}
+
+/// Options for the engine's apply from the command line and the desired schema.
+pub(crate) fn apply_options(a: &ApplyArgs, desired: &Schema) -> ApplyOptions {
+    ApplyOptions {
+        lock_wait: a.lock_wait,
+        lock_timeout: a.lock_timeout,
+        statement_timeout: a.statement_timeout,
+        scope: InspectScope::of(desired),
+    }
+}
+
+/// "N of M statements committed", for people.
+pub(crate) fn committed_text(applied: usize, total: usize) -> String {
+    format!("{applied} of {total} statements committed")
+}
