@@ -335,8 +335,12 @@ async fn push(args: PushArgs) -> u8 {
     }
 }
 
-/// The files to push; a migration directory must carry a current `ptah.sum`.
-fn read_push_input(args: &PushArgs) -> Result<Vec<(String, Vec<u8>)>, (&'static str, String)> {
+/// Files to push as `(relative path, bytes)`.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The files to push; a migration directory must carry a current `ptah.sum`. Errors are
+/// `(code, message)`.
+fn read_push_input(args: &PushArgs) -> Result<Files, (&'static str, String)> {
     match (args.kind, &args.file, &args.dir) {
         (Kind::Schema, Some(file), None) => {
             let bytes = std::fs::read(file).map_err(|e| ("io", format!("{}: {e}", file.display())))?;
