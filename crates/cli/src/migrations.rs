@@ -1,4 +1,4 @@
-//! `ptah migrations status|up|baseline|hash`.
+//! `ptah migrations status|up|baseline|hash|push|pull`.
 
 use std::{fmt::Write as _, path::PathBuf, time::Duration};
 
@@ -8,7 +8,12 @@ use ptah_migrate::{
 };
 use serde::Serialize;
 
-use crate::common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration};
+use ptah_artifact::Kind;
+
+use crate::{
+    common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration},
+    oci,
+};
 
 /// `ptah migrations …`
 #[derive(Debug, clap::Args)]
@@ -29,6 +34,30 @@ pub enum Sub {
     Baseline(BaselineArgs),
     /// Write ptah.sum for the directory.
     Hash(HashArgs),
+    /// Publish the directory (with a current ptah.sum) as a migrations artifact.
+    Push(PushArgs),
+    /// Pull a migrations artifact into a new directory.
+    Pull(PullArgs),
+}
+
+/// Arguments of `push`.
+#[derive(Debug, clap::Args)]
+pub struct PushArgs {
+    #[command(flatten)]
+    common: oci::Common,
+    /// The migration directory; its ptah.sum must be present and current.
+    #[arg(long, visible_alias = "migrations-dir", env = "PTAH_MIGRATIONS_DIR")]
+    dir: PathBuf,
+}
+
+/// Arguments of `pull`.
+#[derive(Debug, clap::Args)]
+pub struct PullArgs {
+    #[command(flatten)]
+    common: oci::Common,
+    /// The directory to create (it must not exist).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// The migration directory and the report format.
@@ -167,6 +196,23 @@ pub async fn run(args: Args) -> u8 {
                 command: "migrations hash",
             };
             hash(&a, out).unwrap_or_else(|e| fail(out, &e))
+        }
+        Sub::Push(a) => {
+            let args = oci::PushArgs {
+                common: a.common,
+                kind: Kind::Migrations,
+                file: None,
+                dir: Some(a.dir),
+            };
+            oci::push(args, "migrations push").await
+        }
+        Sub::Pull(a) => {
+            let args = oci::PullArgs {
+                common: a.common,
+                kind: Some(Kind::Migrations),
+                out: Some(a.out),
+            };
+            oci::pull(args, "migrations pull").await
         }
     }
 }

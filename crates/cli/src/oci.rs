@@ -73,29 +73,29 @@ pub struct VerifyArgs {
 #[derive(Debug, clap::Args)]
 pub struct PullArgs {
     #[command(flatten)]
-    common: Common,
+    pub(crate) common: Common,
     /// Refuse any other kind.
     #[arg(long)]
-    kind: Option<Kind>,
+    pub(crate) kind: Option<Kind>,
     /// Write the files to this new directory (it must not exist).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// Arguments of `push`.
 #[derive(Debug, clap::Args)]
 pub struct PushArgs {
     #[command(flatten)]
-    common: Common,
+    pub(crate) common: Common,
     /// The artifact kind.
     #[arg(long)]
-    kind: Kind,
+    pub(crate) kind: Kind,
     /// The canonical `schema.hcl` (schema artifacts).
     #[arg(long, conflicts_with = "dir")]
-    file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// The migration directory with a current `ptah.sum` (migration artifacts).
     #[arg(long)]
-    dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Runs one `ptah oci` command and returns its exit code.
@@ -104,8 +104,8 @@ pub async fn run(args: Args) -> u8 {
         Sub::Resolve(a) => resolve(a.common).await,
         Sub::Inspect(a) => inspect(a.common).await,
         Sub::Verify(a) => verify(a).await,
-        Sub::Pull(a) => pull(a).await,
-        Sub::Push(a) => push(a).await,
+        Sub::Pull(a) => pull(a, "oci pull").await,
+        Sub::Push(a) => push(a, "oci push").await,
     }
 }
 
@@ -261,10 +261,11 @@ async fn verify(args: VerifyArgs) -> u8 {
     }
 }
 
-async fn pull(args: PullArgs) -> u8 {
+/// Pulls an artifact; `command` names the report (`oci pull`, `migrations pull`).
+pub(crate) async fn pull(args: PullArgs, command: &'static str) -> u8 {
     let out = Output {
         format: args.common.format,
-        command: "oci pull",
+        command,
     };
     let (reference, registry) = match connect(&args.common, &out) {
         Ok(pair) => pair,
@@ -313,10 +314,11 @@ async fn pull(args: PullArgs) -> u8 {
     }
 }
 
-async fn push(args: PushArgs) -> u8 {
+/// Pushes an artifact; `command` names the report (`oci push`, `migrations push`, `schema push`).
+pub(crate) async fn push(args: PushArgs, command: &'static str) -> u8 {
     let out = Output {
         format: args.common.format,
-        command: "oci push",
+        command,
     };
     let files = match read_push_input(&args) {
         Ok(files) => files,

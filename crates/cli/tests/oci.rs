@@ -256,3 +256,81 @@ fn a_stale_sum_a_wrong_password_and_a_bad_reference_exit_2() {
         "{doc}"
     );
 }
+
+#[test]
+fn migrations_push_and_pull_round_trip_and_refuse_a_stale_sum() {
+    let services = TestServices::require();
+    let password = services.registry.password.expose().to_owned();
+    let work = scratch("cli-mig-push");
+    let dir = migration_dir(&work.0);
+    let d = dir.to_str().expect("utf-8");
+    let target = format!(
+        "oci://{}/ptah-tests/{}:v1",
+        services.registry.host,
+        unique_name("migpush")
+    );
+
+    let (exit, json, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &["migrations", "push", &target, "--dir", d, "--format", "json"],
+    );
+    assert_eq!(exit, 2, "no ptah.sum yet must be refused: {json} {stderr}");
+    assert_eq!(json["command"], "migrations push", "{json}");
+
+    let (exit, _, stderr) = ptah(&services, &password, &work.0, &["migrations", "hash", "--dir", d]);
+    assert_eq!(exit, 0, "{stderr}");
+    let (exit, json, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &["migrations", "push", &target, "--dir", d, "--format", "json"],
+    );
+    assert_eq!(exit, 0, "{json} {stderr}");
+    let digest = json["digest"].as_str().expect("digest").to_owned();
+    assert!(digest.starts_with("sha256:"), "{json}");
+
+    let out = work.0.join("pulled");
+    let pinned = format!("{}@{digest}", target);
+    let o = out.to_str().expect("utf-8");
+    let (exit, json, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &["migrations", "pull", &pinned, "--out", o, "--format", "json"],
+    );
+    assert_eq!(exit, 0, "{json} {stderr}");
+    for file in [
+        "0000000001_items.up.sql",
+        "nested/0000000002_seed.down.sql",
+        "ptah.sum",
+    ] {
+        assert_eq!(
+            std::fs::read(out.join(file)).expect("pulled file"),
+            std::fs::read(dir.join(file)).expect("source file"),
+            "{file}"
+        );
+    }
+    let (exit, _, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &["migrations", "pull", &pinned, "--out", o],
+    );
+    assert_eq!(exit, 2, "an existing destination is refused: {stderr}");
+
+    std::fs::write(
+        dir.join("0000000001_items.up.sql"),
+        "CREATE TABLE items (id BIGINT);\n",
+    )
+    .expect("edit");
+    let (exit, json, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &["migrations", "push", &target, "--dir", d, "--format", "json"],
+    );
+    assert_eq!(exit, 2, "a stale ptah.sum must be refused: {json} {stderr}");
+    assert_eq!(json["error"]["code"], "sum", "{json}");
+}
