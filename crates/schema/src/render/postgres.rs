@@ -1,7 +1,7 @@
 //! PostgreSQL statements.
 
 use super::severity::{needs_using, type_change};
-use super::sql::{Sql, identity_kind};
+use super::sql::{Sql, identity_kind, pg_column};
 use super::stmt;
 use crate::diff::{ColumnAspect, ColumnChange, Constraint, EnumChange, EnumChangeMethod, EnumPosition};
 use crate::model::{Column, Dialect, EnumType, Extension, Index, QualifiedName, Table};
@@ -163,7 +163,7 @@ fn alter_column(table: &QualifiedName, column: &str) -> String {
 
 /// CREATE TABLE with columns, primary key, uniques and checks (foreign keys come later), then comments.
 pub(super) fn create_table(t: &Table) -> Vec<PlannedStatement> {
-    let mut parts: Vec<String> = t.columns.iter().map(|c| SQL.column(c)).collect();
+    let mut parts: Vec<String> = t.columns.iter().map(|c| pg_column(&t.name, c)).collect();
     if let Some(pk) = &t.primary_key {
         parts.push(format!(
             "CONSTRAINT {} PRIMARY KEY {}",
@@ -224,7 +224,7 @@ pub(super) fn add_column(table: &QualifiedName, c: &Column) -> Vec<PlannedStatem
     let sql = format!(
         "ALTER TABLE {} ADD COLUMN {}",
         SQL.qualified(table),
-        SQL.column(c)
+        pg_column(table, c)
     );
     let mut out = vec![if c.nullable {
         stmt(sql, Severity::Safe, "adds a nullable column")

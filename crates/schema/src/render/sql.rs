@@ -172,6 +172,36 @@ impl Sql {
     }
 }
 
+/// A PostgreSQL column spelled as `serial`/`bigserial`/`smallserial` when its default is exactly
+/// the `nextval` of the sequence a serial column of that name gets: the sequence does not exist
+/// before the column, so `DEFAULT nextval(...)` alone would fail. Other columns as [`Sql::column`].
+pub(crate) fn pg_column(table: &QualifiedName, column: &Column) -> String {
+    let sql = Sql {
+        dialect: Dialect::Postgres,
+    };
+    let kind = match column.data_type {
+        DataType::Integer {
+            bits: 16,
+            unsigned: false,
+        } => "smallserial",
+        DataType::Integer {
+            bits: 32,
+            unsigned: false,
+        } => "serial",
+        DataType::Integer {
+            bits: 64,
+            unsigned: false,
+        } => "bigserial",
+        _ => return sql.column(column),
+    };
+    let sequence = crate::names::pg_object_name(&table.name, Some(&column.name), "seq");
+    let serial = DefaultValue::Expression(crate::names::serial_default(table, &sequence));
+    if column.identity.is_some() || column.nullable || column.default.as_ref() != Some(&serial) {
+        return sql.column(column);
+    }
+    format!("{} {kind} NOT NULL", sql.ident(&column.name))
+}
+
 /// `ALWAYS` or `BY DEFAULT`.
 pub(crate) fn identity_kind(identity: Identity) -> &'static str {
     match identity {
