@@ -146,7 +146,7 @@ fn create_tables_with_innodb_inline_enum_and_foreign_keys_after() {
                 S,
             ),
             (
-                "ALTER TABLE `orders` ADD CONSTRAINT `orders_user` FOREIGN KEY (`user_id`) REFERENCES `users` (`id`) ON DELETE SET NULL",
+                "ALTER TABLE `orders` ADD CONSTRAINT `orders_user` FOREIGN KEY (`user_id`) REFERENCES `users` (`id`) ON DELETE SET NULL ON UPDATE NO ACTION",
                 W,
             ),
         ],

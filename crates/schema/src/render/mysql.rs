@@ -4,7 +4,7 @@ use super::severity::type_change;
 use super::sql::Sql;
 use super::{MysqlFlavor, stmt};
 use crate::diff::{ColumnAspect, ColumnChange, Constraint};
-use crate::model::{Column, Dialect, Index, QualifiedName, Table};
+use crate::model::{Column, Dialect, ForeignKey, Index, QualifiedName, ReferentialAction, Table};
 use crate::plan::{PlannedStatement, Severity};
 
 const SQL: Sql = Sql {
@@ -173,7 +173,7 @@ pub(super) fn add_constraint(table: &QualifiedName, c: &Constraint) -> PlannedSt
         }
         Constraint::Check(ch) => format!("ADD CONSTRAINT {} CHECK ({})", SQL.ident(&ch.name), ch.expression),
         Constraint::ForeignKey(fk) => {
-            format!("ADD CONSTRAINT {} {}", SQL.ident(&fk.name), SQL.foreign_key(fk))
+            format!("ADD CONSTRAINT {} {}", SQL.ident(&fk.name), foreign_key(fk))
         }
     };
     let sql = format!("ALTER TABLE {} {body}", SQL.qualified(table));
@@ -182,6 +182,30 @@ pub(super) fn add_constraint(table: &QualifiedName, c: &Constraint) -> PlannedSt
         Severity::Warning,
         "adds a constraint: fails on rows that violate it",
     )
+}
+
+/// `FOREIGN KEY … REFERENCES … ON DELETE … ON UPDATE …` with both actions always spelled out:
+/// InnoDB stores a key declared without an action as `RESTRICT` (and reports it so), so leaving
+/// NO ACTION implicit would read back as a different key and be planned again forever.
+fn foreign_key(fk: &ForeignKey) -> String {
+    format!(
+        "FOREIGN KEY {} REFERENCES {} {} ON DELETE {} ON UPDATE {}",
+        SQL.columns(&fk.columns),
+        SQL.qualified(&fk.referenced_table),
+        SQL.columns(&fk.referenced_columns),
+        action(fk.on_delete),
+        action(fk.on_update)
+    )
+}
+
+fn action(a: ReferentialAction) -> &'static str {
+    match a {
+        ReferentialAction::NoAction => "NO ACTION",
+        ReferentialAction::Restrict => "RESTRICT",
+        ReferentialAction::Cascade => "CASCADE",
+        ReferentialAction::SetNull => "SET NULL",
+        ReferentialAction::SetDefault => "SET DEFAULT",
+    }
 }
 
 pub(super) fn drop_constraint(
