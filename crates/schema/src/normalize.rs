@@ -255,6 +255,12 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
             if let [ObjectNamePart::Identifier(ident)] = f.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
                     ident.value = ident.value.to_ascii_lowercase();
+                } else if dialect == Dialect::Postgres
+                    && PG_TYPE_FUNC_NAME_KEYWORDS.contains(&ident.value.as_str())
+                {
+                    // The catalog quotes these keywords (`"left"(description, 64)`), yet they need
+                    // no quotes as a function name: the same call as an author's `left(…)`.
+                    ident.quote_style = None;
                 }
                 if dialect == Dialect::Mysql
                     && ident.quote_style.is_none()
@@ -300,6 +306,34 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
         _ => {}
     }
 }
+
+/// PostgreSQL's `type_func_name_keyword`s: `pg_get_expr` quotes them, but a function call may name
+/// them bare (`left(x, 3)`).
+const PG_TYPE_FUNC_NAME_KEYWORDS: [&str; 23] = [
+    "authorization",
+    "binary",
+    "collation",
+    "concurrently",
+    "cross",
+    "current_schema",
+    "freeze",
+    "full",
+    "ilike",
+    "inner",
+    "is",
+    "isnull",
+    "join",
+    "left",
+    "like",
+    "natural",
+    "notnull",
+    "outer",
+    "overlaps",
+    "right",
+    "similar",
+    "tablesample",
+    "verbose",
+];
 
 fn is_number(s: &str) -> bool {
     let t = s.trim();

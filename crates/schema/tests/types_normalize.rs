@@ -24,6 +24,7 @@ fn author_and_catalog_forms_compare_equal() {
         (PG, "(a + b) * c", "((a + b) * c)"),
         (PG, "a + b * c", "(a + (b * c))"),
         (PG, "'{}'", "'{}'::jsonb"),
+        (PG, "left(description, 64)", "\"left\"(description, 64)"),
         (MY, "CURRENT_TIMESTAMP", "current_timestamp()"),
         (MY, "now()", "current_timestamp()"),
         (MY, "NOW(6)", "current_timestamp(6)"),
@@ -60,6 +61,7 @@ fn different_meanings_stay_different() {
         (PG, "'Draft'", "'draft'"),
         (PG, "\"Email\" IS NULL", "email IS NULL"),
         (PG, "x > 1", "x >= 1"),
+        (PG, "\"Left\"(x, 1)", "left(x, 1)"),
         (MY, "'abc'", "abc"),
         (MY, "now()", "utc_timestamp()"),
     ];
