@@ -1,0 +1,225 @@
+//! The environment contract: every variable the manager sets on the operation container, which
+//! operations get it, and whether the runner keeps it for itself or hands it to `ptah`.
+//!
+//! Credential routing follows DESIGN.md §1: database operations get database credentials only
+//! (Plan also the dev database), registry operations get registry credentials only. The runner
+//! strips every [`Role::Control`] variable before starting the child and passes only the
+//! [`Role::Child`] and [`Role::Credential`] variables of its operation.
+
+use crate::Operation;
+
+/// What a variable is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Read by the runner only; never reaches the child.
+    Control,
+    /// Passed to the child unchanged (or turned into an argument by the runner).
+    Child,
+    /// A secret passed to the child; the runner redacts it in every output.
+    Credential,
+}
+
+/// One environment variable of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Var {
+    /// The variable name.
+    pub name: &'static str,
+    /// Its role.
+    pub role: Role,
+    /// The operations that get it.
+    pub operations: &'static [Operation],
+    /// Whether those operations cannot run without it.
+    pub required: bool,
+}
+
+impl Var {
+    /// True when `op` gets this variable.
+    pub fn applies_to(&self, op: Operation) -> bool {
+        self.operations.contains(&op)
+    }
+}
+
+use Operation::{
+    Apply, MigrationApply as MApply, MigrationHistory as MHistory, Observe, Plan, Resolve, Verify,
+};
+
+const ALL_OPS: &[Operation] = &[Resolve, Verify, Observe, Plan, Apply, MHistory, MApply];
+const DB_OPS: &[Operation] = &[Observe, Plan, Apply, MHistory, MApply];
+const MUTATING: &[Operation] = &[Apply, MApply];
+const REGISTRY_OPS: &[Operation] = &[Resolve, Verify];
+
+const fn var(name: &'static str, role: Role, operations: &'static [Operation], required: bool) -> Var {
+    Var {
+        name,
+        role,
+        operations,
+        required,
+    }
+}
+
+/// The protocol version the manager speaks (decimal).
+pub const PROTOCOL_VERSION: &str = "PTAH_RUNNER_PROTOCOL_VERSION";
+/// The operation id of the claim (≤ 256 bytes, no control characters).
+pub const OPERATION_ID: &str = "PTAH_OPERATION_ID";
+/// The target identity digest the manager computed for the realm (`sha256:<hex>`).
+pub const EXPECTED_TARGET_IDENTITY_DIGEST: &str = "PTAH_EXPECTED_TARGET_IDENTITY_DIGEST";
+/// The coordination (realm lock) digest the runner echoes into the frame (`sha256:<hex>`).
+pub const COORDINATION_DIGEST: &str = "PTAH_COORDINATION_DIGEST";
+/// The engine family the manager expects: `postgresql` or `mysql`.
+pub const EXPECTED_DATABASE_ENGINE: &str = "PTAH_EXPECTED_DATABASE_ENGINE";
+/// RFC 3339: the child must not start after this instant.
+pub const DISPATCH_NOT_AFTER: &str = "PTAH_DISPATCH_NOT_AFTER";
+/// RFC 3339: the child is terminated at this instant.
+pub const EXECUTION_NOT_AFTER: &str = "PTAH_EXECUTION_NOT_AFTER";
+/// The Pod's termination grace period in seconds (2/3 for the child, 1/3 for the frame).
+pub const TERMINATION_GRACE_PERIOD_SECONDS: &str = "PTAH_TERMINATION_GRACE_PERIOD_SECONDS";
+/// The sha256 the plan file must have before Apply starts (`sha256:<hex>`).
+pub const EXPECTED_PLAN_CONTENT_DIGEST: &str = "PTAH_EXPECTED_PLAN_CONTENT_DIGEST";
+/// The target database URL (a Secret reference).
+pub const DB_URL: &str = "PTAH_DB_URL";
+/// The dev database URL for Plan.
+pub const DEV_URL: &str = "PTAH_DEV_URL";
+/// How long connecting may take (e.g. `10s`).
+pub const CONNECT_TIMEOUT: &str = "PTAH_CONNECT_TIMEOUT";
+/// How long a schema Apply statement may wait for a table lock.
+pub const LOCK_TIMEOUT: &str = "PTAH_LOCK_TIMEOUT";
+/// How long a migration Apply waits for the migration lock.
+pub const MIGRATION_LOCK_TIMEOUT: &str = "PTAH_MIGRATION_LOCK_TIMEOUT";
+/// The desired schema (a file or directory) for Observe, Plan and Apply.
+pub const SCHEMA_FROM: &str = "PTAH_SCHEMA_FROM";
+/// The plan file of an Apply.
+pub const PLAN_FILE: &str = "PTAH_PLAN_FILE";
+/// Whether an Apply may run destructive statements (`true`/`false`), from the approval.
+pub const ALLOW_DESTRUCTIVE: &str = "PTAH_ALLOW_DESTRUCTIVE";
+/// The migration directory.
+pub const MIGRATIONS_DIR: &str = "PTAH_MIGRATIONS_DIR";
+/// The approved migration sequence (JSON) a migration Apply must find.
+pub const EXPECTED_MIGRATION_SEQUENCE: &str = "PTAH_EXPECTED_MIGRATION_SEQUENCE";
+/// The reference to resolve or verify (`oci://…`).
+pub const REQUESTED_REFERENCE: &str = "PTAH_REQUESTED_REFERENCE";
+/// The verification policy file of Verify.
+pub const VERIFICATION_POLICY: &str = "PTAH_VERIFICATION_POLICY";
+/// Registry user name.
+pub const REGISTRY_USERNAME: &str = "PTAH_REGISTRY_USERNAME";
+/// Registry password.
+pub const REGISTRY_PASSWORD: &str = "PTAH_REGISTRY_PASSWORD";
+/// Registry bearer token.
+pub const REGISTRY_TOKEN: &str = "PTAH_REGISTRY_TOKEN";
+/// A CA bundle to trust for the registry.
+pub const OCI_CA_FILE: &str = "PTAH_OCI_CA_FILE";
+/// Talk plain HTTP to the registry (`true`/`false`).
+pub const PLAIN_HTTP: &str = "PTAH_PLAIN_HTTP";
+/// The child's home directory.
+pub const HOME: &str = "HOME";
+/// The child's temporary directory.
+pub const TMPDIR: &str = "TMPDIR";
+/// The child's log filter.
+pub const LOG: &str = "PTAH_LOG";
+/// Where the runner writes its termination summary (tests; default `/dev/termination-log`).
+pub const TERMINATION_LOG: &str = "PTAH_TERMINATION_LOG";
+
+/// The whole contract.
+pub const VARS: &[Var] = &[
+    var(PROTOCOL_VERSION, Role::Control, ALL_OPS, true),
+    var(OPERATION_ID, Role::Control, ALL_OPS, true),
+    var(TERMINATION_LOG, Role::Control, ALL_OPS, false),
+    var(EXPECTED_TARGET_IDENTITY_DIGEST, Role::Control, DB_OPS, true),
+    var(COORDINATION_DIGEST, Role::Control, DB_OPS, true),
+    var(EXPECTED_DATABASE_ENGINE, Role::Control, DB_OPS, true),
+    var(DISPATCH_NOT_AFTER, Role::Control, MUTATING, true),
+    var(EXECUTION_NOT_AFTER, Role::Control, MUTATING, true),
+    var(TERMINATION_GRACE_PERIOD_SECONDS, Role::Control, MUTATING, true),
+    var(EXPECTED_PLAN_CONTENT_DIGEST, Role::Control, &[Apply], true),
+    var(DB_URL, Role::Credential, DB_OPS, true),
+    var(DEV_URL, Role::Credential, &[Plan], false),
+    var(CONNECT_TIMEOUT, Role::Child, DB_OPS, false),
+    var(LOCK_TIMEOUT, Role::Child, &[Apply], false),
+    var(MIGRATION_LOCK_TIMEOUT, Role::Child, &[MApply], false),
+    var(SCHEMA_FROM, Role::Child, &[Observe, Plan, Apply], true),
+    var(PLAN_FILE, Role::Child, &[Apply], true),
+    var(ALLOW_DESTRUCTIVE, Role::Child, &[Apply], false),
+    var(MIGRATIONS_DIR, Role::Child, &[MHistory, MApply], true),
+    var(EXPECTED_MIGRATION_SEQUENCE, Role::Child, &[MApply], true),
+    var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, true),
+    var(VERIFICATION_POLICY, Role::Child, &[Verify], true),
+    var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, false),
+    var(REGISTRY_PASSWORD, Role::Credential, REGISTRY_OPS, false),
+    var(REGISTRY_TOKEN, Role::Credential, REGISTRY_OPS, false),
+    var(OCI_CA_FILE, Role::Child, REGISTRY_OPS, false),
+    var(PLAIN_HTTP, Role::Child, REGISTRY_OPS, false),
+    var(HOME, Role::Child, ALL_OPS, false),
+    var(TMPDIR, Role::Child, ALL_OPS, false),
+    var(LOG, Role::Child, ALL_OPS, false),
+];
+
+/// The variable of this name, if the contract has one.
+pub fn lookup(name: &str) -> Option<&'static Var> {
+    VARS.iter().find(|v| v.name == name)
+}
+
+/// The variables `op` gets, in contract order.
+pub fn for_operation(op: Operation) -> impl Iterator<Item = &'static Var> {
+    VARS.iter().filter(move |v| v.applies_to(op))
+}
+
+/// The variables the child of `op` may see: its child and credential variables.
+pub fn child_vars(op: Operation) -> impl Iterator<Item = &'static Var> {
+    for_operation(op).filter(|v| v.role != Role::Control)
+}
+
+/// The credential variables of `op`: the ones whose values must be redacted.
+pub fn credentials(op: Operation) -> impl Iterator<Item = &'static Var> {
+    for_operation(op).filter(|v| v.role == Role::Credential)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let names: HashSet<&str> = VARS.iter().map(|v| v.name).collect();
+        assert_eq!(names.len(), VARS.len());
+    }
+
+    #[test]
+    fn credentials_never_cross_families() {
+        for op in Operation::all() {
+            let creds: Vec<&str> = credentials(op).map(|v| v.name).collect();
+            if op.uses_registry() {
+                assert!(!creds.contains(&DB_URL) && !creds.contains(&DEV_URL), "{op}");
+            } else {
+                assert!(creds.contains(&DB_URL), "{op}");
+                assert!(!creds.iter().any(|c| c.starts_with("PTAH_REGISTRY")), "{op}");
+                assert!(!for_operation(op).any(|v| v.name == REGISTRY_USERNAME), "{op}");
+            }
+        }
+        let plan: Vec<&str> = credentials(Operation::Plan).map(|v| v.name).collect();
+        assert!(plan.contains(&DEV_URL));
+        assert!(!credentials(Operation::Apply).any(|v| v.name == DEV_URL));
+    }
+
+    #[test]
+    fn control_variables_never_reach_the_child() {
+        for op in Operation::all() {
+            assert!(child_vars(op).all(|v| v.role != Role::Control));
+            assert!(!child_vars(op).any(|v| v.name == PROTOCOL_VERSION || v.name == OPERATION_ID));
+        }
+    }
+
+    #[test]
+    fn mutating_operations_need_deadlines_and_grace() {
+        for op in [Operation::Apply, Operation::MigrationApply] {
+            for name in [
+                DISPATCH_NOT_AFTER,
+                EXECUTION_NOT_AFTER,
+                TERMINATION_GRACE_PERIOD_SECONDS,
+            ] {
+                let v = lookup(name).expect("in the contract");
+                assert!(v.applies_to(op) && v.required, "{name} for {op}");
+            }
+        }
+    }
+}
