@@ -1,5 +1,6 @@
 //! `cargo xtask`: the project's developer and CI tasks.
 
+mod bench;
 mod crds;
 mod depscheck;
 mod services;
@@ -25,6 +26,8 @@ enum Task {
     DepsCheck(depscheck::Args),
     /// The README's test command: fmt, clippy, crds --check, deps-check, nextest.
     Test(test::Args),
+    /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`).
+    Bench(bench::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -33,5 +36,6 @@ fn main() -> anyhow::Result<()> {
         Task::Services(args) => services::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
         Task::Test(args) => test::run(args),
+        Task::Bench(args) => bench::run(args),
     }
 }

@@ -1,0 +1,592 @@
+//! `cargo xtask bench executor`: the executor's inspect, and inspect + plan of an unchanged
+//! database, against the bare catalog queries (`bench-baseline.md` §6), per engine and size.
+//!
+//! For each engine and size: generate the seeded schema model, create it in a scratch database
+//! through the real planner (and `apply`, or the plan's statements in autocommit), then run one
+//! untimed warm-up and `--rounds` timed rounds. A round times the floor, `inspect` and `inspect` +
+//! `plan`, each on a fresh connection (connect and close included, as in the baseline), in an
+//! order that rotates from round to round. The plan of the unchanged database must be empty; a
+//! statement in it is a bug and fails the run after the numbers are written.
+
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail};
+use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, InspectScope, Session, apply, inspect, mysql_flavor};
+use ptah_schema::{Plan, PlanOptions, Schema};
+use ptah_testservices::{TestServices, unique_name};
+use serde_json::{Value, json};
+
+use super::{floor, generate};
+use crate::step::workspace_root;
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The seed of `bench-baseline.md`'s generator, so runs are comparable.
+const DEFAULT_SEED: u64 = 20_261_129;
+
+/// Arguments of `cargo xtask bench executor`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Numbers of business tables to generate (each schema also has 5 audit tables).
+    #[arg(long, value_delimiter = ',', default_value = "100,1000,5000")]
+    sizes: Vec<usize>,
+    /// Timed rounds per size (after one untimed warm-up round).
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Engines to measure.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "postgres,mariadb")]
+    engines: Vec<Engine>,
+    /// Seed of the schema generator.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// How to create the schema: `apply` (the engine's apply: one transaction on PostgreSQL),
+    /// `autocommit` (the plan's statements one by one), or `auto` (apply up to 1,000 tables,
+    /// autocommit above: one PostgreSQL transaction of 5,000 tables exceeds the default
+    /// `max_locks_per_transaction` and is 1.3–1.6× slower, bench-baseline.md §3).
+    #[arg(long, value_enum, default_value_t = Create::Auto)]
+    create: Create,
+    /// Keep the scratch databases instead of dropping them.
+    #[arg(long)]
+    keep: bool,
+    /// Where to write the JSON report (default: target/bench/executor.json).
+    #[arg(long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Engine {
+    Postgres,
+    Mariadb,
+}
+
+impl Engine {
+    fn dialect(self) -> Dialect {
+        match self {
+            Engine::Postgres => Dialect::Postgres,
+            Engine::Mariadb => Dialect::Mysql,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgresql 15",
+            Engine::Mariadb => "mariadb 10.11",
+        }
+    }
+
+    fn short(self) -> &'static str {
+        match self {
+            Engine::Postgres => "pg",
+            Engine::Mariadb => "my",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Create {
+    Auto,
+    Apply,
+    Autocommit,
+}
+
+/// Tables above which `--create auto` stops using one transaction.
+const APPLY_LIMIT: usize = 1000;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the tokio runtime")?;
+    let build = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    eprintln!(
+        "bench executor: {build} build, seed {}, {} rounds, sizes {:?}",
+        args.seed, args.rounds, args.sizes
+    );
+    let mut results = Vec::new();
+    let mut failures = Vec::new();
+    for engine in &args.engines {
+        for &size in &args.sizes {
+            let outcome = runtime.block_on(measure(&services, *engine, size, &args));
+            match outcome {
+                Ok(result) => {
+                    if let Some(problem) = &result.problem {
+                        failures.push(format!("{} at {size} tables: {problem}", engine.label()));
+                    }
+                    results.push(result);
+                }
+                Err(err) => {
+                    eprintln!("    {} at {size} tables: FAILED: {err:#}", engine.label());
+                    failures.push(format!("{} at {size} tables: {err:#}", engine.label()));
+                }
+            }
+        }
+    }
+    let peak_rss_kib = peak_rss_kib();
+    print_table(&results, build);
+    if let Some(kib) = peak_rss_kib {
+        println!(
+            "peak RSS of this process (VmHWM, whole run): {:.1} MiB",
+            kib as f64 / 1024.0
+        );
+    }
+    let report = json!({
+        "benchmark": "executor",
+        "build": build,
+        "seed": args.seed,
+        "rounds": args.rounds,
+        "timing": "wall clock per run, fresh connection each, connect and close included",
+        "floor": "bench-baseline.md §6.1 (6 pg_catalog queries, REPEATABLE READ READ ONLY) / §6.3 (8 information_schema views, consistent snapshot)",
+        "peak_rss_kib": peak_rss_kib,
+        "results": results.iter().map(Measured::to_json).collect::<Vec<_>>(),
+        "failures": failures,
+    });
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| workspace_root().join("target/bench/executor.json"));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    if !failures.is_empty() {
+        bail!("{} failure(s):\n  {}", failures.len(), failures.join("\n  "));
+    }
+    Ok(())
+}
+
+/// Samples of one measured kind, in seconds.
+#[derive(Default)]
+struct Samples(Vec<f64>);
+
+impl Samples {
+    fn sorted(&self) -> Vec<f64> {
+        let mut s = self.0.clone();
+        s.sort_by(f64::total_cmp);
+        s
+    }
+
+    fn median(&self) -> f64 {
+        let s = self.sorted();
+        match s.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => s[n / 2],
+            n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+        }
+    }
+
+    fn min(&self) -> f64 {
+        self.sorted().first().copied().unwrap_or(f64::NAN)
+    }
+
+    fn max(&self) -> f64 {
+        self.sorted().last().copied().unwrap_or(f64::NAN)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "median": round(self.median()),
+            "min": round(self.min()),
+            "max": round(self.max()),
+            "samples": self.0.iter().map(|s| round(*s)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Everything measured for one engine and size.
+struct Measured {
+    engine: Engine,
+    size: usize,
+    tables: usize,
+    columns: usize,
+    indexes: usize,
+    create_mode: &'static str,
+    create_statements: usize,
+    create_secs: f64,
+    floor_rows: usize,
+    floor: Samples,
+    inspect: Samples,
+    inspect_plan: Samples,
+    plan_only: Samples,
+    connect: Samples,
+    /// Per round: inspect / floor and (inspect + plan) / floor.
+    round_ratios: Vec<(f64, f64)>,
+    /// A non-empty plan of the unchanged database, described.
+    problem: Option<String>,
+}
+
+impl Measured {
+    fn ratio_inspect(&self) -> f64 {
+        self.inspect.median() / self.floor.median()
+    }
+
+    fn ratio_inspect_plan(&self) -> f64 {
+        self.inspect_plan.median() / self.floor.median()
+    }
+
+    fn round_ratio_medians(&self) -> (f64, f64) {
+        let a = Samples(self.round_ratios.iter().map(|r| r.0).collect());
+        let b = Samples(self.round_ratios.iter().map(|r| r.1).collect());
+        (a.median(), b.median())
+    }
+
+    fn to_json(&self) -> Value {
+        let (per_round_inspect, per_round_plan) = self.round_ratio_medians();
+        json!({
+            "engine": self.engine.label(),
+            "size": self.size,
+            "tables": self.tables,
+            "columns": self.columns,
+            "indexes": self.indexes,
+            "create": {
+                "mode": self.create_mode,
+                "statements": self.create_statements,
+                "seconds": round(self.create_secs),
+            },
+            "floor_rows": self.floor_rows,
+            "seconds": {
+                "floor": self.floor.to_json(),
+                "inspect": self.inspect.to_json(),
+                "inspect_plan": self.inspect_plan.to_json(),
+                "plan_only": self.plan_only.to_json(),
+                "connect": self.connect.to_json(),
+            },
+            "ratios": {
+                "inspect_over_floor": round(self.ratio_inspect()),
+                "inspect_plan_over_floor": round(self.ratio_inspect_plan()),
+                "median_per_round_inspect_over_floor": round(per_round_inspect),
+                "median_per_round_inspect_plan_over_floor": round(per_round_plan),
+                "targets": { "inspect": 1.5, "inspect_plan": 2.0 },
+            },
+            "unchanged_plan_empty": self.problem.is_none(),
+            "problem": self.problem,
+        })
+    }
+}
+
+/// A scratch database on one server, dropped by [`Scratch::drop`].
+struct Scratch {
+    name: String,
+    url: DatabaseUrl,
+    admin: DatabaseUrl,
+    dialect: Dialect,
+}
+
+impl Scratch {
+    async fn create(services: &TestServices, engine: Engine, size: usize) -> anyhow::Result<Scratch> {
+        let name = unique_name(&format!("bench_{}_{size}", engine.short()));
+        let server = match engine {
+            Engine::Postgres => &services.postgres,
+            Engine::Mariadb => &services.mysql,
+        };
+        let admin = DatabaseUrl::parse(server.admin_url.expose())?;
+        let mut session = Session::connect(&admin, CONNECT_TIMEOUT).await?;
+        match engine {
+            Engine::Postgres => {
+                session
+                    .batch(&format!("CREATE DATABASE {name} OWNER app"))
+                    .await?
+            }
+            Engine::Mariadb => {
+                session
+                    .batch(&format!(
+                        "CREATE DATABASE {name} DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+                    ))
+                    .await?;
+                session
+                    .batch(&format!("GRANT ALL ON {name}.* TO 'app'@'%'"))
+                    .await?;
+            }
+        }
+        session.close().await?;
+        let url = DatabaseUrl::parse(server.url_for_database(&name).expose())?;
+        let admin = DatabaseUrl::parse(server.admin_url_for_database(&name).expose())?;
+        Ok(Scratch {
+            name,
+            url,
+            admin,
+            dialect: engine.dialect(),
+        })
+    }
+
+    async fn drop(self) -> anyhow::Result<()> {
+        let admin = match self.dialect {
+            Dialect::Postgres => self.admin.with_database("postgres"),
+            Dialect::Mysql => self.admin.with_database("mysql"),
+        };
+        let mut session = Session::connect(&admin, CONNECT_TIMEOUT).await?;
+        let sql = match self.dialect {
+            Dialect::Postgres => format!("DROP DATABASE {} WITH (FORCE)", self.name),
+            Dialect::Mysql => format!("DROP DATABASE {}", self.name),
+        };
+        session.batch(&sql).await?;
+        session.close().await?;
+        Ok(())
+    }
+}
+
+async fn measure(
+    services: &TestServices,
+    engine: Engine,
+    size: usize,
+    args: &Args,
+) -> anyhow::Result<Measured> {
+    let dialect = engine.dialect();
+    let desired = generate::schema(dialect, size, args.seed);
+    eprintln!("==> {} at {size} tables", engine.label());
+    let db = Scratch::create(services, engine, size).await?;
+    let outcome = measure_in(&db, engine, size, &desired, args).await;
+    if args.keep {
+        eprintln!("    kept database {}", db.name);
+    } else if let Err(err) = db.drop().await {
+        eprintln!("    could not drop the scratch database: {err:#}");
+    }
+    outcome
+}
+
+async fn measure_in(
+    db: &Scratch,
+    engine: Engine,
+    size: usize,
+    desired: &Schema,
+    args: &Args,
+) -> anyhow::Result<Measured> {
+    let dialect = engine.dialect();
+    let scope = InspectScope::of(desired);
+    let mut session = Session::connect(&db.url, CONNECT_TIMEOUT).await?;
+    let options = PlanOptions {
+        mysql_flavor: mysql_flavor(&mut session).await?.unwrap_or_default(),
+        ..PlanOptions::default()
+    };
+    let empty = inspect(&mut session, &scope).await?;
+    let create_plan = ptah_schema::plan(desired, &empty, dialect, &options)?;
+    let mode = match args.create {
+        Create::Apply => "apply",
+        Create::Autocommit => "autocommit",
+        Create::Auto if size <= APPLY_LIMIT => "apply",
+        Create::Auto => "autocommit",
+    };
+    eprintln!(
+        "    creating {} tables: {} statements ({mode})",
+        desired.tables.len(),
+        create_plan.statements.len()
+    );
+    let started = Instant::now();
+    if mode == "apply" {
+        let options = ApplyOptions {
+            lock_timeout: Duration::from_secs(60),
+            scope: scope.clone(),
+            ..ApplyOptions::default()
+        };
+        apply(&mut session, &create_plan, &options).await?;
+    } else {
+        for (i, statement) in create_plan.statements.iter().enumerate() {
+            session
+                .batch(&statement.sql)
+                .await
+                .with_context(|| format!("statement {} of {}", i + 1, create_plan.statements.len()))?;
+        }
+    }
+    let create_secs = started.elapsed().as_secs_f64();
+    session.close().await?;
+    eprintln!("    created in {create_secs:.2}s");
+    if dialect == Dialect::Postgres {
+        // As in the baseline: fresh catalog statistics (the superuser can vacuum the catalogs).
+        let mut admin = Session::connect(&db.admin, CONNECT_TIMEOUT).await?;
+        admin.batch("VACUUM ANALYZE").await?;
+        admin.close().await?;
+    }
+
+    let namespaces: Vec<String> = scope.namespaces.clone().unwrap_or_default().into_iter().collect();
+    let mut m = Measured {
+        engine,
+        size,
+        tables: desired.tables.len(),
+        columns: desired.tables.values().map(|t| t.columns.len()).sum(),
+        indexes: desired.tables.values().map(|t| t.indexes.len()).sum(),
+        create_mode: mode,
+        create_statements: create_plan.statements.len(),
+        create_secs,
+        floor_rows: 0,
+        floor: Samples::default(),
+        inspect: Samples::default(),
+        inspect_plan: Samples::default(),
+        plan_only: Samples::default(),
+        connect: Samples::default(),
+        round_ratios: Vec::new(),
+        problem: None,
+    };
+
+    // One untimed warm-up of each, and the correctness checks.
+    m.floor_rows = timed_floor(&db.url, &namespaces, &db.name).await?.1;
+    let (_, live) = timed_inspect(&db.url, &scope).await?;
+    if live.tables.len() != desired.tables.len() {
+        bail!(
+            "inspect read {} tables, the schema has {}",
+            live.tables.len(),
+            desired.tables.len()
+        );
+    }
+    let (_, _, plan) = timed_inspect_plan(&db.url, &scope, desired, &options).await?;
+    m.problem = describe_non_empty(&plan);
+    if let Some(problem) = &m.problem {
+        eprintln!("    BUG: the plan of the unchanged database is not empty: {problem}");
+    }
+
+    for round in 0..args.rounds {
+        let (mut floor, mut insp, mut both) = (0.0, 0.0, 0.0);
+        for k in 0..3 {
+            match (round + k) % 3 {
+                0 => {
+                    let (t, _) = timed_floor(&db.url, &namespaces, &db.name).await?;
+                    m.connect.0.push(t.connect);
+                    floor = t.total;
+                }
+                1 => {
+                    let (t, _) = timed_inspect(&db.url, &scope).await?;
+                    m.connect.0.push(t.connect);
+                    insp = t.total;
+                }
+                _ => {
+                    let (t, plan_secs, plan) = timed_inspect_plan(&db.url, &scope, desired, &options).await?;
+                    m.connect.0.push(t.connect);
+                    m.plan_only.0.push(plan_secs);
+                    if m.problem.is_none() {
+                        m.problem = describe_non_empty(&plan);
+                    }
+                    both = t.total;
+                }
+            }
+        }
+        m.floor.0.push(floor);
+        m.inspect.0.push(insp);
+        m.inspect_plan.0.push(both);
+        m.round_ratios.push((insp / floor, both / floor));
+        eprintln!(
+            "    round {}: floor {floor:.3}s, inspect {insp:.3}s, inspect+plan {both:.3}s",
+            round + 1
+        );
+    }
+    Ok(m)
+}
+
+fn describe_non_empty(plan: &Plan) -> Option<String> {
+    if plan.is_empty() {
+        return None;
+    }
+    let first: Vec<&str> = plan.statements.iter().take(5).map(|s| s.sql.as_str()).collect();
+    Some(format!(
+        "{} statement(s), first: {}",
+        plan.statements.len(),
+        first.join(" | ")
+    ))
+}
+
+/// One run's wall-clock time, and the part spent connecting.
+struct Timing {
+    total: f64,
+    connect: f64,
+}
+
+async fn connect(url: &DatabaseUrl) -> anyhow::Result<(Session, f64, Instant)> {
+    let started = Instant::now();
+    let session = Session::connect(url, CONNECT_TIMEOUT).await?;
+    Ok((session, started.elapsed().as_secs_f64(), started))
+}
+
+async fn timed_floor(
+    url: &DatabaseUrl,
+    namespaces: &[String],
+    database: &str,
+) -> anyhow::Result<(Timing, usize)> {
+    let (mut session, connect, started) = connect(url).await?;
+    let rows = floor::run(&mut session, namespaces, database).await?;
+    session.close().await?;
+    let total = started.elapsed().as_secs_f64();
+    Ok((Timing { total, connect }, rows))
+}
+
+async fn timed_inspect(url: &DatabaseUrl, scope: &InspectScope) -> anyhow::Result<(Timing, Schema)> {
+    let (mut session, connect, started) = connect(url).await?;
+    let live = inspect(&mut session, scope).await?;
+    session.close().await?;
+    let total = started.elapsed().as_secs_f64();
+    Ok((Timing { total, connect }, live))
+}
+
+async fn timed_inspect_plan(
+    url: &DatabaseUrl,
+    scope: &InspectScope,
+    desired: &Schema,
+    options: &PlanOptions,
+) -> anyhow::Result<(Timing, f64, Plan)> {
+    let (mut session, connect, started) = connect(url).await?;
+    let live = inspect(&mut session, scope).await?;
+    let planning = Instant::now();
+    let plan = ptah_schema::plan(desired, &live, session.dialect(), options)?;
+    let plan_secs = planning.elapsed().as_secs_f64();
+    session.close().await?;
+    let total = started.elapsed().as_secs_f64();
+    Ok((Timing { total, connect }, plan_secs, plan))
+}
+
+/// The process's peak resident set (`VmHWM`), in KiB, when the kernel reports it.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn cell(s: &Samples) -> String {
+    format!("{:.3} ({:.3}–{:.3})", s.median(), s.min(), s.max())
+}
+
+fn print_table(results: &[Measured], build: &str) {
+    println!();
+    println!("executor bench ({build} build): seconds, median (min–max) of the timed rounds, interleaved");
+    println!(
+        "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>9} {:>9} {:>7} {:>8}",
+        "engine",
+        "tables",
+        "floor",
+        "inspect",
+        "inspect+plan",
+        "plan only",
+        "insp/fl",
+        "i+p/fl",
+        "create",
+        "empty"
+    );
+    for m in results {
+        println!(
+            "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>8.2}× {:>8.2}× {:>6.1}s {:>8}",
+            m.engine.label(),
+            m.tables,
+            cell(&m.floor),
+            cell(&m.inspect),
+            cell(&m.inspect_plan),
+            cell(&m.plan_only),
+            m.ratio_inspect(),
+            m.ratio_inspect_plan(),
+            m.create_secs,
+            if m.problem.is_none() { "yes" } else { "NO" },
+        );
+    }
+    println!("targets: inspect/floor ≤ 1.5×, (inspect+plan)/floor ≤ 2× (bench-baseline.md §8)");
+}

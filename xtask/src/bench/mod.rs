@@ -1,0 +1,30 @@
+//! `cargo xtask bench`: performance measured as ratios against a baseline taken in the same run.
+//!
+//! This machine's absolute timings drift 2–3× between passes (`bench-baseline.md` §0), so every
+//! figure is reported next to its floor, measured round by round in the same process, and nothing
+//! here asserts a wall-clock limit.
+
+mod executor;
+mod floor;
+mod generate;
+
+/// Arguments of `cargo xtask bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(clap::Subcommand)]
+enum What {
+    /// Inspect and plan a generated schema of N tables per engine, against the bare catalog
+    /// queries (the floor), interleaved round by round; writes target/bench/executor.json.
+    Executor(executor::Args),
+}
+
+/// Runs the chosen benchmark.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.what {
+        What::Executor(args) => executor::run(args),
+    }
+}
