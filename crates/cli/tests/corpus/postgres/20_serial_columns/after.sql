@@ -1,0 +1,1 @@
+CREATE TABLE t (id serial PRIMARY KEY, big bigserial, small smallserial);

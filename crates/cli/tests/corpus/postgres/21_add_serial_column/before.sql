@@ -1,0 +1,1 @@
+CREATE TABLE t (name text PRIMARY KEY);

@@ -1,0 +1,3 @@
+CREATE TABLE items (id bigint PRIMARY KEY, name varchar(40) NOT NULL);
+COMMENT ON TABLE items IS 'old';
+COMMENT ON COLUMN items.name IS 'old';

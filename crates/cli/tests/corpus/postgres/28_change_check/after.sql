@@ -1,0 +1,1 @@
+CREATE TABLE t (id int PRIMARY KEY, qty int CHECK (qty >= 0 AND qty < 1000));

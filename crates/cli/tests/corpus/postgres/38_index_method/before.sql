@@ -1,0 +1,1 @@
+CREATE TABLE docs (id int PRIMARY KEY, body jsonb, tags text[]);

@@ -1,0 +1,2 @@
+CREATE TYPE mood AS ENUM ('sad', 'ok');
+CREATE TABLE t (id int PRIMARY KEY, m mood NOT NULL DEFAULT 'ok');

@@ -1,0 +1,1 @@
+CREATE TABLE v (id int PRIMARY KEY, u uuid, j json, jb jsonb, b bytea, ts timestamp(3), tstz timestamp with time zone, t time, ttz time with time zone, d date, flag boolean, r real, dp double precision, f float, n numeric, code char(3), chars character(5), ints integer[], words text[], iv interval, addr inet);

@@ -1,0 +1,1 @@
+CREATE TABLE keep (id int PRIMARY KEY);

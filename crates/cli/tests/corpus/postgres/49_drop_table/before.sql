@@ -1,0 +1,2 @@
+CREATE TABLE keep (id int PRIMARY KEY);
+CREATE TABLE gone (id int PRIMARY KEY);

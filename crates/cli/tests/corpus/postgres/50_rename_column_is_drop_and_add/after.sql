@@ -1,0 +1,1 @@
+CREATE TABLE items (id bigint PRIMARY KEY, title varchar(40));

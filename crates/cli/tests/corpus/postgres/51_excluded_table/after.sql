@@ -1,0 +1,1 @@
+CREATE TABLE items2 (id bigint PRIMARY KEY, name varchar(40) NOT NULL);

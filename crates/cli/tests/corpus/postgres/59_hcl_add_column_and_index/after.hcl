@@ -1,0 +1,32 @@
+schema "public" {}
+
+table "countries" {
+  schema = schema.public
+  column "code" {
+    type = char(2)
+  }
+  column "name" {
+    type = varchar(80)
+  }
+  column "rank" {
+    type = integer
+    null = true
+  }
+  column "population" {
+    type = bigint
+    null = true
+    default = 0
+    comment = "people"
+  }
+  primary_key {
+    columns = [column.code]
+  }
+  index "countries_name_idx" {
+    columns = [column.name]
+    where = "rank IS NOT NULL"
+  }
+  data {
+    key = [column.code]
+    rows = [{ code = "DE", name = "Germany", rank = 1 }, { code = "FR", name = "France", rank = 2 }]
+  }
+}
