@@ -1,0 +1,153 @@
+//! The child's command line and environment for each operation. Never a shell: `ptah` is
+//! executed directly; values go after `=` (`--plan=<file>`) or after `--`, so no input can
+//! become an option.
+
+use std::path::Path;
+
+use ptah_dataplane::{Operation, env};
+
+use crate::{error::RunnerError, inputs::Env};
+
+/// The argument vector (without the program) and the environment of the child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildCommand {
+    /// Arguments after the program.
+    pub args: Vec<String>,
+    /// The only variables the child gets.
+    pub env: Vec<(String, String)>,
+}
+
+fn flag(env: &Env, name: &'static str, option: &str, args: &mut Vec<String>) {
+    if let Some(v) = env.get(name) {
+        args.push(format!("{option}={v}"));
+    }
+}
+
+fn boolean(env: &Env, name: &'static str) -> Result<bool, RunnerError> {
+    match env.get(name) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(RunnerError::input(name, "must be true or false")),
+    }
+}
+
+fn required(env: &Env, name: &'static str) -> Result<String, RunnerError> {
+    env.get(name)
+        .map(str::to_owned)
+        .ok_or_else(|| RunnerError::input(name, "is not set"))
+}
+
+/// Builds the child command of `op`; `plan_output` is where a Plan writes its plan file.
+pub fn build(op: Operation, env: &Env, plan_output: &Path) -> Result<ChildCommand, RunnerError> {
+    let mut args: Vec<String> = Vec::new();
+    let json = || ["--format".to_owned(), "json".to_owned()];
+    match op {
+        Operation::Resolve | Operation::Verify => {
+            let reference = required(env, env::REQUESTED_REFERENCE)?;
+            args.extend(["oci".into(), op_word(op).into()]);
+            args.extend(json());
+            if op == Operation::Verify {
+                args.push(format!("--policy={}", required(env, env::VERIFICATION_POLICY)?));
+            }
+            if boolean(env, env::PLAIN_HTTP)? {
+                args.push("--plain-http".into());
+            }
+            args.extend(["--".into(), reference]);
+        }
+        Operation::Observe | Operation::Plan | Operation::Apply => {
+            required(env, env::SCHEMA_FROM)?;
+            args.extend(["schema".into(), op_word(op).into()]);
+            args.extend(json());
+            flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
+            if op == Operation::Plan {
+                args.push(format!("--output={}", plan_output.display()));
+            }
+            if op == Operation::Apply {
+                args.push(format!("--plan={}", required(env, env::PLAN_FILE)?));
+                flag(env, env::LOCK_TIMEOUT, "--lock-timeout", &mut args);
+                if boolean(env, env::ALLOW_DESTRUCTIVE)? {
+                    args.push("--allow-destructive".into());
+                }
+            }
+        }
+        Operation::MigrationHistory | Operation::MigrationApply => {
+            required(env, env::MIGRATIONS_DIR)?;
+            args.extend(["migrations".into(), op_word(op).into()]);
+            args.extend(json());
+            flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
+            if op == Operation::MigrationApply {
+                let sequence = required(env, env::EXPECTED_MIGRATION_SEQUENCE)?;
+                args.push(format!("--expect-sequence={sequence}"));
+                flag(env, env::MIGRATION_LOCK_TIMEOUT, "--lock-timeout", &mut args);
+            }
+        }
+    }
+    let child_env = env::child_vars(op)
+        .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
+        .collect();
+    Ok(ChildCommand { args, env: child_env })
+}
+
+fn op_word(op: Operation) -> &'static str {
+    match op {
+        Operation::Resolve => "resolve",
+        Operation::Verify => "verify",
+        Operation::Observe => "drift",
+        Operation::Plan => "plan",
+        Operation::Apply => "apply",
+        Operation::MigrationHistory => "status",
+        Operation::MigrationApply => "up",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        Env(pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect())
+    }
+
+    #[test]
+    fn the_child_gets_only_its_operations_variables() {
+        let e = env(&[
+            (env::DB_URL, "postgres://u:p@h/d"),
+            (env::MIGRATIONS_DIR, "/m"),
+            (env::REGISTRY_PASSWORD, "registry-secret"),
+            (env::PROTOCOL_VERSION, "1"),
+            (env::EXPECTED_TARGET_IDENTITY_DIGEST, "sha256:00"),
+            (env::HOME, "/work"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+        ]);
+        let cmd = build(Operation::MigrationHistory, &e, Path::new("/tmp/p")).expect("command");
+        let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, [env::DB_URL, env::MIGRATIONS_DIR, env::HOME]);
+        assert_eq!(cmd.args, ["migrations", "status", "--format", "json"]);
+    }
+
+    #[test]
+    fn values_cannot_become_options() {
+        let e = env(&[
+            (env::REQUESTED_REFERENCE, "--plain-http"),
+            (env::VERIFICATION_POLICY, "--help"),
+        ]);
+        let cmd = build(Operation::Verify, &e, Path::new("/tmp/p")).expect("command");
+        assert_eq!(
+            cmd.args,
+            [
+                "oci",
+                "verify",
+                "--format",
+                "json",
+                "--policy=--help",
+                "--",
+                "--plain-http"
+            ]
+        );
+        let e = env(&[(env::PLAIN_HTTP, "yes"), (env::REQUESTED_REFERENCE, "oci://r/x")]);
+        assert!(build(Operation::Resolve, &e, Path::new("/p")).is_err());
+    }
+}

@@ -1,0 +1,124 @@
+//! One operation from start to result: refusals before the child, the child, the mapping.
+
+use std::path::PathBuf;
+
+use ptah_dataplane::{Operation, ResultPayload, env};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::{command, error::RunnerError, inputs, inputs::Env, redact::Redactor, report, supervise};
+
+/// How the runner was started.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The operation.
+    pub operation: Operation,
+    /// The `ptah` executable.
+    pub ptah_binary: PathBuf,
+    /// A directory for the runner's files (the plan output); a fresh subdirectory is made in it.
+    pub work_dir: PathBuf,
+    /// The largest plan accepted.
+    pub max_plan_bytes: usize,
+}
+
+/// The result of one run: the payload and the child's redacted diagnostics (if they may be shown).
+#[derive(Debug)]
+pub struct Outcome {
+    /// The payload for the frame.
+    pub payload: ResultPayload,
+    /// The child's stderr tail, redacted; `None` for Apply, whose output never leaves the runner.
+    pub diagnostics: Option<Vec<u8>>,
+    /// The redactor, for anything else written.
+    pub redactor: Redactor,
+}
+
+/// Runs one operation; every refusal and failure ends up in the payload.
+pub async fn run(config: &Config, env: &Env) -> Outcome {
+    let redactor = env.redactor();
+    let op = config.operation;
+    let mut payload = ResultPayload::new(op, None);
+    if let Err(err) = inputs::check_protocol(env) {
+        // The frame of a mismatch carries only the operation, the error and our version.
+        payload.error = Some(report::failure(err.code(), None, &err.to_string(), &redactor));
+        return Outcome {
+            payload,
+            diagnostics: None,
+            redactor,
+        };
+    }
+    let diagnostics = match run_checked(config, env, &redactor, &mut payload).await {
+        Ok(diagnostics) => diagnostics,
+        Err(err) => {
+            payload.error = Some(report::failure(err.code(), None, &err.to_string(), &redactor));
+            None
+        }
+    };
+    Outcome {
+        payload,
+        diagnostics,
+        redactor,
+    }
+}
+
+async fn run_checked(
+    config: &Config,
+    env: &Env,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let op = config.operation;
+    // Registered first, so a SIGTERM during the checks is not lost.
+    let mut sigterm = signal(SignalKind::terminate())
+        .map_err(|e| RunnerError::Internal(format!("cannot watch SIGTERM: {e}")))?;
+    payload.operation_id = Some(inputs::operation_id(env)?);
+    for var in env::for_operation(op).filter(|v| v.required) {
+        if env.get(var.name).is_none() {
+            return Err(RunnerError::input(var.name, "is not set"));
+        }
+    }
+    let deadlines = inputs::Deadlines::read(env, op)?;
+    if op.uses_database() {
+        let db = inputs::database(env)?;
+        payload.target_identity_digest = Some(db.target_identity);
+        payload.coordination_digest = Some(db.coordination_digest);
+    }
+    if op == Operation::Apply {
+        inputs::check_plan_file(env, config.max_plan_bytes)?;
+    }
+    deadlines.check_now()?;
+    let work = make_work_dir(&config.work_dir)?;
+    let plan_file = work.join("plan.json");
+    let cmd = command::build(op, env, &plan_file)?;
+    // Checked again just before the child starts.
+    deadlines.check_now()?;
+    if tokio::time::timeout(std::time::Duration::ZERO, sigterm.recv())
+        .await
+        .is_ok()
+    {
+        return Err(RunnerError::Terminated);
+    }
+    let run = supervise::run(
+        &config.ptah_binary,
+        &cmd,
+        deadlines.remaining(),
+        deadlines.grace,
+        &mut sigterm,
+    )
+    .await;
+    let run = match run {
+        Ok(run) => run,
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&work);
+            return Err(err);
+        }
+    };
+    report::map(payload, &run, &plan_file, config.max_plan_bytes, redactor);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok((op != Operation::Apply).then(|| run.stderr.redacted(redactor)))
+}
+
+fn make_work_dir(parent: &std::path::Path) -> Result<PathBuf, RunnerError> {
+    let dir = parent.join(format!("ptah-runner-{}", std::process::id()));
+    std::fs::create_dir(&dir)
+        .map_err(|e| RunnerError::Internal(format!("cannot create {}: {}", dir.display(), e.kind())))?;
+    Ok(dir)
+}
