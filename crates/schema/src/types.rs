@@ -265,6 +265,11 @@ fn mysql(text: &str, p: &Parsed, enums: EnumResolver<'_>) -> Result<DataType, Ty
         "uuid" => signed_only(DataType::Uuid)?,
         "json" => signed_only(DataType::Json)?,
         "enum" => DataType::InlineEnum(params.clone().unwrap_or_default()),
+        // `year(4)` is the only year there is; MariaDB's catalog still prints the width.
+        "year" if !unsigned && matches!(one(text, params)?, None | Some(4)) => DataType::Other {
+            name: "year".to_owned(),
+            params: Vec::new(),
+        },
         _ => match p.words.as_slice() {
             [_] if !unsigned => user_type(p, enums),
             _ => other(p),
