@@ -396,7 +396,14 @@ fn is_plain(value: &str) -> bool {
 
 fn unquote(dialect: Dialect, ident: &mut Ident) {
     match ident.quote_style {
-        None => ident.value = ident.value.to_ascii_lowercase(),
+        None => {
+            ident.value = ident.value.to_ascii_lowercase();
+            // MySQL catalogs backtick every name and keep the quotes on keywords (`name`); an
+            // unquoted keyword parsed as an identifier is the same column, so quote it too.
+            if dialect == Dialect::Mysql && !is_plain(&ident.value) {
+                ident.quote_style = Some('`');
+            }
+        }
         Some(_) => {
             // MySQL column names are case-insensitive; PostgreSQL's quoted names are exact.
             let value = match dialect {
