@@ -1,6 +1,10 @@
-//! Checks both readers run once a whole document is read: references must resolve.
+//! Checks both readers run once a whole document is read: references must resolve, and forms a
+//! catalog can only report one way are rewritten into that way.
 
-use crate::model::{QualifiedName, Schema};
+use crate::model::{
+    DataType, DefaultValue, Dialect, IndexTarget, Literal, QualifiedName, Schema, UniqueConstraint,
+};
+use crate::normalize::canonical_number;
 
 use super::{Location, ReadError};
 
@@ -63,4 +67,69 @@ pub(crate) fn foreign_keys(schema: &mut Schema, pending: &[PendingForeignKey]) -
         }
     }
     Ok(())
+}
+
+/// Rewrites what a catalog can only report one way into that form, so a document and the live
+/// database compare equal: `DEFAULT NULL` is no default; a quoted number as the default of a
+/// numeric column is that number (`int DEFAULT '0'` reads back as `0`); on MySQL a UNIQUE index
+/// on whole ascending columns is a UNIQUE constraint (the server cannot tell them apart).
+pub(crate) fn canonical_forms(dialect: Dialect, schema: &mut Schema) {
+    for table in schema.tables.values_mut() {
+        for column in &mut table.columns {
+            column.default = match column.default.take() {
+                Some(DefaultValue::Literal(Literal::Null)) => None,
+                Some(DefaultValue::Literal(Literal::String(s))) if numeric(&column.data_type) => {
+                    let number = canonical_number(&s);
+                    let is_number = number
+                        .strip_prefix('-')
+                        .unwrap_or(&number)
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == '.')
+                        && number.chars().any(|c| c.is_ascii_digit());
+                    Some(DefaultValue::Literal(if is_number {
+                        Literal::Number(number)
+                    } else {
+                        Literal::String(s)
+                    }))
+                }
+                other => other,
+            };
+        }
+        if dialect != Dialect::Mysql {
+            continue;
+        }
+        let as_unique: Vec<String> = table
+            .indexes
+            .values()
+            .filter(|i| i.unique && i.predicate.is_none() && i.method.as_deref().is_none_or(|m| m == "btree"))
+            .filter(|i| {
+                i.parts.iter().all(|p| {
+                    matches!(p.target, IndexTarget::Column(_)) && !p.descending && p.prefix_length.is_none()
+                })
+            })
+            .map(|i| i.name.clone())
+            .collect();
+        for name in as_unique {
+            if let Some(index) = table.indexes.remove(&name) {
+                let columns = index
+                    .parts
+                    .into_iter()
+                    .filter_map(|p| match p.target {
+                        IndexTarget::Column(c) => Some(c),
+                        IndexTarget::Expression(_) => None,
+                    })
+                    .collect();
+                table
+                    .uniques
+                    .insert(name.clone(), UniqueConstraint { name, columns });
+            }
+        }
+    }
+}
+
+fn numeric(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Integer { .. } | DataType::Decimal { .. } | DataType::Float32 | DataType::Float64
+    )
 }

@@ -51,6 +51,7 @@ pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadErr
     };
     reader.document(&body)?;
     foreign_keys(&mut reader.schema, &reader.pending)?;
+    super::check::canonical_forms(reader.dialect, &mut reader.schema);
     Ok(reader.schema)
 }
 

@@ -82,6 +82,7 @@ impl Reader {
     /// Finishes the document: checks every foreign key's target.
     pub fn finish(mut self) -> Result<Schema, ReadError> {
         foreign_keys(&mut self.schema, &self.pending)?;
+        super::check::canonical_forms(self.dialect, &mut self.schema);
         Ok(self.schema)
     }
 
