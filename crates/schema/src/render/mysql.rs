@@ -220,7 +220,15 @@ pub(super) fn drop_constraint(
             MysqlFlavor::Mysql => format!("DROP CHECK {}", SQL.ident(&ch.name)),
             MysqlFlavor::Mariadb => format!("DROP CONSTRAINT {}", SQL.ident(&ch.name)),
         },
-        Constraint::ForeignKey(fk) => format!("DROP FOREIGN KEY {}", SQL.ident(&fk.name)),
+        // InnoDB keeps the index it added for the key (named after it), which inspection hides
+        // only while the key exists: drop it with the key, or it reappears as an undeclared index.
+        Constraint::ForeignKey(fk) => match flavor {
+            MysqlFlavor::Mysql => format!("DROP FOREIGN KEY {}", SQL.ident(&fk.name)),
+            MysqlFlavor::Mariadb => format!(
+                "DROP FOREIGN KEY {0}, DROP INDEX IF EXISTS {0}",
+                SQL.ident(&fk.name)
+            ),
+        },
     };
     let sql = format!("ALTER TABLE {} {body}", SQL.qualified(table));
     stmt(sql, Severity::Destructive, "drops a constraint")
