@@ -1,0 +1,1 @@
+CREATE TABLE t (id int NOT NULL PRIMARY KEY, email varchar(100) NOT NULL);

@@ -1,0 +1,1 @@
+CREATE TABLE t (id bigint unsigned NOT NULL AUTO_INCREMENT, PRIMARY KEY (id));

@@ -1,0 +1,1 @@
+CREATE TABLE t (id bigint NOT NULL, PRIMARY KEY (id));

@@ -1,0 +1,1 @@
+CREATE TABLE t (id SERIAL PRIMARY KEY, name varchar(10));

@@ -1,0 +1,1 @@
+CREATE TABLE t (tenant int NOT NULL, id int NOT NULL, PRIMARY KEY (id));

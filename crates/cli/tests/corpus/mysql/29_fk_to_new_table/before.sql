@@ -1,0 +1,1 @@
+CREATE TABLE orders (id int NOT NULL PRIMARY KEY, customer_id int);

@@ -1,0 +1,2 @@
+CREATE TABLE a (id int NOT NULL PRIMARY KEY);
+CREATE TABLE b (id int NOT NULL PRIMARY KEY, a_id int);

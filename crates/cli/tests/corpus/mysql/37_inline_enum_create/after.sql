@@ -1,0 +1,1 @@
+CREATE TABLE t (id int NOT NULL PRIMARY KEY, mood enum('sad','ok','it''s') NOT NULL DEFAULT 'ok');

@@ -1,0 +1,1 @@
+CREATE TABLE v (id int NOT NULL PRIMARY KEY, flag tinyint(1), b bool, tiny tinyint, med mediumint, big bigint unsigned, f float, d double, dec10 decimal(10,0), code char(3), bin binary(16), vbin varbinary(64), blb blob, day date, clock time(3), dt datetime(6), ts timestamp NULL, yr year, doc json, uid char(36));

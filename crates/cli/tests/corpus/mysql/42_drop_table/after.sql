@@ -1,0 +1,1 @@
+CREATE TABLE keep_me (id int NOT NULL PRIMARY KEY);

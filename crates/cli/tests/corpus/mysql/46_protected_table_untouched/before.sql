@@ -1,0 +1,2 @@
+CREATE TABLE items (id bigint NOT NULL PRIMARY KEY, name varchar(40) NOT NULL);
+CREATE TABLE other (id int NOT NULL PRIMARY KEY);

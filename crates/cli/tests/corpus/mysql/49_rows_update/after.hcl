@@ -1,0 +1,19 @@
+table "countries" {
+  column "code" {
+    type = char(2)
+  }
+  column "name" {
+    type = varchar(80)
+  }
+  column "rank" {
+    type = int
+    null = true
+  }
+  primary_key {
+    columns = [column.code]
+  }
+  data {
+    key = [column.code]
+    rows = [{ code = "DE", name = "Deutschland", rank = 1 }, { code = "FR", name = "France", rank = 2 }]
+  }
+}
