@@ -226,3 +226,100 @@ pub fn check_plan_file(env: &Env, max: usize) -> Result<PathBuf, RunnerError> {
     }
     Ok(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        Env(pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect())
+    }
+
+    #[test]
+    fn mutating_operations_need_ordered_deadlines_and_a_grace_period() {
+        let full = [
+            (env::DISPATCH_NOT_AFTER, "2030-01-01T00:00:00Z"),
+            (env::EXECUTION_NOT_AFTER, "2030-01-01T00:10:00+00:00"),
+            (env::TERMINATION_GRACE_PERIOD_SECONDS, "30"),
+        ];
+        let d = Deadlines::read(&env(&full), Operation::Apply).expect("valid");
+        assert_eq!(d.grace, Duration::from_secs(30));
+        assert!(d.check_now().is_ok());
+        for missing in 0..3 {
+            let mut partial = full.to_vec();
+            partial.remove(missing);
+            assert!(Deadlines::read(&env(&partial), Operation::MigrationApply).is_err());
+            assert!(Deadlines::read(&env(&partial), Operation::Observe).is_ok());
+        }
+        let mut reversed = full.to_vec();
+        reversed[0].1 = "2030-01-01T00:20:00Z";
+        assert!(Deadlines::read(&env(&reversed), Operation::Apply).is_err());
+        for bad in ["0", "-1", "3601", "1.5", "ten"] {
+            let mut g = full.to_vec();
+            g[2].1 = bad;
+            assert!(Deadlines::read(&env(&g), Operation::Apply).is_err(), "{bad}");
+        }
+        let mut stale = full.to_vec();
+        stale[0].1 = "2020-01-01T00:00:00Z";
+        let d = Deadlines::read(&env(&stale), Operation::Apply).expect("ordered");
+        assert!(matches!(d.check_now(), Err(RunnerError::DispatchDeadline(_))));
+        let mut bad = full.to_vec();
+        bad[1].1 = "tomorrow";
+        assert!(Deadlines::read(&env(&bad), Operation::Apply).is_err());
+    }
+
+    #[test]
+    fn the_protocol_version_must_match_exactly() {
+        assert!(check_protocol(&env(&[(env::PROTOCOL_VERSION, "1")])).is_ok());
+        for v in ["2", "01x", "v1"] {
+            let err = check_protocol(&env(&[(env::PROTOCOL_VERSION, v)])).expect_err(v);
+            assert_eq!(err.code(), ptah_dataplane::ErrorCode::RunnerProtocolMismatch);
+        }
+        let err = check_protocol(&env(&[])).expect_err("missing");
+        assert_eq!(err.code(), ptah_dataplane::ErrorCode::InvalidInput);
+    }
+
+    #[test]
+    fn every_credential_present_is_redacted_whatever_the_operation() {
+        let e = env(&[
+            (env::DB_URL, "postgres://u:db-secret@h/d"),
+            (env::DEV_URL, "postgres://u:dev-secret@h/dev"),
+            (env::REGISTRY_PASSWORD, "reg-secret"),
+            (env::REGISTRY_TOKEN, "tok-secret"),
+        ]);
+        let out = e
+            .redactor()
+            .redact_str("db-secret dev-secret reg-secret tok-secret");
+        assert_eq!(out, "[REDACTED] [REDACTED] [REDACTED] [REDACTED]");
+    }
+
+    #[test]
+    fn a_plan_file_must_have_the_approved_digest_and_fit() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("p.json");
+        std::fs::write(&file, b"{}\n").expect("write");
+        let path = file.display().to_string();
+        let good = Digest::of(b"{}\n").to_string();
+        let e = env(&[
+            (env::PLAN_FILE, &path),
+            (env::EXPECTED_PLAN_CONTENT_DIGEST, &good),
+        ]);
+        assert!(check_plan_file(&e, 1024).is_ok());
+        assert!(matches!(
+            check_plan_file(&e, 2),
+            Err(RunnerError::InvalidInput { .. })
+        ));
+        let other = Digest::of(b"{}").to_string();
+        let e = env(&[
+            (env::PLAN_FILE, &path),
+            (env::EXPECTED_PLAN_CONTENT_DIGEST, &other),
+        ]);
+        assert!(matches!(
+            check_plan_file(&e, 1024),
+            Err(RunnerError::PlanContentMismatch { .. })
+        ));
+    }
+}

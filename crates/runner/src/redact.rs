@@ -67,6 +67,7 @@ impl Redactor {
         plain.push(utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string());
         plain.push(utf8_percent_encode(secret, USERINFO).to_string());
         plain.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+        plain.push(secret.bytes().map(|b| format!("%{b:02X}")).collect());
         let lower: Vec<String> = plain.iter().map(|p| lower_hex_escapes(p)).collect();
         plain.extend(lower);
         let mut forms: Vec<String> = Vec::new();

@@ -95,10 +95,9 @@ async fn mariadb_observe_plan_apply_through_the_runner() {
     observe_plan_apply(false).await;
 }
 
-/// A schema Apply blocked on a table lock the test holds is stopped at the execution deadline:
-/// SIGTERM, then SIGKILL after two thirds of the grace period; the frame says "uncertain".
-#[tokio::test]
-async fn an_apply_killed_at_the_deadline_is_uncertain() {
+/// A Plan of `PG_SCHEMA` against a database whose `widgets` lacks `name`, written to a file,
+/// and an Apply environment for it; returns (url, client holding the session, apply env).
+async fn blocked_apply_setup(work: &Path) -> (String, tokio_postgres::Client, BTreeMap<String, String>) {
     let services = TestServices::require();
     let url = fresh_database(&services.postgres, true).await;
     let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
@@ -109,37 +108,40 @@ async fn an_apply_killed_at_the_deadline_is_uncertain() {
         .batch_execute("CREATE TABLE widgets (id integer PRIMARY KEY)")
         .await
         .expect("create");
-    let work = scratch();
-    let schema = work.path().join("schema.sql");
+    let schema = work.join("schema.sql");
     std::fs::write(&schema, PG_SCHEMA).expect("schema");
-    let bin = ptah();
     let mut env = db_env(&url);
     env.insert("PTAH_SCHEMA_FROM".into(), schema.display().to_string());
-    let planned = run_runner("plan", &env, &bin, work.path());
+    let planned = run_runner("plan", &env, &ptah(), work);
     let p = &planned.frame().payload;
-    let plan_text = p.stdout.clone().expect("plan");
-    let plan_file = work.path().join("approved.plan.json");
-    std::fs::write(&plan_file, &plan_text).expect("plan file");
-
-    // Hold the table so the ALTER waits (lock_timeout 0s: no limit).
+    let plan_file = work.join("approved.plan.json");
+    std::fs::write(&plan_file, p.stdout.clone().expect("plan")).expect("plan file");
+    let digest = p.plan.as_ref().expect("plan").plan_content_digest.to_string();
+    env.insert("PTAH_PLAN_FILE".into(), plan_file.display().to_string());
+    env.insert("PTAH_EXPECTED_PLAN_CONTENT_DIGEST".into(), digest);
+    // No statement lock timeout: the ALTER waits for the table as long as the test holds it.
+    env.insert("PTAH_LOCK_TIMEOUT".into(), "0s".into());
+    // Hold the table so the ALTER waits.
     client
         .batch_execute("BEGIN; LOCK TABLE widgets IN ACCESS EXCLUSIVE MODE")
         .await
         .expect("lock");
-    let mut apply = env.clone();
-    apply.insert("PTAH_PLAN_FILE".into(), plan_file.display().to_string());
-    let digest = p.plan.as_ref().expect("plan").plan_content_digest.to_string();
-    apply.insert("PTAH_EXPECTED_PLAN_CONTENT_DIGEST".into(), digest);
-    apply.insert("PTAH_LOCK_TIMEOUT".into(), "0s".into());
+    (url, client, env)
+}
+
+/// A schema Apply blocked on a table lock the test holds is stopped at the execution deadline:
+/// SIGTERM, then SIGKILL after two thirds of the grace period; the frame says "uncertain".
+#[tokio::test]
+async fn an_apply_killed_at_the_deadline_is_uncertain() {
+    let work = scratch();
+    let (url, client, mut apply) = blocked_apply_setup(work.path()).await;
     deadlines(&mut apply, 4, 3);
     let started = std::time::Instant::now();
-    let run = tokio::task::spawn_blocking({
-        let bin = bin.clone();
-        let work = work.path().to_owned();
-        move || run_runner("apply", &apply, &bin, &work)
-    })
-    .await
-    .expect("runner");
+    let bin = ptah();
+    let dir = work.path().to_owned();
+    let run = tokio::task::spawn_blocking(move || run_runner("apply", &apply, &bin, &dir))
+        .await
+        .expect("runner");
     let took = started.elapsed();
     client.batch_execute("ROLLBACK").await.expect("unlock");
     run.assert_no_secret(&password_forms(&url));
@@ -157,6 +159,36 @@ async fn an_apply_killed_at_the_deadline_is_uncertain() {
         "took {took:?}, more than deadline + grace"
     );
     assert!(run.summary.contains("\"uncertain\":true"), "{}", run.summary);
+}
+
+/// SIGTERM to the runner (the Pod is being deleted) stops a blocked Apply the same way.
+#[tokio::test]
+async fn sigterm_to_the_runner_stops_the_child_and_still_writes_the_frame() {
+    let work = scratch();
+    let (url, client, mut apply) = blocked_apply_setup(work.path()).await;
+    deadlines(&mut apply, 120, 3);
+    let (child, log) = support::spawn_runner("apply", &apply, &ptah(), work.path());
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).expect("pid")).expect("pid");
+    let started = std::time::Instant::now();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+    let run = tokio::task::spawn_blocking(move || support::finish(child, &log))
+        .await
+        .expect("runner");
+    let took = started.elapsed();
+    client.batch_execute("ROLLBACK").await.expect("unlock");
+    run.assert_no_secret(&password_forms(&url));
+    let p = &run.frame().payload;
+    assert_eq!(
+        p.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Terminated),
+        "{p:?}"
+    );
+    assert_eq!((p.mutation_started, p.uncertain), (Some(true), Some(true)));
+    assert!(
+        took.as_secs_f64() < 3.0,
+        "the frame came {took:?} after SIGTERM, past the grace"
+    );
 }
 
 fn migration(dir: &Path, version: i64, up: &str) {

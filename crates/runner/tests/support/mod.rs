@@ -166,10 +166,15 @@ impl Run {
     }
 }
 
-/// Runs `ptah-runner --operation op` with exactly `env` (plus PATH-free basics).
-pub fn run_runner(op: &str, env: &BTreeMap<String, String>, ptah: &Path, work: &Path) -> Run {
+/// Starts `ptah-runner --operation op` with exactly `env`; returns the child and its summary path.
+pub fn spawn_runner(
+    op: &str,
+    env: &BTreeMap<String, String>,
+    ptah: &Path,
+    work: &Path,
+) -> (std::process::Child, PathBuf) {
     let log = work.join(format!("termination-{}", unique_name("log")));
-    let output = Command::new(runner())
+    let child = Command::new(runner())
         .args(["--operation", op, "--ptah-binary"])
         .arg(ptah)
         .arg("--work-dir")
@@ -178,9 +183,17 @@ pub fn run_runner(op: &str, env: &BTreeMap<String, String>, ptah: &Path, work: &
         .arg(&log)
         .env_clear()
         .envs(env)
-        .output()
-        .expect("run ptah-runner");
-    let summary = std::fs::read_to_string(&log).unwrap_or_default();
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ptah-runner");
+    (child, log)
+}
+
+/// Waits for a runner started by [`spawn_runner`] and reads its frame and summary.
+pub fn finish(child: std::process::Child, log: &Path) -> Run {
+    let output = child.wait_with_output().expect("wait for ptah-runner");
+    let summary = std::fs::read_to_string(log).unwrap_or_default();
     // The frame must be the last thing on stdout.
     let stdout = &output.stdout;
     assert!(
@@ -193,4 +206,10 @@ pub fn run_runner(op: &str, env: &BTreeMap<String, String>, ptah: &Path, work: &
         frame,
         summary,
     }
+}
+
+/// Runs `ptah-runner --operation op` with exactly `env`.
+pub fn run_runner(op: &str, env: &BTreeMap<String, String>, ptah: &Path, work: &Path) -> Run {
+    let (child, log) = spawn_runner(op, env, ptah, work);
+    finish(child, &log)
 }
