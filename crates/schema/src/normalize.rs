@@ -206,6 +206,38 @@ fn is_text_type(t: &SqlType) -> bool {
 fn rewrite_node(dialect: Dialect, e: &mut Expr) {
     let replacement = match e {
         Expr::Nested(inner) => Some(std::mem::replace(inner.as_mut(), Expr::value(Value::Null))),
+        // PostgreSQL's parser turns `x BETWEEN a AND b` into `x >= a AND x <= b` (NOT BETWEEN:
+        // `x < a OR x > b`), and the catalog prints that form.
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } if dialect == Dialect::Postgres => {
+            let take = |b: &mut Box<Expr>| std::mem::replace(b.as_mut(), Expr::value(Value::Null));
+            let (x, low, high) = (take(expr), take(low), take(high));
+            let (low_op, high_op, join) = if *negated {
+                (BinaryOperator::Lt, BinaryOperator::Gt, BinaryOperator::Or)
+            } else {
+                (BinaryOperator::GtEq, BinaryOperator::LtEq, BinaryOperator::And)
+            };
+            let compare = |left: Expr, op: BinaryOperator, right: Expr| {
+                let mut node = Expr::BinaryOp {
+                    left: Box::new(left),
+                    op,
+                    right: Box::new(right),
+                };
+                rewrite_node(dialect, &mut node);
+                Box::new(node)
+            };
+            let left = compare(x.clone(), low_op, low);
+            let right = compare(x, high_op, high);
+            Some(Expr::BinaryOp {
+                left,
+                op: join,
+                right,
+            })
+        }
         Expr::Cast {
             kind: CastKind::Cast | CastKind::DoubleColon,
             expr,

@@ -25,6 +25,17 @@ fn author_and_catalog_forms_compare_equal() {
         (PG, "a + b * c", "(a + (b * c))"),
         (PG, "'{}'", "'{}'::jsonb"),
         (PG, "left(description, 64)", "\"left\"(description, 64)"),
+        (
+            PG,
+            "ratio BETWEEN 0 AND 1",
+            "((ratio >= (0)::double precision) AND (ratio <= (1)::double precision))",
+        ),
+        (PG, "n NOT BETWEEN 1 AND 5", "((n < 1) OR (n > 5))"),
+        (
+            PG,
+            "a + b BETWEEN 1 AND 5 AND c",
+            "(((a + b) >= 1) AND ((a + b) <= 5) AND c)",
+        ),
         (MY, "CURRENT_TIMESTAMP", "current_timestamp()"),
         (MY, "now()", "current_timestamp()"),
         (MY, "NOW(6)", "current_timestamp(6)"),
@@ -62,6 +73,7 @@ fn different_meanings_stay_different() {
         (PG, "\"Email\" IS NULL", "email IS NULL"),
         (PG, "x > 1", "x >= 1"),
         (PG, "\"Left\"(x, 1)", "left(x, 1)"),
+        (MY, "x BETWEEN 1 AND 5", "x >= 1 AND x <= 5"),
         (MY, "'abc'", "abc"),
         (MY, "now()", "utc_timestamp()"),
     ];
