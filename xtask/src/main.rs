@@ -1,8 +1,10 @@
 //! `cargo xtask`: the project's developer and CI tasks.
 
 mod bench;
+mod cluster;
 mod crds;
 mod depscheck;
+mod k8s;
 mod services;
 mod step;
 mod test;
@@ -28,6 +30,10 @@ enum Task {
     Test(test::Args),
     /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`).
     Bench(bench::Args),
+    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm and oras from their Go modules.
+    K8sBin(k8s::Args),
+    /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
+    Cluster(cluster::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -37,5 +43,7 @@ fn main() -> anyhow::Result<()> {
         Task::DepsCheck(args) => depscheck::run(args),
         Task::Test(args) => test::run(args),
         Task::Bench(args) => bench::run(args),
+        Task::K8sBin(args) => k8s::run_task(args),
+        Task::Cluster(args) => cluster::run(args),
     }
 }

@@ -9,7 +9,7 @@ mod apt;
 mod envfile;
 mod mariadb;
 mod postgres;
-mod process;
+pub mod process;
 mod registry;
 mod secret;
 mod tls;

@@ -1,0 +1,577 @@
+//! `cargo xtask cluster up|down|status`: a real single-node Kubernetes on loopback.
+//!
+//! * `--tier api` (T3): etcd and kube-apiserver at the matrix minor, with PKI generated here,
+//!   service-account signing keys, `Node,RBAC` authorization and the default admission plugins
+//!   (plus NodeRestriction).
+//! * `--tier full` (T4): plus kube-controller-manager, kube-scheduler and a kubelet (see
+//!   [`node`]).
+//!
+//! Everything lives in `target/cluster/`: `pki/`, one directory per process (log, pid, data),
+//! `admin.kubeconfig` (system:masters), `user.kubeconfig` (an unprivileged person,
+//! [`pki::USER_NAME`]) and `cluster.json` (what runs). Processes are started detached, recorded
+//! by PID and recognised by a path of theirs in their command line, with the helpers of
+//! `cargo xtask services`; `up` keeps a healthy cluster of the same version and tier, and `down`
+//! stops whatever was started from this directory, zombies counting as stopped.
+
+pub mod kubeconfig;
+mod node;
+pub mod pki;
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use crate::{
+    k8s::{Binaries, Component, Matrix},
+    services::process,
+    step::{output, step, workspace_root},
+};
+
+/// The command that starts the API tier; error messages tell people to run it.
+pub const UP_API_COMMAND: &str = "cargo xtask cluster up --tier api";
+
+/// Arguments of `cargo xtask cluster`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Action,
+    #[command(flatten)]
+    config: Config,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Build what is missing, start (or keep) the cluster and write the kubeconfigs.
+    Up {
+        /// `api`: etcd + kube-apiserver; `full`: plus controller manager, scheduler and kubelet.
+        #[arg(long, value_enum, default_value_t = Tier::Full)]
+        tier: Tier,
+    },
+    /// Stop everything `up` started and undo its host changes.
+    Down,
+    /// Print what runs, the kubeconfig paths and the memory of each process.
+    Status,
+}
+
+/// How much of Kubernetes runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Tier {
+    /// etcd + kube-apiserver.
+    Api,
+    /// The API tier plus kube-controller-manager, kube-scheduler and a kubelet.
+    Full,
+}
+
+impl Tier {
+    fn name(self) -> &'static str {
+        match self {
+            Tier::Api => "api",
+            Tier::Full => "full",
+        }
+    }
+}
+
+/// Ports and the Kubernetes minor.
+#[derive(clap::Args)]
+struct Config {
+    /// The Kubernetes minor (`1.36`) from matrix/kubernetes.json; default: its default minor.
+    #[arg(long, env = "PTAH_CLUSTER_KUBERNETES", global = true)]
+    kubernetes: Option<String>,
+    /// kube-apiserver's secure port on 127.0.0.1.
+    #[arg(
+        long,
+        env = "PTAH_CLUSTER_APISERVER_PORT",
+        default_value_t = 56443,
+        global = true
+    )]
+    apiserver_port: u16,
+    /// etcd's client port on 127.0.0.1 (the peer port is the next one).
+    #[arg(long, env = "PTAH_CLUSTER_ETCD_PORT", default_value_t = 52379, global = true)]
+    etcd_port: u16,
+}
+
+/// Runs `cargo xtask cluster`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let cluster = Cluster::new(&args.config)?;
+    match args.action {
+        Action::Up { tier } => cluster.up(tier),
+        Action::Down => cluster.down(),
+        Action::Status => cluster.status(),
+    }
+}
+
+/// One process of the cluster.
+pub(crate) struct Proc {
+    /// Directory name under `target/cluster/` and label.
+    pub name: &'static str,
+    /// The program (absolute path).
+    pub program: PathBuf,
+    /// Its arguments; one of them carries [`Proc::marker`].
+    pub args: Vec<String>,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// A path of ours in its command line (`--opt=PATH`), which recognises it.
+    pub marker: PathBuf,
+    /// How long it may take to become ready.
+    pub timeout: Duration,
+}
+
+impl Proc {
+    fn program_name(&self) -> String {
+        self.program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn dir(&self, root: &Path) -> PathBuf {
+        root.join(self.name)
+    }
+
+    fn running(&self, root: &Path) -> Option<u32> {
+        process::recorded(&self.dir(root), &self.program_name(), &self.marker)
+    }
+
+    /// Starts it detached (log in its dir) and waits until `ready` answers.
+    fn start(&self, root: &Path, ready: impl FnMut() -> bool) -> anyhow::Result<u32> {
+        let dir = self.dir(root);
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let log = dir.join("log");
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args);
+        let mut env_prefix = Vec::new();
+        for (name, value) in &self.env {
+            env_prefix.push(format!("{name}={value}"));
+        }
+        // `spawn_detached` runs `setsid PROGRAM ARGS`; `env` in front carries the variables.
+        let pid = if env_prefix.is_empty() {
+            process::spawn_detached(&cmd, &log, &dir)?
+        } else {
+            let mut with_env = Command::new("env");
+            with_env.args(&env_prefix).arg(&self.program).args(&self.args);
+            process::spawn_detached(&with_env, &log, &dir)?
+        };
+        process::wait_ready(self.name, pid, self.timeout, &log, ready)?;
+        Ok(pid)
+    }
+
+    fn stop(&self) -> anyhow::Result<()> {
+        let pids = process::find(&self.program_name(), &self.marker);
+        if pids.is_empty() {
+            eprintln!("    {}: not running", self.name);
+        }
+        for pid in pids {
+            process::stop(pid, "TERM")?;
+            eprintln!("    {}: stopped pid {pid}", self.name);
+        }
+        Ok(())
+    }
+}
+
+struct Cluster {
+    root: PathBuf,
+    matrix: Matrix,
+    bins: Binaries,
+    apiserver_port: u16,
+    etcd_port: u16,
+}
+
+impl Cluster {
+    fn new(config: &Config) -> anyhow::Result<Self> {
+        let workspace = workspace_root();
+        let matrix = Matrix::load(&workspace)?;
+        let minor = matrix.select(config.kubernetes.as_deref())?.clone();
+        let bins = Binaries::new(&minor, &matrix)?;
+        Ok(Self {
+            root: workspace.join("target").join("cluster"),
+            matrix,
+            bins,
+            apiserver_port: config.apiserver_port,
+            etcd_port: config.etcd_port,
+        })
+    }
+
+    fn pki(&self) -> PathBuf {
+        self.root.join("pki")
+    }
+
+    fn server(&self) -> String {
+        format!("https://127.0.0.1:{}", self.apiserver_port)
+    }
+
+    fn state_file(&self) -> PathBuf {
+        self.root.join("cluster.json")
+    }
+
+    fn etcd(&self) -> Proc {
+        let dir = self.root.join("etcd");
+        let data = dir.join("data");
+        let client = format!("http://127.0.0.1:{}", self.etcd_port);
+        let peer = format!("http://127.0.0.1:{}", self.etcd_port + 1);
+        Proc {
+            name: "etcd",
+            program: self.bins.path(Component::Etcd),
+            args: vec![
+                "--name=ptah".to_owned(),
+                format!("--data-dir={}", data.display()),
+                format!("--listen-client-urls={client}"),
+                format!("--advertise-client-urls={client}"),
+                format!("--listen-peer-urls={peer}"),
+                format!("--initial-advertise-peer-urls={peer}"),
+                format!("--initial-cluster=ptah={peer}"),
+                "--listen-metrics-urls=".to_owned(),
+                "--logger=zap".to_owned(),
+                "--log-level=warn".to_owned(),
+                "--unsafe-no-fsync=true".to_owned(),
+                "--quota-backend-bytes=2147483648".to_owned(),
+            ],
+            env: Vec::new(),
+            marker: data,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    fn apiserver(&self) -> Proc {
+        let dir = self.root.join("kube-apiserver");
+        let pki = self.pki();
+        let file = |name: &str| pki.join(name).display().to_string();
+        Proc {
+            name: "kube-apiserver",
+            program: self.bins.path(Component::KubeApiserver),
+            args: vec![
+                format!("--cert-dir={}", dir.display()),
+                format!("--etcd-servers=http://127.0.0.1:{}", self.etcd_port),
+                "--bind-address=127.0.0.1".to_owned(),
+                "--advertise-address=127.0.0.1".to_owned(),
+                format!("--secure-port={}", self.apiserver_port),
+                // The endpoints of the `kubernetes` Service would be 127.0.0.1, which
+                // Endpoints validation refuses; nothing here needs that Service.
+                "--endpoint-reconciler-type=none".to_owned(),
+                format!("--tls-cert-file={}", file("apiserver.crt")),
+                format!("--tls-private-key-file={}", file("apiserver.key")),
+                format!("--client-ca-file={}", file("ca.crt")),
+                format!("--kubelet-certificate-authority={}", file("ca.crt")),
+                format!(
+                    "--kubelet-client-certificate={}",
+                    file("apiserver-kubelet-client.crt")
+                ),
+                format!("--kubelet-client-key={}", file("apiserver-kubelet-client.key")),
+                "--kubelet-preferred-address-types=InternalIP,Hostname".to_owned(),
+                format!("--service-account-key-file={}", file("sa.pub")),
+                format!("--service-account-signing-key-file={}", file("sa.key")),
+                "--service-account-issuer=https://kubernetes.default.svc.cluster.local".to_owned(),
+                "--authorization-mode=Node,RBAC".to_owned(),
+                // The default plugins stay on; NodeRestriction is what kubeadm adds.
+                "--enable-admission-plugins=NodeRestriction".to_owned(),
+                "--service-cluster-ip-range=10.96.0.0/16".to_owned(),
+                "--allow-privileged=true".to_owned(),
+                "--profiling=false".to_owned(),
+                "--enable-priority-and-fairness=true".to_owned(),
+            ],
+            env: Vec::new(),
+            marker: dir,
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    fn etcd_healthy(&self) -> bool {
+        Command::new("curl")
+            .args(["-sf", "--max-time", "2"])
+            .arg(format!("http://127.0.0.1:{}/health", self.etcd_port))
+            .output()
+            .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).contains("true"))
+    }
+
+    /// `/readyz` answers `ok` over TLS verified with our CA.
+    fn apiserver_ready(&self) -> bool {
+        Command::new("curl")
+            .args(["-sf", "--max-time", "3", "--cacert"])
+            .arg(self.pki().join("ca.crt"))
+            .arg(format!("{}/readyz", self.server()))
+            .output()
+            .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "ok")
+    }
+
+    fn read_state(&self) -> Option<Value> {
+        serde_json::from_str(&fs::read_to_string(self.state_file()).ok()?).ok()
+    }
+
+    /// Serialises concurrent `up`/`down` runs.
+    fn lock(&self) -> anyhow::Result<fs::File> {
+        let path = self.root.parent().unwrap_or(&self.root).join("cluster.lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+        Ok(file)
+    }
+
+    fn up(&self, tier: Tier) -> anyhow::Result<()> {
+        let started = Instant::now();
+        fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
+        let _lock = self.lock()?;
+        let version = self.bins.kubernetes_version().to_owned();
+
+        let mut needed = vec![Component::KubeApiserver, Component::Etcd];
+        if tier == Tier::Full {
+            needed.extend([
+                Component::KubeControllerManager,
+                Component::KubeScheduler,
+                Component::Kubelet,
+            ]);
+        }
+        step(&format!("binaries for Kubernetes {version}"), || {
+            self.bins.ensure(&needed)
+        })?;
+
+        let state = self.read_state();
+        let same_version = state
+            .as_ref()
+            .is_some_and(|s| s["version"] == version.as_str() && s["apiserverPort"] == self.apiserver_port);
+        let api_running = self.etcd().running(&self.root).is_some()
+            && self.apiserver().running(&self.root).is_some()
+            && self.etcd_healthy()
+            && self.apiserver_ready();
+        if same_version && api_running {
+            eprintln!("    API tier of {version} running and ready: kept");
+        } else {
+            step("stop what runs from target/cluster", || self.stop_all())?;
+            step("fresh target/cluster with PKI and kubeconfigs", || self.prepare())?;
+            let api_started = Instant::now();
+            let etcd = self.etcd();
+            step(
+                &format!(
+                    "etcd {} on 127.0.0.1:{}",
+                    self.bins_etcd_version(),
+                    self.etcd_port
+                ),
+                || {
+                    process::ensure_port_free(self.etcd_port, "etcd")?;
+                    process::ensure_port_free(self.etcd_port + 1, "etcd (peer)")?;
+                    etcd.start(&self.root, || self.etcd_healthy()).map(|_| ())
+                },
+            )?;
+            let apiserver = self.apiserver();
+            step(
+                &format!("kube-apiserver {version} on 127.0.0.1:{}", self.apiserver_port),
+                || {
+                    process::ensure_port_free(self.apiserver_port, "kube-apiserver")?;
+                    apiserver.start(&self.root, || self.apiserver_ready()).map(|_| ())
+                },
+            )?;
+            eprintln!(
+                "    API tier ready {:.1}s after etcd started",
+                api_started.elapsed().as_secs_f64()
+            );
+            self.write_state(Tier::Api)?;
+        }
+        if tier == Tier::Full {
+            let full_started = Instant::now();
+            node::up(self)?;
+            eprintln!(
+                "    full tier ready {:.1}s after its first component started",
+                full_started.elapsed().as_secs_f64()
+            );
+            self.write_state(Tier::Full)?;
+        }
+        eprintln!(
+            "cluster up ({} tier, Kubernetes {version}) in {:.1}s; kubectl --kubeconfig {}",
+            tier.name(),
+            started.elapsed().as_secs_f64(),
+            self.root.join("admin.kubeconfig").display()
+        );
+        self.print_memory();
+        Ok(())
+    }
+
+    fn bins_etcd_version(&self) -> String {
+        self.matrix
+            .select(Some(self.bins.kubernetes_version()))
+            .map(|m| m.etcd.clone())
+            .unwrap_or_default()
+    }
+
+    /// Wipes `target/cluster/` and writes the PKI and both kubeconfigs.
+    fn prepare(&self) -> anyhow::Result<()> {
+        if self.root.exists() {
+            fs::remove_dir_all(&self.root).with_context(|| format!("cannot wipe {}", self.root.display()))?;
+        }
+        fs::create_dir_all(&self.root).with_context(|| format!("cannot create {}", self.root.display()))?;
+        pki::write_all(&self.pki())?;
+        let server = self.server();
+        kubeconfig::write(
+            &self.root.join("admin.kubeconfig"),
+            &server,
+            "ptah-admin",
+            &self.pki(),
+            pki::ADMIN,
+        )?;
+        kubeconfig::write(
+            &self.root.join("user.kubeconfig"),
+            &server,
+            pki::USER_NAME,
+            &self.pki(),
+            pki::USER,
+        )?;
+        Ok(())
+    }
+
+    fn write_state(&self, tier: Tier) -> anyhow::Result<()> {
+        let state = json!({
+            "tier": tier.name(),
+            "version": self.bins.kubernetes_version(),
+            "server": self.server(),
+            "apiserverPort": self.apiserver_port,
+            "etcdPort": self.etcd_port,
+            "adminKubeconfig": self.root.join("admin.kubeconfig"),
+            "userKubeconfig": self.root.join("user.kubeconfig"),
+            "userName": pki::USER_NAME,
+            "nodeName": pki::NODE_NAME,
+        });
+        let text = serde_json::to_string_pretty(&state)?;
+        fs::write(self.state_file(), text + "\n").context("cannot write cluster.json")
+    }
+
+    /// Every process of every tier, in start order.
+    fn all_procs(&self) -> Vec<Proc> {
+        let mut procs = vec![self.etcd(), self.apiserver()];
+        procs.extend(node::procs(self));
+        procs
+    }
+
+    fn stop_all(&self) -> anyhow::Result<()> {
+        for proc in self.all_procs().iter().rev() {
+            proc.stop()?;
+        }
+        node::clean_host(self)
+    }
+
+    fn down(&self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
+        let _lock = self.lock()?;
+        step("stop the cluster", || self.stop_all())?;
+        match fs::remove_file(self.state_file()) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(err).context("cannot remove cluster.json");
+            }
+            _ => {}
+        }
+        eprintln!("cluster down in {:.2}s", started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    fn status(&self) -> anyhow::Result<()> {
+        let Some(state) = self.read_state() else {
+            bail!(
+                "no cluster: {} does not exist; run `{UP_API_COMMAND}`",
+                self.state_file().display()
+            );
+        };
+        println!("{}", serde_json::to_string_pretty(&state)?);
+        self.print_memory();
+        Ok(())
+    }
+
+    /// RSS of each running process, and their sum.
+    fn print_memory(&self) {
+        let mut total = 0;
+        for proc in self.all_procs() {
+            if let Some(pid) = proc.running(&self.root) {
+                let rss = rss_kib(pid).unwrap_or(0);
+                total += rss;
+                eprintln!(
+                    "    {:<24} pid {pid:<8} RSS {:>7.1} MiB",
+                    proc.name,
+                    rss as f64 / 1024.0
+                );
+            }
+        }
+        eprintln!(
+            "    {:<24} {:<12} RSS {:>7.1} MiB",
+            "total",
+            "",
+            total as f64 / 1024.0
+        );
+    }
+
+    /// `kubectl`-free API call with the admin identity (curl), for node bring-up.
+    fn api_get(&self, path: &str) -> anyhow::Result<String> {
+        let pki = self.pki();
+        output(
+            Command::new("curl")
+                .args(["-sSf", "--max-time", "5", "--cacert"])
+                .arg(pki.join("ca.crt"))
+                .arg("--cert")
+                .arg(pki.join("admin.crt"))
+                .arg("--key")
+                .arg(pki.join("admin.key"))
+                .arg(format!("{}{path}", self.server())),
+        )
+    }
+}
+
+/// `VmRSS` of a process in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_a_resident_set() {
+        let rss = rss_kib(std::process::id()).expect("rss");
+        assert!(rss > 100, "{rss} KiB");
+        assert_eq!(rss_kib(u32::MAX), None);
+    }
+
+    #[test]
+    fn every_process_is_recognised_by_a_path_under_target_cluster() {
+        let cluster = Cluster::new(&Config {
+            kubernetes: None,
+            apiserver_port: 1,
+            etcd_port: 3,
+        })
+        .expect("cluster");
+        for proc in cluster.all_procs() {
+            assert!(proc.marker.starts_with(&cluster.root), "{}", proc.name);
+            let marker = proc.marker.display().to_string();
+            assert!(
+                proc.args.iter().any(|a| a.ends_with(&format!("={marker}"))),
+                "{}: no --opt={marker} in {:?}",
+                proc.name,
+                proc.args
+            );
+        }
+        let apiserver = cluster.apiserver();
+        assert!(
+            apiserver
+                .args
+                .contains(&"--authorization-mode=Node,RBAC".to_owned())
+        );
+        assert!(
+            apiserver
+                .args
+                .contains(&"--etcd-servers=http://127.0.0.1:3".to_owned())
+        );
+    }
+}
