@@ -6,6 +6,8 @@
 //! parser ([`parse`]), the termination summary ([`summary`]) and the target identity digest
 //! ([`identity`]).
 
+#![warn(missing_docs)]
+
 pub mod env;
 pub mod frame;
 pub mod identity;

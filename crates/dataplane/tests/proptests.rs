@@ -22,9 +22,9 @@ fn noise() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+// Case counts follow `PROPTEST_CASES` (default 256), so a long run is a poor man's fuzzer:
+// `PROPTEST_CASES=200000 cargo test -p ptah-dataplane --test proptests`.
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
     #[test]
     fn the_parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..4096)) {
         let _ = parse_last_frame(&bytes);

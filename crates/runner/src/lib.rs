@@ -9,6 +9,8 @@
 //!
 //! It links no database driver and no Kubernetes client (`cargo xtask deps-check`).
 
+#![warn(missing_docs)]
+
 pub mod bounded;
 pub mod command;
 pub mod emit;

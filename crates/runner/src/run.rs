@@ -77,7 +77,12 @@ async fn run_checked(
     }
     let deadlines = inputs::Deadlines::read(env, op)?;
     if op.uses_database() {
-        let db = inputs::database(env)?;
+        let db = inputs::database(env).inspect_err(|e| {
+            if let RunnerError::TargetIdentityMismatch { actual, .. } = e {
+                // The manager sees which target this Pod would have reached.
+                payload.target_identity_digest = actual.parse().ok();
+            }
+        })?;
         payload.target_identity_digest = Some(db.target_identity);
         payload.coordination_digest = Some(db.coordination_digest);
     }

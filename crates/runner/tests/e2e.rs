@@ -280,6 +280,14 @@ async fn refusals_happen_before_the_child_starts() {
         assert_eq!(p.error.as_ref().map(|e| e.code), Some(code), "{what}: {p:?}");
         assert_eq!(p.child_exit_code, -1, "{what}");
         assert_eq!(p.mutation_started, None, "{what}");
+        if code == ErrorCode::TargetIdentityMismatch {
+            let actual = ptah_dataplane::TargetIdentity::from_url(&url).expect("identity");
+            assert_eq!(
+                p.target_identity_digest,
+                actual.digest().ok(),
+                "the frame names the Pod's target"
+            );
+        }
         if code == ErrorCode::RunnerProtocolMismatch {
             assert_eq!(p.operation_id, None, "a mismatch frame carries only the error");
             assert_eq!(p.protocol_version, ptah_dataplane::PROTOCOL_VERSION);
