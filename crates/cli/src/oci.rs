@@ -320,25 +320,29 @@ pub(crate) async fn push(args: PushArgs, command: &'static str) -> u8 {
         format: args.common.format,
         command,
     };
-    let files = match read_push_input(&args) {
-        Ok(files) => files,
-        Err((code, message)) => return out.error(code, &message, EXIT_USAGE),
-    };
-    let (reference, registry) = match connect(&args.common, &out) {
+    match read_push_input(&args) {
+        Ok(files) => push_files(&args.common, args.kind, files, out).await,
+        Err((code, message)) => out.error(code, &message, EXIT_USAGE),
+    }
+}
+
+/// Pushes files already checked for their kind and reports the pushed reference.
+pub(crate) async fn push_files(common: &Common, kind: Kind, files: Files, out: Output) -> u8 {
+    let (reference, registry) = match connect(common, &out) {
         Ok(pair) => pair,
         Err(code) => return code,
     };
     let provenance = Provenance::from_process_env();
     let limits = Limits::default();
-    let pushing = registry.push(&reference, args.kind, files, &provenance, &limits);
-    match bounded(args.common.timeout, &registry, pushing).await {
+    let pushing = registry.push(&reference, kind, files, &provenance, &limits);
+    match bounded(common.timeout, &registry, pushing).await {
         Ok(pushed) => out.report(&pushed, || pushed.reference.clone(), EXIT_OK),
         Err(err) => fail(&out, &err),
     }
 }
 
 /// Files to push as `(relative path, bytes)`.
-type Files = Vec<(String, Vec<u8>)>;
+pub(crate) type Files = Vec<(String, Vec<u8>)>;
 
 /// The files to push; a migration directory must carry a current `ptah.sum`. Errors are
 /// `(code, message)`.

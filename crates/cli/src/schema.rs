@@ -13,6 +13,7 @@ use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
 use serde::Serialize;
 
 mod apply;
+mod push;
 
 use crate::common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration};
 
@@ -27,6 +28,16 @@ pub struct Args {
 /// The schema commands.
 #[derive(Debug, Subcommand)]
 pub enum Sub {
+    /// The commands that talk to a database.
+    #[command(flatten)]
+    Database(DatabaseSub),
+    /// Publish the desired schema as one canonical schema.hcl artifact: exit 0 pushed, 2 refused.
+    Push(push::PushArgs),
+}
+
+/// The schema commands that talk to a database.
+#[derive(Debug, Subcommand)]
+pub enum DatabaseSub {
     /// Print the live schema: canonical schema.hcl (text) or the JSON model. Exit 0.
     Inspect(InspectArgs),
     /// Compare the live schema with the desired one: exit 0 in sync, 1 drift, 2 error.
@@ -157,19 +168,29 @@ impl From<PlanError> for Failure {
 
 /// Runs a schema command and returns the exit code.
 pub async fn run(args: Args) -> u8 {
-    let (format, command, url) = match &args.command {
-        Sub::Inspect(a) => (a.target.format, "schema inspect", &a.target.db.url),
-        Sub::Drift(a) => (a.target.format, "schema drift", &a.target.db.url),
-        Sub::Plan(a) => (a.desired.target.format, "schema plan", &a.desired.target.db.url),
-        Sub::Apply(a) => (a.desired.target.format, "schema apply", &a.desired.target.db.url),
+    match args.command {
+        Sub::Database(command) => run_on_database(command).await,
+        Sub::Push(a) => push::push(a).await,
+    }
+}
+
+async fn run_on_database(command: DatabaseSub) -> u8 {
+    let (format, name, url) = match &command {
+        DatabaseSub::Inspect(a) => (a.target.format, "schema inspect", &a.target.db.url),
+        DatabaseSub::Drift(a) => (a.target.format, "schema drift", &a.target.db.url),
+        DatabaseSub::Plan(a) => (a.desired.target.format, "schema plan", &a.desired.target.db.url),
+        DatabaseSub::Apply(a) => (a.desired.target.format, "schema apply", &a.desired.target.db.url),
     };
-    let out = Output { format, command };
+    let out = Output {
+        format,
+        command: name,
+    };
     let scrub = DatabaseUrl::parse(url).ok();
-    let result = match args.command {
-        Sub::Inspect(a) => inspect(a, out).await,
-        Sub::Drift(a) => drift(a, out).await,
-        Sub::Plan(a) => plan(a, out).await,
-        Sub::Apply(a) => apply::apply(a, out).await,
+    let result = match command {
+        DatabaseSub::Inspect(a) => inspect(a, out).await,
+        DatabaseSub::Drift(a) => drift(a, out).await,
+        DatabaseSub::Plan(a) => plan(a, out).await,
+        DatabaseSub::Apply(a) => apply::apply(a, out).await,
     };
     result.unwrap_or_else(|f| {
         let message = scrub.map_or(f.message.clone(), |u| u.scrub(&f.message));

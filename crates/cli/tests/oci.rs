@@ -334,3 +334,68 @@ fn migrations_push_and_pull_round_trip_and_refuse_a_stale_sum() {
     assert_eq!(exit, 2, "a stale ptah.sum must be refused: {json} {stderr}");
     assert_eq!(json["error"]["code"], "sum", "{json}");
 }
+
+#[test]
+fn schema_push_publishes_one_canonical_schema_hcl() {
+    let services = TestServices::require();
+    let password = services.registry.password.expose().to_owned();
+    let work = scratch("cli-schema-push");
+    let sql = work.0.join("schema.sql");
+    std::fs::write(
+        &sql,
+        "CREATE TABLE customers (id bigint PRIMARY KEY, email text NOT NULL UNIQUE);\n\
+         CREATE TABLE invoices (id bigint PRIMARY KEY, customer_id bigint NOT NULL REFERENCES customers (id));\n",
+    )
+    .expect("write");
+    let target = format!(
+        "oci://{}/ptah-tests/{}:v1",
+        services.registry.host,
+        unique_name("schemapush")
+    );
+    let s = sql.to_str().expect("utf-8");
+    let push = [
+        "schema",
+        "push",
+        &target,
+        "--from",
+        s,
+        "--dialect",
+        "postgres",
+        "--format",
+        "json",
+    ];
+    let (exit, first, stderr) = ptah(&services, &password, &work.0, &push);
+    assert_eq!(exit, 0, "{first} {stderr}");
+    let (exit, second, stderr) = ptah(&services, &password, &work.0, &push);
+    assert_eq!(exit, 0, "{second} {stderr}");
+    assert_eq!(
+        first["digest"], second["digest"],
+        "equal schemas give equal digests"
+    );
+
+    let out = work.0.join("pulled");
+    let o = out.to_str().expect("utf-8");
+    let (exit, json, stderr) = ptah(
+        &services,
+        &password,
+        &work.0,
+        &[
+            "oci", "pull", &target, "--kind", "schema", "--out", o, "--format", "json",
+        ],
+    );
+    assert_eq!(exit, 0, "{json} {stderr}");
+    let hcl = std::fs::read_to_string(out.join("schema.hcl")).expect("schema.hcl");
+    assert!(hcl.contains("customers") && hcl.contains("invoices"), "{hcl}");
+    let listed: Vec<&str> = json["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(listed, ["schema.hcl"], "{json}");
+
+    std::fs::write(&sql, "CREATE TABLE t (id int);\nINSERT INTO t VALUES (1);\n").expect("write");
+    let (exit, json, _) = ptah(&services, &password, &work.0, &push);
+    assert_eq!(exit, 2, "{json}");
+    assert_eq!(json["error"]["code"], "invalid_schema", "{json}");
+}
