@@ -2,8 +2,10 @@
 //! `ptah-runner` with an environment, and reading its frame.
 //!
 //! `ptah` belongs to another package, so `env!("CARGO_BIN_EXE_ptah")` is not available here. The
-//! tests build it once per test binary with `cargo build -p ptah-cli` (same profile, same target
-//! directory: `CARGO_TARGET_DIR` or `<workspace>/target`) and run `target/debug/ptah`.
+//! tests build it once per test binary with `cargo build --workspace --bin ptah` (same profile,
+//! same target directory: `CARGO_TARGET_DIR` or `<workspace>/target`) and run `target/debug/ptah`.
+//! `--workspace` keeps cargo's feature unification identical to `cargo nextest run --workspace`,
+//! so the binary the test run already built is reused instead of rebuilt with other features.
 #![allow(dead_code)]
 
 use std::{
@@ -32,11 +34,11 @@ pub fn ptah() -> PathBuf {
         .get_or_init(|| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let status = Command::new(cargo)
-                .args(["build", "--quiet", "-p", "ptah-cli", "--bin", "ptah"])
+                .args(["build", "--quiet", "--workspace", "--bin", "ptah"])
                 .current_dir(workspace())
                 .status()
-                .expect("run cargo build -p ptah-cli");
-            assert!(status.success(), "cargo build -p ptah-cli failed");
+                .expect("run cargo build --workspace --bin ptah");
+            assert!(status.success(), "cargo build --workspace --bin ptah failed");
             let target = std::env::var_os("CARGO_TARGET_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| workspace().join("target"));
