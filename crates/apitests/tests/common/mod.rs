@@ -44,19 +44,51 @@ pub async fn user() -> Client {
     client_from(&ClusterFiles::require().user_kubeconfig).await
 }
 
-/// Applies every generated CRD (server-side apply) and waits until each is Established.
+/// The CRDs under test: `ptah_api::crds()`, or the `*.yaml` manifests in `$PTAH_APITESTS_CRDS`
+/// (a directory, to try changed CRDs before the Rust types change).
+pub fn crds_under_test() -> Vec<CustomResourceDefinition> {
+    match std::env::var_os("PTAH_APITESTS_CRDS").filter(|v| !v.is_empty()) {
+        None => ptah_api::crds().expect("generated CRDs"),
+        Some(dir) => yaml_files(Path::new(&dir))
+            .iter()
+            .map(|path| {
+                let (_, value) = read_manifest(path);
+                serde_json::from_value(value).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            })
+            .collect(),
+    }
+}
+
+/// Applies every CRD under test (server-side apply) and waits until each is Established; fails
+/// with every refusal when the API server refuses any of them.
 pub async fn ensure_crds(client: &Client) -> Vec<CustomResourceDefinition> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let crds = ptah_api::crds().expect("generated CRDs");
+    let crds = crds_under_test();
     let params = PatchParams::apply(MANAGER)
         .force()
         .validation(ValidationDirective::Strict);
+    let mut refused = Vec::new();
     for crd in &crds {
         let name = crd.metadata.name.clone().expect("crd name");
-        api.patch(&name, &params, &Patch::Apply(crd))
-            .await
-            .unwrap_or_else(|e| panic!("apply CRD {name}: {e}"));
+        match api.patch(&name, &params, &Patch::Apply(crd)).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) => {
+                let causes: Vec<String> = refusals(&status)
+                    .into_iter()
+                    .map(|(field, message)| format!("    {field}: {message}"))
+                    .collect();
+                refused.push(format!("{name} ({}):\n{}", status.code, causes.join("\n")));
+            }
+            Err(other) => panic!("apply CRD {name}: {other}"),
+        }
     }
+    assert!(
+        refused.is_empty(),
+        "the API server refuses {} of {} CRDs:\n{}",
+        refused.len(),
+        crds.len(),
+        refused.join("\n")
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut established = Vec::new();
     for crd in &crds {
@@ -242,4 +274,30 @@ pub fn at_field(field: &str, message: &str, want: &str) -> bool {
             && field
                 .strip_prefix(want)
                 .is_some_and(|rest| want.is_empty() || rest.starts_with('.')))
+}
+
+/// Does `stored` hold everything of `given` (the server may add defaults, never drop or change
+/// what was applied)? Returns the first differing path.
+pub fn missing_from(stored: &Value, given: &Value, path: &str) -> Option<String> {
+    match (stored, given) {
+        (Value::Object(stored), Value::Object(given)) => given.iter().find_map(|(key, value)| {
+            let at = format!("{path}.{key}");
+            match stored.get(key) {
+                Some(found) => missing_from(found, value, &at),
+                None => Some(at),
+            }
+        }),
+        (Value::Array(stored), Value::Array(given)) if stored.len() == given.len() => stored
+            .iter()
+            .zip(given)
+            .enumerate()
+            .find_map(|(i, (s, g))| missing_from(s, g, &format!("{path}.{i}"))),
+        (stored, given) => (stored != given).then(|| format!("{path}: {given} stored as {stored}")),
+    }
+}
+
+/// Does a refusal at the expected field say `message`? A "Required value" refusal names the
+/// missing field in its path rather than in its message.
+pub fn says(field: &str, message: &str, wanted: &str) -> bool {
+    message.contains(wanted) || (message.contains("Required value") && field.contains(wanted))
 }
