@@ -252,8 +252,8 @@ impl Binaries {
                 || build(component, &module_dir, ldflags.as_deref(), &dest),
             )?;
             if group == Group::Kubernetes {
-                step(&format!("{component} --version"), || {
-                    check_version(&dest, &self.minor.version)
+                step(&format!("{component} reports {}", self.minor.version), || {
+                    check_version(component, &dest, &self.minor.version)
                 })?;
             }
         }
@@ -352,10 +352,22 @@ fn download(module: &str, version: &str, cwd: &Path) -> anyhow::Result<ModuleInf
 /// A `go` command at low priority in `dir`, with cgo off (static programs).
 fn go(dir: &Path) -> Command {
     let mut cmd = Command::new("nice");
-    cmd.args(["-n", NICE, "go"])
+    cmd.args(["-n", NICE])
+        .arg(go_program())
         .current_dir(dir)
         .env("CGO_ENABLED", "0");
     cmd
+}
+
+/// `go` from PATH, else the standard install location (CI's environment may lack it in PATH).
+fn go_program() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("go").is_file()));
+    if on_path {
+        PathBuf::from("go")
+    } else {
+        PathBuf::from("/usr/local/go/bin/go")
+    }
 }
 
 /// Builds `component` into a temporary file beside `dest` and moves it into place, so that a
@@ -381,9 +393,16 @@ fn build(component: Component, module_dir: &Path, ldflags: Option<&str>, dest: &
     Ok(())
 }
 
-/// Fails (and removes the program) unless `--version` reports `version`.
-fn check_version(program: &Path, version: &str) -> anyhow::Result<()> {
-    let text = output(Command::new(program).arg("--version"))?;
+/// Fails (and removes the program) unless `--version` (`version --client` for kubectl) reports
+/// `version`.
+fn check_version(component: Component, program: &Path, version: &str) -> anyhow::Result<()> {
+    let mut cmd = Command::new(program);
+    if component == Component::Kubectl {
+        cmd.args(["version", "--client"]);
+    } else {
+        cmd.arg("--version");
+    }
+    let text = output(&mut cmd)?;
     let reported = text.trim();
     if !reported.split_whitespace().any(|word| word == version) {
         let _ = fs::remove_file(program);
