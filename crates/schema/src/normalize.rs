@@ -93,7 +93,7 @@ pub fn canonical_number(text: &str) -> String {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
-    if digits.is_empty()
+    if !digits.chars().any(|c| c.is_ascii_digit())
         || !digits.chars().all(|c| c.is_ascii_digit() || c == '.')
         || digits.matches('.').count() > 1
     {

@@ -132,6 +132,9 @@ fn numbers_have_one_canonical_text() {
         ("1.0", "1"),
         ("-2.50", "-2.5"),
         ("1E5", "1e5"),
+        // Text without a digit is not a number and keeps its spelling.
+        (".", "."),
+        ("-.", "-."),
     ] {
         assert_eq!(canonical_number(a), b, "{a}");
     }
