@@ -15,7 +15,7 @@ pub mod schema;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
-/// `ptah`: run versioned migrations (and later declarative schema changes) against one database.
+/// `ptah`: plan and apply declared schemas, run versioned migrations and move their OCI artifacts.
 #[derive(Debug, Parser)]
 #[command(name = "ptah", version, about)]
 pub struct Cli {
@@ -30,9 +30,9 @@ pub struct Cli {
 /// Top-level commands, one module each.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Versioned migrations: status, up, baseline, hash.
+    /// Versioned migrations: status, up, baseline, hash, push, pull.
     Migrations(migrations::Args),
-    /// Declared schema: inspect, drift, plan, apply.
+    /// Declared schema: inspect, drift, plan, apply, push.
     Schema(schema::Args),
     /// OCI artifacts: resolve, inspect, verify, pull, push.
     Oci(oci::Args),
