@@ -3,6 +3,7 @@
 mod bench;
 mod cluster;
 mod crds;
+mod demo;
 mod depscheck;
 mod k8s;
 mod services;
@@ -34,6 +35,8 @@ enum Task {
     K8sBin(k8s::Args),
     /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
     Cluster(cluster::Args),
+    /// Run the executor end to end against the local services (needs `cargo xtask services up`).
+    Demo(demo::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -45,5 +48,6 @@ fn main() -> anyhow::Result<()> {
         Task::Bench(args) => bench::run(args),
         Task::K8sBin(args) => k8s::run_task(args),
         Task::Cluster(args) => cluster::run(args),
+        Task::Demo(args) => demo::run_demo(args),
     }
 }
