@@ -5,6 +5,8 @@ mod cluster;
 mod crds;
 mod demo;
 mod depscheck;
+mod e2e;
+mod images;
 mod k8s;
 mod services;
 mod step;
@@ -35,6 +37,8 @@ enum Task {
     K8sBin(k8s::Args),
     /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
     Cluster(cluster::Args),
+    /// Run one suite of support/e2e-suites.json against a cluster and write its result file.
+    E2e(e2e::Args),
     /// Run the executor end to end against the local services (needs `cargo xtask services up`).
     Demo(demo::Args),
 }
@@ -48,6 +52,7 @@ fn main() -> anyhow::Result<()> {
         Task::Bench(args) => bench::run(args),
         Task::K8sBin(args) => k8s::run_task(args),
         Task::Cluster(args) => cluster::run(args),
+        Task::E2e(args) => e2e::run(args),
         Task::Demo(args) => demo::run_demo(args),
     }
 }

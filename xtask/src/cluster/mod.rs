@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use crate::{
     k8s::{Binaries, Component, Matrix},
     services::process,
-    step::{output, step, workspace_root},
+    step::{step, workspace_root},
 };
 
 /// The command that starts the API tier; error messages tell people to run it.
@@ -262,7 +262,7 @@ impl Cluster {
                     file("apiserver-kubelet-client.crt")
                 ),
                 format!("--kubelet-client-key={}", file("apiserver-kubelet-client.key")),
-                "--kubelet-preferred-address-types=InternalIP,Hostname".to_owned(),
+                "--kubelet-preferred-address-types=Hostname,InternalIP".to_owned(),
                 format!("--service-account-key-file={}", file("sa.pub")),
                 format!("--service-account-signing-key-file={}", file("sa.key")),
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local".to_owned(),
@@ -503,21 +503,6 @@ impl Cluster {
             "",
             total as f64 / 1024.0
         );
-    }
-
-    /// `kubectl`-free API call with the admin identity (curl), for node bring-up.
-    fn api_get(&self, path: &str) -> anyhow::Result<String> {
-        let pki = self.pki();
-        output(
-            Command::new("curl")
-                .args(["-sSf", "--max-time", "5", "--cacert"])
-                .arg(pki.join("ca.crt"))
-                .arg("--cert")
-                .arg(pki.join("admin.crt"))
-                .arg("--key")
-                .arg(pki.join("admin.key"))
-                .arg(format!("{}{path}", self.server())),
-        )
     }
 }
 

@@ -1,16 +1,44 @@
 //! The full tier's processes: kube-controller-manager, kube-scheduler, and the node.
 
-use std::{fs, path::Path, time::Duration};
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
+use serde_json::Value;
 
 use super::{Cluster, Proc, kubeconfig, pki};
-use crate::{k8s::Component, step::step};
+use crate::{
+    images,
+    k8s::Component,
+    services::{apt, process},
+    step::{output, run, step},
+};
 
 /// kube-controller-manager's secure port on 127.0.0.1.
 const CONTROLLER_MANAGER_PORT: u16 = 56257;
 /// kube-scheduler's secure port on 127.0.0.1.
 const SCHEDULER_PORT: u16 = 56259;
+/// The kubelet's API port on 127.0.0.1 (logs and exec go there).
+const KUBELET_PORT: u16 = 56250;
+/// The kubelet's healthz port on 127.0.0.1.
+const KUBELET_HEALTHZ_PORT: u16 = 56248;
+/// The CNI bridge this node creates (removed by `down`).
+const BRIDGE: &str = "ptahcni0";
+/// The pod subnet on that bridge.
+const POD_SUBNET: &str = "10.244.77.0/24";
+/// The cgroup (in every v1 hierarchy) under which the kubelet puts pods.
+const CGROUP_ROOT: &str = "ptah";
+/// Debian packages of the node.
+const PACKAGES: &[&str] = &[
+    "containerd",
+    "runc",
+    "containernetworking-plugins",
+    "busybox-static",
+];
 
 fn controller_manager(cluster: &Cluster) -> Proc {
     let dir = cluster.root.join("kube-controller-manager");
@@ -62,14 +90,58 @@ fn scheduler(cluster: &Cluster) -> Proc {
     }
 }
 
+fn containerd_dir(cluster: &Cluster) -> PathBuf {
+    cluster.root.join("containerd")
+}
+
+fn containerd_socket(cluster: &Cluster) -> PathBuf {
+    containerd_dir(cluster).join("containerd.sock")
+}
+
+fn containerd(cluster: &Cluster) -> Proc {
+    let config = containerd_dir(cluster).join("config.toml");
+    Proc {
+        name: "containerd",
+        program: PathBuf::from("/usr/bin/containerd"),
+        args: vec![format!("--config={}", config.display())],
+        env: Vec::new(),
+        marker: config,
+        timeout: Duration::from_secs(30),
+    }
+}
+
+fn kubelet(cluster: &Cluster) -> Proc {
+    let dir = cluster.root.join("kubelet");
+    Proc {
+        name: "kubelet",
+        program: cluster.bins.path(Component::Kubelet),
+        args: vec![
+            format!("--cert-dir={}", dir.display()),
+            format!("--config={}", dir.join("config.yaml").display()),
+            format!("--kubeconfig={}", dir.join("kubeconfig").display()),
+            format!("--root-dir={}", dir.join("root").display()),
+            format!("--hostname-override={}", pki::NODE_NAME),
+            "--v=1".to_owned(),
+        ],
+        env: Vec::new(),
+        marker: dir,
+        timeout: Duration::from_secs(90),
+    }
+}
+
 /// The full tier's processes, in start order.
 pub(super) fn procs(cluster: &Cluster) -> Vec<Proc> {
-    vec![controller_manager(cluster), scheduler(cluster)]
+    vec![
+        controller_manager(cluster),
+        scheduler(cluster),
+        containerd(cluster),
+        kubelet(cluster),
+    ]
 }
 
 /// `https://127.0.0.1:PORT/healthz` answers `ok` (anonymous access is allowed there).
 fn healthz(port: u16) -> bool {
-    std::process::Command::new("curl")
+    Command::new("curl")
         .args(["-skf", "--max-time", "2"])
         .arg(format!("https://127.0.0.1:{port}/healthz"))
         .output()
@@ -87,7 +159,139 @@ fn write_kubeconfig(cluster: &Cluster, dir: &Path, user: &str, identity: &str) -
     )
 }
 
-/// Starts whatever of the full tier is not running yet.
+/// containerd 1.6 configuration: state under target/cluster, CRI with the local pause image,
+/// `restrict_oom_score_adj` (root lacks CAP_SYS_RESOURCE here), Debian's CNI plugins.
+fn containerd_config(dir: &Path) -> String {
+    let d = dir.display();
+    format!(
+        r#"version = 2
+root = "{d}/root"
+state = "{d}/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.aufs"]
+
+[grpc]
+  address = "{d}/containerd.sock"
+
+[ttrpc]
+  address = "{d}/containerd.sock.ttrpc"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  restrict_oom_score_adj = true
+  sandbox_image = "{pause}"
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "{d}/cni-conf"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        Root = "{d}/runc-root"
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "{d}/certs.d"
+"#,
+        pause = images::PAUSE_IMAGE
+    )
+}
+
+fn cni_config() -> String {
+    format!(
+        r#"{{"cniVersion": "1.0.0", "name": "ptah", "plugins": [
+  {{"type": "bridge", "bridge": "{BRIDGE}", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+    "ipam": {{"type": "host-local", "ranges": [[{{"subnet": "{POD_SUBNET}"}}]], "routes": [{{"dst": "0.0.0.0/0"}}]}}}},
+  {{"type": "loopback"}}
+]}}
+"#
+    )
+}
+
+/// KubeletConfiguration for this host: cgroup v1 through cgroupfs (`failCgroupV1: false`),
+/// loopback only, webhook authn/authz, no swap check, eviction thresholds that a busy
+/// development disk does not trip.
+fn kubelet_config(cluster: &Cluster, dir: &Path) -> String {
+    let pki = cluster.pki();
+    let socket = containerd_socket(cluster);
+    format!(
+        r#"apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: {KUBELET_PORT}
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: {KUBELET_HEALTHZ_PORT}
+authentication:
+  anonymous: {{enabled: false}}
+  webhook: {{enabled: true}}
+  x509: {{clientCAFile: {ca}}}
+authorization:
+  mode: Webhook
+tlsCertFile: {crt}
+tlsPrivateKeyFile: {key}
+containerRuntimeEndpoint: unix://{socket}
+cgroupDriver: cgroupfs
+cgroupRoot: /{CGROUP_ROOT}
+failCgroupV1: false
+failSwapOn: false
+resolvConf: /etc/resolv.conf
+registerNode: true
+evictionHard: {{"memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%", "nodefs.inodesFree": "1%"}}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+localStorageCapacityIsolation: false
+syncFrequency: 10s
+fileCheckFrequency: 10s
+volumeStatsAggPeriod: 0s
+staticPodPath: {static_pods}
+"#,
+        ca = pki.join("ca.crt").display(),
+        crt = pki.join("kubelet-serving.crt").display(),
+        key = pki.join("kubelet-serving.key").display(),
+        socket = socket.display(),
+        static_pods = dir.join("manifests").display(),
+    )
+}
+
+fn ctr(cluster: &Cluster) -> Command {
+    let mut cmd = Command::new("ctr");
+    cmd.arg("--address").arg(containerd_socket(cluster));
+    cmd
+}
+
+/// The network namespaces under /run/netns now.
+fn netns_names() -> Vec<String> {
+    fs::read_dir("/run/netns")
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().to_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Is the node `Ready`?
+fn node_ready(cluster: &Cluster) -> bool {
+    let pki = cluster.pki();
+    let out = Command::new("curl")
+        .args(["-sf", "--max-time", "3", "--cacert"])
+        .arg(pki.join("ca.crt"))
+        .arg("--cert")
+        .arg(pki.join("admin.crt"))
+        .arg("--key")
+        .arg(pki.join("admin.key"))
+        .arg(format!("{}/api/v1/nodes/{}", cluster.server(), pki::NODE_NAME))
+        .output();
+    let Ok(out) = out else { return false };
+    let Ok(node) = serde_json::from_slice::<Value>(&out.stdout) else {
+        return false;
+    };
+    node["status"]["conditions"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
+}
+
+/// Starts whatever of the full tier is not running yet, and waits for the node to be Ready.
 pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
     let cm = controller_manager(cluster);
     if cm.running(&cluster.root).is_none() {
@@ -114,10 +318,167 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
             sched.start(&cluster.root, || healthz(SCHEDULER_PORT)).map(|_| ())
         })?;
     }
-    bail!("the kubelet (containerd, runc, CNI) is not wired yet: the full tier stops at the scheduler")
+    let runtime = containerd(cluster);
+    if runtime.running(&cluster.root).is_none() {
+        step("packages containerd runc CNI busybox-static", || {
+            apt::ensure_packages(PACKAGES)
+        })?;
+        step(
+            "containerd (CRI, runc, CNI bridge) with the local pause image",
+            || {
+                let dir = containerd_dir(cluster);
+                fs::create_dir_all(dir.join("cni-conf"))?;
+                fs::create_dir_all(dir.join("certs.d"))?;
+                fs::write(dir.join("config.toml"), containerd_config(&dir))?;
+                fs::write(dir.join("cni-conf").join("10-ptah.conflist"), cni_config())?;
+                // Host state to restore on `down`.
+                let forward = fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
+                fs::write(dir.join("ip_forward.before"), forward.trim())?;
+                fs::write(dir.join("netns.before"), netns_names().join("\n"))?;
+                runtime.start(&cluster.root, || {
+                    ctr(cluster)
+                        .arg("version")
+                        .output()
+                        .is_ok_and(|o| o.status.success())
+                })?;
+                let built = images::pause(&dir.join("pause-rootfs"), &dir.join("pause-image"))?;
+                run(ctr(cluster)
+                    .args(["-n", "k8s.io", "images", "import"])
+                    .arg(&built.tarball))?;
+                eprintln!("    imported {} ({})", images::PAUSE_IMAGE, built.manifest_digest);
+                Ok(())
+            },
+        )?;
+    }
+    let node = kubelet(cluster);
+    if node.running(&cluster.root).is_none() {
+        step(&format!("kubelet as node {}", pki::NODE_NAME), || {
+            let dir = node.dir(&cluster.root);
+            write_kubeconfig(
+                cluster,
+                &dir,
+                &format!("system:node:{}", pki::NODE_NAME),
+                pki::KUBELET,
+            )?;
+            fs::create_dir_all(dir.join("manifests"))?;
+            fs::write(dir.join("config.yaml"), kubelet_config(cluster, &dir))?;
+            // The kubelet wants its cgroup root to exist in every v1 hierarchy.
+            for hierarchy in fs::read_dir("/sys/fs/cgroup").into_iter().flatten().flatten() {
+                let path = hierarchy.path();
+                if path.file_name().is_some_and(|n| n != "unified") && path.join("cgroup.procs").exists() {
+                    fs::create_dir_all(path.join(CGROUP_ROOT))
+                        .with_context(|| format!("cannot create {}", path.join(CGROUP_ROOT).display()))?;
+                }
+            }
+            node.start(&cluster.root, || healthz_plain(KUBELET_HEALTHZ_PORT))
+                .map(|_| ())
+        })?;
+    }
+    step(&format!("node {} Ready", pki::NODE_NAME), || {
+        let started = Instant::now();
+        while !node_ready(cluster) {
+            if started.elapsed() > Duration::from_secs(120) {
+                bail!(
+                    "node {} not Ready after 120s; see {}",
+                    pki::NODE_NAME,
+                    node.dir(&cluster.root).join("log").display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        Ok(())
+    })
 }
 
-/// Undoes what the node changed on the host (none yet).
-pub(super) fn clean_host(_cluster: &Cluster) -> anyhow::Result<()> {
+/// The kubelet's healthz is plain HTTP.
+fn healthz_plain(port: u16) -> bool {
+    Command::new("curl")
+        .args(["-sf", "--max-time", "2"])
+        .arg(format!("http://127.0.0.1:{port}/healthz"))
+        .output()
+        .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "ok")
+}
+
+/// Undoes what the node changed on the host, after its processes stopped: containers left by
+/// runc, shims, mounts under target/cluster, network namespaces and the bridge it created,
+/// `net.ipv4.ip_forward`, and the empty cgroups under `/ptah`.
+pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
+    let dir = containerd_dir(cluster);
+    let runc_root = dir.join("runc-root");
+    if runc_root.is_dir() {
+        for namespace in fs::read_dir(&runc_root).into_iter().flatten().flatten() {
+            let root = namespace.path();
+            let listed = output(Command::new("runc").arg("--root").arg(&root).args(["list", "-q"]))
+                .unwrap_or_default();
+            for id in listed.lines().filter(|l| !l.is_empty()) {
+                let _ = Command::new("runc")
+                    .arg("--root")
+                    .arg(&root)
+                    .args(["delete", "--force", id])
+                    .output();
+            }
+        }
+    }
+    for pid in process::find("containerd-shim-runc-v2", &containerd_socket(cluster)) {
+        process::stop(pid, "KILL")?;
+        eprintln!("    stopped containerd shim pid {pid}");
+    }
+    unmount_under(&cluster.root)?;
+    if let Ok(before) = fs::read_to_string(dir.join("netns.before")) {
+        let before: Vec<&str> = before.lines().collect();
+        for name in netns_names() {
+            if name.starts_with("cni-") && !before.contains(&name.as_str()) {
+                let path = Path::new("/run/netns").join(&name);
+                let _ = Command::new("umount").arg(&path).output();
+                let _ = fs::remove_file(&path);
+                eprintln!("    removed network namespace {name}");
+            }
+        }
+    }
+    if Path::new("/sys/class/net").join(BRIDGE).exists() {
+        run(Command::new("ip").args(["link", "delete", BRIDGE]))?;
+        eprintln!("    removed bridge {BRIDGE}");
+    }
+    if let Ok(before) = fs::read_to_string(dir.join("ip_forward.before")) {
+        let before = before.trim();
+        if before == "0" || before == "1" {
+            fs::write("/proc/sys/net/ipv4/ip_forward", before).context("cannot restore ip_forward")?;
+        }
+    }
+    for hierarchy in fs::read_dir("/sys/fs/cgroup").into_iter().flatten().flatten() {
+        remove_empty_cgroups(&hierarchy.path().join(CGROUP_ROOT));
+    }
     Ok(())
+}
+
+/// Unmounts every mount point under `root`, deepest first.
+fn unmount_under(root: &Path) -> anyhow::Result<()> {
+    let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
+        return Ok(());
+    };
+    let prefix = root.display().to_string();
+    let mut points: Vec<String> = info
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4).map(str::to_owned))
+        .filter(|p| p.starts_with(&prefix))
+        .collect();
+    points.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for point in points {
+        let _ = Command::new("umount").args(["-l", &point]).output();
+        eprintln!("    unmounted {point}");
+    }
+    Ok(())
+}
+
+/// `rmdir` of a cgroup tree, leaves first; a cgroup with processes stays.
+fn remove_empty_cgroups(dir: &Path) {
+    if !dir.is_dir() {
+        return;
+    }
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            remove_empty_cgroups(&entry.path());
+        }
+    }
+    let _ = fs::remove_dir(dir);
 }

@@ -6,7 +6,7 @@
 use std::{
     fs,
     os::unix::fs::OpenOptionsExt,
-    path::{Path, PathBuf},
+    path::Path,
     time::{SystemTime, UNIX_EPOCH},
 };
 
@@ -40,7 +40,8 @@ pub const SERVICE_ACCOUNT: &str = "sa";
 /// The unprivileged user's name, as RBAC subjects name it.
 pub const USER_NAME: &str = "ptah-test-user";
 /// The node name the kubelet registers as.
-pub const NODE_NAME: &str = "ptah-node";
+/// `localhost`, so that the API server reaches the loopback-only kubelet by its Hostname address.
+pub const NODE_NAME: &str = "localhost";
 
 /// One client identity: file name, common name (user), organisations (groups).
 struct Client {
@@ -176,11 +177,6 @@ pub fn write_all(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `dir/<name>.crt` and `dir/<name>.key`.
-pub fn pair(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
-    (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")))
-}
-
 fn write(dir: &Path, file: &str, text: &str, mode: u32) -> anyhow::Result<()> {
     use std::io::Write;
     let path = dir.join(file);
@@ -222,7 +218,7 @@ mod tests {
             CONTROLLER_MANAGER,
             SCHEDULER,
         ] {
-            let (crt, key) = pair(&dir, name);
+            let (crt, key) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
             let crt = fs::read_to_string(crt).expect("crt");
             assert!(crt.starts_with("-----BEGIN CERTIFICATE-----"), "{name}");
             let mode = fs::metadata(&key).expect("key").permissions().mode();

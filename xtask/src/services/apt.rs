@@ -20,9 +20,14 @@ const POLICY_RC_D: &str = "/usr/sbin/policy-rc.d";
 
 /// Installs whichever of [`PACKAGES`] is missing (one `apt-get update`, then one install).
 pub fn ensure_installed() -> anyhow::Result<()> {
-    let missing: Vec<&str> = PACKAGES.iter().copied().filter(|p| !installed(p)).collect();
+    ensure_packages(PACKAGES)
+}
+
+/// Installs whichever of `packages` is missing (one `apt-get update`, then one install).
+pub fn ensure_packages(packages: &[&str]) -> anyhow::Result<()> {
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !installed(p)).collect();
     if missing.is_empty() {
-        eprintln!("    already installed: {}", PACKAGES.join(" "));
+        eprintln!("    already installed: {}", packages.join(" "));
         return Ok(());
     }
     eprintln!("    installing: {}", missing.join(" "));

@@ -5,7 +5,7 @@
 //! directory outside the clone, so that a CI clone in any folder works and a fresh clone finds
 //! nothing stale; the workspace only receives `target/services.env`.
 
-mod apt;
+pub mod apt;
 mod envfile;
 mod mariadb;
 mod postgres;
