@@ -39,6 +39,8 @@ enum Task {
     Cluster(cluster::Args),
     /// Run one suite of support/e2e-suites.json against a cluster and write its result file.
     E2e(e2e::Args),
+    /// Build the data-plane image as an OCI layout, import it into the local cluster and push it.
+    Images(images::Args),
     /// Run the executor end to end against the local services (needs `cargo xtask services up`).
     Demo(demo::Args),
 }
@@ -53,6 +55,7 @@ fn main() -> anyhow::Result<()> {
         Task::K8sBin(args) => k8s::run_task(args),
         Task::Cluster(args) => cluster::run(args),
         Task::E2e(args) => e2e::run(args),
+        Task::Images(args) => images::run_task(args),
         Task::Demo(args) => demo::run_demo(args),
     }
 }

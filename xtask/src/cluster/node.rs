@@ -331,6 +331,7 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
                 fs::create_dir_all(dir.join("certs.d"))?;
                 fs::write(dir.join("config.toml"), containerd_config(&dir))?;
                 fs::write(dir.join("cni-conf").join("10-ptah.conflist"), cni_config())?;
+                trust_services_registry(&dir.join("certs.d"))?;
                 // Host state to restore on `down`.
                 let forward = fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
                 fs::write(dir.join("ip_forward.before"), forward.trim())?;
@@ -481,4 +482,31 @@ fn remove_empty_cgroups(dir: &Path) {
         }
     }
     let _ = fs::remove_dir(dir);
+}
+
+/// Makes containerd trust the TLS registry of `cargo xtask services` (its CA, via
+/// `certs.d/<host>/hosts.toml`) when the services are up; pods pass its credentials as an
+/// image pull secret.
+fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
+    let Ok(services) = ptah_testservices::TestServices::load() else {
+        eprintln!("    services not up: no registry to trust (run `cargo xtask services up` first)");
+        return Ok(());
+    };
+    let registry = services.registry;
+    let dir = certs_d.join(&registry.host);
+    fs::create_dir_all(&dir)?;
+    fs::write(
+        dir.join("hosts.toml"),
+        format!(
+            "server = \"https://{host}\"\n\n[host.\"https://{host}\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n  ca = \"{ca}\"\n",
+            host = registry.host,
+            ca = registry.ca_path.display()
+        ),
+    )?;
+    eprintln!(
+        "    containerd trusts https://{} (CA {})",
+        registry.host,
+        registry.ca_path.display()
+    );
+    Ok(())
 }
