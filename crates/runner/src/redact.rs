@@ -132,18 +132,11 @@ impl Redactor {
 
     /// Redacts text whose end was cut: also a prefix of a secret at the very end.
     pub fn redact_cut_end(&self, bytes: &[u8]) -> Vec<u8> {
-        let mut out = self.redact(bytes);
-        let mut longest = 0;
-        for f in &self.forms {
-            for k in (1..f.len()).rev() {
-                if k > longest && out.ends_with(&f[..k]) {
-                    longest = k;
-                    break;
-                }
-            }
-        }
+        // Measured on the raw bytes: replacing whole forms first could consume part of the cut
+        // fragment (one encoding of a secret can contain another) and hide the rest of it.
+        let longest = self.longest_edge_fragment(bytes, |f, k| bytes.ends_with(&f[..k]));
+        let mut out = self.redact(&bytes[..bytes.len() - longest]);
         if longest > 0 {
-            out.truncate(out.len() - longest);
             out.extend_from_slice(MARKER.as_bytes());
         }
         out
@@ -151,22 +144,28 @@ impl Redactor {
 
     /// Redacts text whose start was cut: also a suffix of a secret at the very start.
     pub fn redact_cut_start(&self, bytes: &[u8]) -> Vec<u8> {
-        let mut out = self.redact(bytes);
+        let longest = self.longest_edge_fragment(bytes, |f, k| bytes.starts_with(&f[f.len() - k..]));
+        let rest = self.redact(&bytes[longest..]);
+        if longest == 0 {
+            return rest;
+        }
+        let mut out = MARKER.as_bytes().to_vec();
+        out.extend_from_slice(&rest);
+        out
+    }
+
+    /// The length of the longest proper part of any form that `matches` at an edge of `bytes`.
+    fn longest_edge_fragment(&self, bytes: &[u8], matches: impl Fn(&[u8], usize) -> bool) -> usize {
         let mut longest = 0;
         for f in &self.forms {
-            for k in (1..f.len()).rev() {
-                if k > longest && out.starts_with(&f[f.len() - k..]) {
-                    longest = k;
-                    break;
-                }
+            if let Some(k) = (longest + 1..f.len().min(bytes.len() + 1))
+                .rev()
+                .find(|&k| matches(f, k))
+            {
+                longest = k;
             }
         }
-        if longest > 0 {
-            let mut fixed = MARKER.as_bytes().to_vec();
-            fixed.extend_from_slice(&out[longest..]);
-            out = fixed;
-        }
-        out
+        longest
     }
 
     /// Redacts a string (for messages built by the runner).
