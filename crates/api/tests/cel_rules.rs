@@ -57,8 +57,8 @@ const ONE_OF: &str = "has(self.coordinationKey) != has(self.realmRef)";
 const SELECTOR_EMPTY: &str = "self.name != '' && self.key != ''";
 const SELECTOR_OPTIONAL: &str = "!has(self.optional) || !self.optional";
 const RESERVED: &str = "self.all(k, !k.matches(";
-const LOCK_DEADLINE: &str = "duration(self.policy.lockTimeout) <= duration(string(";
-const CONNECT_DEADLINE: &str = "duration(self.connectTimeout) <= duration(string(";
+const LOCK_DEADLINE: &str = "duration(self.policy.lockTimeout).getMilliseconds() <=";
+const CONNECT_DEADLINE: &str = "duration(self.connectTimeout).getMilliseconds() <=";
 const PLAIN_HTTP: &str = "!(has(self.plainHTTP) && self.plainHTTP && has(self.caFrom))";
 const DOCKER: &str = "self.mode != 'DockerConfigJSON'";
 

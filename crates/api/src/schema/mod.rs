@@ -25,7 +25,7 @@ use crate::shared::{
 };
 
 /// CEL: `policy.lockTimeout` may not exceed the Job deadline (defaults included).
-pub(crate) const LOCK_TIMEOUT_WITHIN_DEADLINE_RULE: &str = "!has(self.policy) || !has(self.policy.lockTimeout) || duration(self.policy.lockTimeout) <= duration(string(has(self.execution) && has(self.execution.activeDeadlineSeconds) ? self.execution.activeDeadlineSeconds : 900) + 's')";
+pub(crate) const LOCK_TIMEOUT_WITHIN_DEADLINE_RULE: &str = "!has(self.policy) || !has(self.policy.lockTimeout) || duration(self.policy.lockTimeout).getMilliseconds() <= (has(self.execution) && has(self.execution.activeDeadlineSeconds) ? self.execution.activeDeadlineSeconds : 900) * 1000";
 
 /// The desired state of a PtahSchema.
 #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema)]

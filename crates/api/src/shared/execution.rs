@@ -29,7 +29,7 @@ fn default_connect_timeout() -> GoDuration {
 /// Settings of the Jobs that run this resource's operations.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, KubeSchema)]
 #[serde(rename_all = "camelCase")]
-#[x_kube(validation = Rule::new("!has(self.connectTimeout) || duration(self.connectTimeout) <= duration(string(has(self.activeDeadlineSeconds) ? self.activeDeadlineSeconds : 900) + 's')").message("connectTimeout must not exceed activeDeadlineSeconds").field_path(".connectTimeout"))]
+#[x_kube(validation = Rule::new("!has(self.connectTimeout) || duration(self.connectTimeout).getMilliseconds() <= (has(self.activeDeadlineSeconds) ? self.activeDeadlineSeconds : 900) * 1000").message("connectTimeout must not exceed activeDeadlineSeconds").field_path(".connectTimeout"))]
 pub struct ExecutionSpec {
     /// The Job deadline in seconds (30–86400).
     #[serde(default = "default_active_deadline_seconds")]
