@@ -161,6 +161,9 @@ fn provide(provider: Provider, minor: &Minor, matrix: &Matrix, root: &Path) -> a
                     ])
                     .current_dir(root),
             )?;
+            // Suites run the locally built images; the registry may have been recreated since
+            // they were last pushed, so build (incrementally) and push them every time.
+            crate::step::run(cargo().args(["xtask", "images"]).current_dir(root))?;
             Ok(root.join("target").join("cluster"))
         }
         Provider::Kind => {
