@@ -263,7 +263,8 @@ async fn inspect(a: InspectArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.target, out).await?;
     let result = ptah_engine::inspect(&mut c.session, &InspectScope::all()).await;
     close(c.session).await;
-    let schema = ExcludeSet::new(&a.target.exclude).apply(&result?);
+    let live = result?;
+    let schema = ExcludeSet::new(&a.target.exclude).apply(&live).into_owned();
     let dialect = c.url.dialect();
     let report = InspectReport {
         dialect,
