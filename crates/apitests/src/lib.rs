@@ -193,3 +193,5 @@ mod tests {
         assert!(workspace_root().join("docs").join("examples").is_dir());
     }
 }
+
+pub mod client;

@@ -4,45 +4,21 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::atomic::{AtomicU32, Ordering},
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, Instant},
 };
 
-use k8s_openapi::{
-    api::core::v1::Namespace, apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::{
-    Api, Client, Config,
-    api::{
-        ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams, ValidationDirective,
-    },
-    config::{KubeConfigOptions, Kubeconfig},
+    Api, Client,
+    api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, ValidationDirective},
     core::Status,
 };
-use ptah_apitests::{ClusterFiles, workspace_root};
+pub use ptah_apitests::client::{admin_client as admin, namespace, unique, user_client as user};
+use ptah_apitests::workspace_root;
 use serde_json::{Value, json};
 
 /// The field manager of every apply.
 pub const MANAGER: &str = "ptah-apitests";
-
-/// A client from a kubeconfig file.
-pub async fn client_from(path: &Path) -> Client {
-    let kubeconfig = Kubeconfig::read_from(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Client::try_from(config).expect("client")
-}
-
-/// The admin client (system:masters) of the running cluster.
-pub async fn admin() -> Client {
-    client_from(&ClusterFiles::require().admin_kubeconfig).await
-}
-
-/// The unprivileged user's client.
-pub async fn user() -> Client {
-    client_from(&ClusterFiles::require().user_kubeconfig).await
-}
 
 /// The CRDs under test: `ptah_api::crds()`, or the `*.yaml` manifests in `$PTAH_APITESTS_CRDS`
 /// (a directory, to try changed CRDs before the Rust types change).
@@ -112,27 +88,6 @@ pub async fn ensure_crds(client: &Client) -> Vec<CustomResourceDefinition> {
         }
     }
     established
-}
-
-/// A name no other test (or earlier run) uses: `<prefix>-<pid>-<counter>-<time>`.
-pub fn unique(prefix: &str) -> String {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("{prefix}-{}-{n}-{nanos:x}", std::process::id())
-}
-
-/// Creates a fresh namespace and returns its name.
-pub async fn namespace(client: &Client, prefix: &str) -> String {
-    let name = unique(prefix);
-    let api: Api<Namespace> = Api::all(client.clone());
-    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).expect("namespace");
-    api.create(&PostParams::default(), &ns)
-        .await
-        .unwrap_or_else(|e| panic!("create namespace {name}: {e}"));
-    name
 }
 
 /// The API resource of a manifest (`operator.ptah.run/v1alpha1`, kind → lower-case plural).

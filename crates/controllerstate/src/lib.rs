@@ -1,0 +1,1 @@
+//! The durable manager-state contract: versions and the execution-binding epoch.

@@ -1,0 +1,1 @@
+//! Watch streams that keep ConfigMap metadata only.

@@ -1,0 +1,1 @@
+//! Publish a schema plan as an immutable PtahSchemaPlan plus chunks, and load it back with every check.

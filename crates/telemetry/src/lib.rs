@@ -1,0 +1,1 @@
+//! Bounded-cardinality metrics and tracing setup of the manager.

@@ -1,0 +1,1 @@
+//! The hardened Job of one data-plane operation.
