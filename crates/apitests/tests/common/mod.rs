@@ -13,6 +13,7 @@ use kube::{
     api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, ValidationDirective},
     core::Status,
 };
+#[allow(unused_imports)] // each test binary uses a different subset
 pub use ptah_apitests::client::{admin_client as admin, namespace, unique, user_client as user};
 use ptah_apitests::workspace_root;
 use serde_json::{Value, json};
