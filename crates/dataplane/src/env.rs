@@ -1,5 +1,6 @@
 //! The environment contract: every variable the manager sets on the operation container, which
-//! operations get it, and whether the runner keeps it for itself or hands it to `ptah`.
+//! operations get it, which of those cannot run without it, and whether the runner keeps it for
+//! itself or hands it to `ptah`.
 //!
 //! Credential routing follows DESIGN.md §1: database operations get database credentials only
 //! (Plan also the dev database), registry operations get registry credentials only. The runner
@@ -28,14 +29,21 @@ pub struct Var {
     pub role: Role,
     /// The operations that get it.
     pub operations: &'static [Operation],
-    /// Whether those operations cannot run without it.
-    pub required: bool,
+    /// The operations (a subset of `operations`) that cannot run without it. Per operation
+    /// because some inputs bind only mutating work: a read-only Observe may run before the
+    /// manager knows the target identity and reports it instead.
+    pub required_by: &'static [Operation],
 }
 
 impl Var {
     /// True when `op` gets this variable.
     pub fn applies_to(&self, op: Operation) -> bool {
         self.operations.contains(&op)
+    }
+
+    /// True when `op` cannot run without this variable.
+    pub fn is_required_by(&self, op: Operation) -> bool {
+        self.required_by.contains(&op)
     }
 }
 
@@ -47,21 +55,40 @@ const ALL_OPS: &[Operation] = &[Resolve, Verify, Observe, Plan, Apply, MHistory,
 const DB_OPS: &[Operation] = &[Observe, Plan, Apply, MHistory, MApply];
 const MUTATING: &[Operation] = &[Apply, MApply];
 const REGISTRY_OPS: &[Operation] = &[Resolve, Verify];
+/// `required_by` of a variable no operation needs.
+const OPTIONAL: &[Operation] = &[];
 
-const fn var(name: &'static str, role: Role, operations: &'static [Operation], required: bool) -> Var {
+const fn var(
+    name: &'static str,
+    role: Role,
+    operations: &'static [Operation],
+    required_by: &'static [Operation],
+) -> Var {
     Var {
         name,
         role,
         operations,
-        required,
+        required_by,
     }
+}
+
+/// The most chunks a plan directory ([`PLAN_FILE`]) may hold: 16 ConfigMaps of at most 512 KiB
+/// each hold the 8 MiB plan cap.
+pub const MAX_PLAN_CHUNKS: usize = 16;
+
+/// The file name of chunk `index` in a plan directory: `000.plan`, `001.plan`, …
+pub fn plan_chunk_name(index: usize) -> String {
+    format!("{index:03}.plan")
 }
 
 /// The protocol version the manager speaks (decimal).
 pub const PROTOCOL_VERSION: &str = "PTAH_RUNNER_PROTOCOL_VERSION";
 /// The operation id of the claim (≤ 256 bytes, no control characters).
 pub const OPERATION_ID: &str = "PTAH_OPERATION_ID";
-/// The target identity digest the manager computed for the realm (`sha256:<hex>`).
+/// The target identity digest the operation is bound to (`sha256:<hex>`). Required by mutating
+/// operations; optional for read-only database operations, because the manager never reads the
+/// database Secret: it learns the identity from the first Observe's `targetIdentityDigest` and
+/// sets it on every later operation. When set it must match the Pod's database URL.
 pub const EXPECTED_TARGET_IDENTITY_DIGEST: &str = "PTAH_EXPECTED_TARGET_IDENTITY_DIGEST";
 /// The coordination (realm lock) digest the runner echoes into the frame (`sha256:<hex>`).
 pub const COORDINATION_DIGEST: &str = "PTAH_COORDINATION_DIGEST";
@@ -87,7 +114,10 @@ pub const LOCK_TIMEOUT: &str = "PTAH_LOCK_TIMEOUT";
 pub const MIGRATION_LOCK_TIMEOUT: &str = "PTAH_MIGRATION_LOCK_TIMEOUT";
 /// The desired schema (a file or directory) for Observe, Plan and Apply.
 pub const SCHEMA_FROM: &str = "PTAH_SCHEMA_FROM";
-/// The plan file of an Apply.
+/// The plan of an Apply: a file, or a directory of chunks [`plan_chunk_name`]`(0..n)` (the
+/// projected volume of the plan's ConfigMaps) that the runner concatenates in order. The runner
+/// verifies the bytes against [`EXPECTED_PLAN_CONTENT_DIGEST`] and hands `ptah` its own copy,
+/// so the child never sees this variable.
 pub const PLAN_FILE: &str = "PTAH_PLAN_FILE";
 /// Whether an Apply may run destructive statements (`true`/`false`), from the approval.
 pub const ALLOW_DESTRUCTIVE: &str = "PTAH_ALLOW_DESTRUCTIVE";
@@ -120,36 +150,51 @@ pub const TERMINATION_LOG: &str = "PTAH_TERMINATION_LOG";
 
 /// The whole contract.
 pub const VARS: &[Var] = &[
-    var(PROTOCOL_VERSION, Role::Control, ALL_OPS, true),
-    var(OPERATION_ID, Role::Control, ALL_OPS, true),
-    var(TERMINATION_LOG, Role::Control, ALL_OPS, false),
-    var(EXPECTED_TARGET_IDENTITY_DIGEST, Role::Control, DB_OPS, true),
-    var(COORDINATION_DIGEST, Role::Control, DB_OPS, true),
-    var(EXPECTED_DATABASE_ENGINE, Role::Control, DB_OPS, true),
-    var(DISPATCH_NOT_AFTER, Role::Control, MUTATING, true),
-    var(EXECUTION_NOT_AFTER, Role::Control, MUTATING, true),
-    var(TERMINATION_GRACE_PERIOD_SECONDS, Role::Control, MUTATING, true),
-    var(EXPECTED_PLAN_CONTENT_DIGEST, Role::Control, &[Apply], true),
-    var(DB_URL, Role::Credential, DB_OPS, true),
-    var(DEV_URL, Role::Credential, &[Plan], false),
-    var(CONNECT_TIMEOUT, Role::Child, DB_OPS, false),
-    var(LOCK_TIMEOUT, Role::Child, &[Apply], false),
-    var(MIGRATION_LOCK_TIMEOUT, Role::Child, &[MApply], false),
-    var(SCHEMA_FROM, Role::Child, &[Observe, Plan, Apply], true),
-    var(PLAN_FILE, Role::Child, &[Apply], true),
-    var(ALLOW_DESTRUCTIVE, Role::Child, &[Apply], false),
-    var(MIGRATIONS_DIR, Role::Child, &[MHistory, MApply], true),
-    var(EXPECTED_MIGRATION_SEQUENCE, Role::Child, &[MApply], true),
-    var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, true),
-    var(VERIFICATION_POLICY, Role::Child, &[Verify], true),
-    var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, false),
-    var(REGISTRY_PASSWORD, Role::Credential, REGISTRY_OPS, false),
-    var(REGISTRY_TOKEN, Role::Credential, REGISTRY_OPS, false),
-    var(OCI_CA_FILE, Role::Child, REGISTRY_OPS, false),
-    var(PLAIN_HTTP, Role::Child, REGISTRY_OPS, false),
-    var(HOME, Role::Child, ALL_OPS, false),
-    var(TMPDIR, Role::Child, ALL_OPS, false),
-    var(LOG, Role::Child, ALL_OPS, false),
+    var(PROTOCOL_VERSION, Role::Control, ALL_OPS, ALL_OPS),
+    var(OPERATION_ID, Role::Control, ALL_OPS, ALL_OPS),
+    var(TERMINATION_LOG, Role::Control, ALL_OPS, OPTIONAL),
+    var(EXPECTED_TARGET_IDENTITY_DIGEST, Role::Control, DB_OPS, MUTATING),
+    var(COORDINATION_DIGEST, Role::Control, DB_OPS, DB_OPS),
+    var(EXPECTED_DATABASE_ENGINE, Role::Control, DB_OPS, DB_OPS),
+    var(DISPATCH_NOT_AFTER, Role::Control, MUTATING, MUTATING),
+    var(EXECUTION_NOT_AFTER, Role::Control, MUTATING, MUTATING),
+    var(
+        TERMINATION_GRACE_PERIOD_SECONDS,
+        Role::Control,
+        MUTATING,
+        MUTATING,
+    ),
+    var(EXPECTED_PLAN_CONTENT_DIGEST, Role::Control, &[Apply], &[Apply]),
+    var(DB_URL, Role::Credential, DB_OPS, DB_OPS),
+    var(DEV_URL, Role::Credential, &[Plan], OPTIONAL),
+    var(CONNECT_TIMEOUT, Role::Child, DB_OPS, OPTIONAL),
+    var(LOCK_TIMEOUT, Role::Child, &[Apply], OPTIONAL),
+    var(MIGRATION_LOCK_TIMEOUT, Role::Child, &[MApply], OPTIONAL),
+    var(
+        SCHEMA_FROM,
+        Role::Child,
+        &[Observe, Plan, Apply],
+        &[Observe, Plan, Apply],
+    ),
+    var(PLAN_FILE, Role::Control, &[Apply], &[Apply]),
+    var(ALLOW_DESTRUCTIVE, Role::Child, &[Apply], OPTIONAL),
+    var(
+        MIGRATIONS_DIR,
+        Role::Child,
+        &[MHistory, MApply],
+        &[MHistory, MApply],
+    ),
+    var(EXPECTED_MIGRATION_SEQUENCE, Role::Child, &[MApply], &[MApply]),
+    var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, REGISTRY_OPS),
+    var(VERIFICATION_POLICY, Role::Child, &[Verify], &[Verify]),
+    var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(REGISTRY_PASSWORD, Role::Credential, REGISTRY_OPS, OPTIONAL),
+    var(REGISTRY_TOKEN, Role::Credential, REGISTRY_OPS, OPTIONAL),
+    var(OCI_CA_FILE, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(PLAIN_HTTP, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(HOME, Role::Child, ALL_OPS, OPTIONAL),
+    var(TMPDIR, Role::Child, ALL_OPS, OPTIONAL),
+    var(LOG, Role::Child, ALL_OPS, OPTIONAL),
 ];
 
 /// The variable of this name, if the contract has one.
@@ -160,6 +205,11 @@ pub fn lookup(name: &str) -> Option<&'static Var> {
 /// The variables `op` gets, in contract order.
 pub fn for_operation(op: Operation) -> impl Iterator<Item = &'static Var> {
     VARS.iter().filter(move |v| v.applies_to(op))
+}
+
+/// The variables `op` cannot run without, in contract order.
+pub fn required_by(op: Operation) -> impl Iterator<Item = &'static Var> {
+    VARS.iter().filter(move |v| v.is_required_by(op))
 }
 
 /// The variables the child of `op` may see: its child and credential variables.
@@ -218,8 +268,36 @@ mod tests {
                 TERMINATION_GRACE_PERIOD_SECONDS,
             ] {
                 let v = lookup(name).expect("in the contract");
-                assert!(v.applies_to(op) && v.required, "{name} for {op}");
+                assert!(v.applies_to(op) && v.is_required_by(op), "{name} for {op}");
             }
         }
+    }
+
+    #[test]
+    fn a_variable_is_required_only_by_operations_that_get_it() {
+        for v in VARS {
+            assert!(v.required_by.iter().all(|op| v.applies_to(*op)), "{}", v.name);
+        }
+    }
+
+    #[test]
+    fn the_target_identity_binds_mutating_operations_and_is_learned_by_read_only_ones() {
+        let v = lookup(EXPECTED_TARGET_IDENTITY_DIGEST).expect("in the contract");
+        for op in Operation::all() {
+            assert_eq!(v.applies_to(op), op.uses_database(), "{op}");
+            assert_eq!(v.is_required_by(op), op.is_mutating(), "{op}");
+            assert_eq!(
+                required_by(op).any(|r| r.name == EXPECTED_TARGET_IDENTITY_DIGEST),
+                op.is_mutating(),
+                "{op}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_plan_location_is_the_runners_and_chunks_are_numbered_in_three_digits() {
+        assert!(!child_vars(Operation::Apply).any(|v| v.name == PLAN_FILE));
+        assert_eq!(plan_chunk_name(0), "000.plan");
+        assert_eq!(plan_chunk_name(MAX_PLAN_CHUNKS - 1), "015.plan");
     }
 }

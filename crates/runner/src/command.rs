@@ -2,7 +2,7 @@
 //! executed directly; values go after `=` (`--plan=<file>`) or after `--`, so no input can
 //! become an option.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ptah_dataplane::{Operation, env};
 
@@ -37,8 +37,17 @@ fn required(env: &Env, name: &'static str) -> Result<String, RunnerError> {
         .ok_or_else(|| RunnerError::input(name, "is not set"))
 }
 
-/// Builds the child command of `op`; `plan_output` is where a Plan writes its plan file.
-pub fn build(op: Operation, env: &Env, plan_output: &Path) -> Result<ChildCommand, RunnerError> {
+/// The runner's own files the child is pointed at.
+#[derive(Debug, Clone)]
+pub struct Files<'a> {
+    /// Where a Plan writes its plan file.
+    pub plan_output: &'a Path,
+    /// The checked copy of the approved plan an Apply applies.
+    pub approved_plan: Option<PathBuf>,
+}
+
+/// Builds the child command of `op`.
+pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand, RunnerError> {
     let mut args: Vec<String> = Vec::new();
     let json = || ["--format".to_owned(), "json".to_owned()];
     match op {
@@ -60,10 +69,16 @@ pub fn build(op: Operation, env: &Env, plan_output: &Path) -> Result<ChildComman
             args.extend(json());
             flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
             if op == Operation::Plan {
-                args.push(format!("--output={}", plan_output.display()));
+                args.push(format!("--output={}", files.plan_output.display()));
             }
             if op == Operation::Apply {
-                args.push(format!("--plan={}", required(env, env::PLAN_FILE)?));
+                // Never PTAH_PLAN_FILE itself: that may be a chunk directory, and its content
+                // could change after the runner checked it.
+                let approved = files
+                    .approved_plan
+                    .as_ref()
+                    .ok_or_else(|| RunnerError::Internal("the approved plan was not checked".into()))?;
+                args.push(format!("--plan={}", approved.display()));
                 flag(env, env::LOCK_TIMEOUT, "--lock-timeout", &mut args);
                 if boolean(env, env::ALLOW_DESTRUCTIVE)? {
                     args.push("--allow-destructive".into());
@@ -111,6 +126,33 @@ mod tests {
             .collect())
     }
 
+    fn files() -> Files<'static> {
+        Files {
+            plan_output: Path::new("/tmp/p"),
+            approved_plan: None,
+        }
+    }
+
+    #[test]
+    fn an_apply_gets_the_checked_copy_and_never_the_plan_location() {
+        let e = env(&[
+            (env::DB_URL, "postgres://u:p@h/d"),
+            (env::SCHEMA_FROM, "/schema"),
+            (env::PLAN_FILE, "/plan"),
+        ]);
+        assert!(build(Operation::Apply, &e, &files()).is_err(), "no checked plan");
+        let checked = Files {
+            approved_plan: Some(PathBuf::from("/work/ptah-runner-1/approved.plan")),
+            ..files()
+        };
+        let cmd = build(Operation::Apply, &e, &checked).expect("command");
+        assert!(
+            cmd.args
+                .contains(&"--plan=/work/ptah-runner-1/approved.plan".to_owned())
+        );
+        assert!(!cmd.env.iter().any(|(k, _)| k == env::PLAN_FILE));
+    }
+
     #[test]
     fn the_child_gets_only_its_operations_variables() {
         let e = env(&[
@@ -122,7 +164,7 @@ mod tests {
             (env::HOME, "/work"),
             ("AWS_SECRET_ACCESS_KEY", "x"),
         ]);
-        let cmd = build(Operation::MigrationHistory, &e, Path::new("/tmp/p")).expect("command");
+        let cmd = build(Operation::MigrationHistory, &e, &files()).expect("command");
         let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(names, [env::DB_URL, env::MIGRATIONS_DIR, env::HOME]);
         assert_eq!(cmd.args, ["migrations", "status", "--format", "json"]);
@@ -134,7 +176,7 @@ mod tests {
             (env::REQUESTED_REFERENCE, "--plain-http"),
             (env::VERIFICATION_POLICY, "--help"),
         ]);
-        let cmd = build(Operation::Verify, &e, Path::new("/tmp/p")).expect("command");
+        let cmd = build(Operation::Verify, &e, &files()).expect("command");
         assert_eq!(
             cmd.args,
             [
@@ -148,6 +190,6 @@ mod tests {
             ]
         );
         let e = env(&[(env::PLAIN_HTTP, "yes"), (env::REQUESTED_REFERENCE, "oci://r/x")]);
-        assert!(build(Operation::Resolve, &e, Path::new("/p")).is_err());
+        assert!(build(Operation::Resolve, &e, &files()).is_err());
     }
 }

@@ -1,10 +1,10 @@
 //! Reading the environment contract: typed inputs, or a typed refusal before any child starts.
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{collections::BTreeMap, time::Duration};
 
 use jiff::Timestamp;
 use ptah_dataplane::{Operation, OperationId, PROTOCOL_VERSION, TargetIdentity, env};
-use ptah_fingerprint::{Digest, Fingerprint};
+use ptah_fingerprint::Fingerprint;
 
 use crate::{error::RunnerError, redact::Redactor};
 
@@ -162,15 +162,33 @@ pub struct DatabaseInputs {
     pub coordination_digest: Fingerprint,
 }
 
+fn identity_required(op: Operation) -> bool {
+    env::lookup(env::EXPECTED_TARGET_IDENTITY_DIGEST).is_some_and(|v| v.is_required_by(op))
+}
+
 fn fingerprint(env: &Env, name: &'static str) -> Result<Fingerprint, RunnerError> {
     env.require(name)?
         .parse()
         .map_err(|_| RunnerError::input(name, "is not sha256:<64 lowercase hex>"))
 }
 
-/// Reads the database inputs of a database operation and checks the target identity.
-pub fn database(env: &Env) -> Result<DatabaseInputs, RunnerError> {
-    let expected = fingerprint(env, env::EXPECTED_TARGET_IDENTITY_DIGEST)?;
+/// Reads the database inputs of database operation `op` and checks the target identity.
+///
+/// The expected identity is optional for read-only operations: the manager never reads the
+/// database Secret, so its first Observe runs unbound and reports the identity it found, and
+/// every later operation is bound to that. A mutating operation without it is refused; when it is
+/// set, whatever the operation, it must match.
+pub fn database(env: &Env, op: Operation) -> Result<DatabaseInputs, RunnerError> {
+    let expected = match env.get(env::EXPECTED_TARGET_IDENTITY_DIGEST) {
+        Some(_) => Some(fingerprint(env, env::EXPECTED_TARGET_IDENTITY_DIGEST)?),
+        None if identity_required(op) => {
+            return Err(RunnerError::input(
+                env::EXPECTED_TARGET_IDENTITY_DIGEST,
+                format!("is required for {op}"),
+            ));
+        }
+        None => None,
+    };
     let coordination_digest = fingerprint(env, env::COORDINATION_DIGEST)?;
     let engine = env.require(env::EXPECTED_DATABASE_ENGINE)?;
     let identity = TargetIdentity::from_url(env.require(env::DB_URL)?)
@@ -187,7 +205,9 @@ pub fn database(env: &Env) -> Result<DatabaseInputs, RunnerError> {
     let actual = identity
         .digest()
         .map_err(|e| RunnerError::Internal(e.to_string()))?;
-    if actual != expected {
+    if let Some(expected) = expected
+        && actual != expected
+    {
         return Err(RunnerError::TargetIdentityMismatch {
             expected: expected.to_string(),
             actual: actual.to_string(),
@@ -197,34 +217,6 @@ pub fn database(env: &Env) -> Result<DatabaseInputs, RunnerError> {
         target_identity: actual,
         coordination_digest,
     })
-}
-
-/// Checks an Apply's plan file against the approved digest, reading at most `max` bytes.
-pub fn check_plan_file(env: &Env, max: usize) -> Result<PathBuf, RunnerError> {
-    let path = PathBuf::from(env.require(env::PLAN_FILE)?);
-    let expected: Digest = env
-        .require(env::EXPECTED_PLAN_CONTENT_DIGEST)?
-        .parse()
-        .map_err(|_| RunnerError::input(env::EXPECTED_PLAN_CONTENT_DIGEST, "is not sha256:<hex>"))?;
-    let size = std::fs::metadata(&path)
-        .map_err(|e| RunnerError::input(env::PLAN_FILE, format!("cannot be read: {}", e.kind())))?
-        .len();
-    if size > max as u64 {
-        return Err(RunnerError::input(
-            env::PLAN_FILE,
-            format!("is larger than {max} bytes"),
-        ));
-    }
-    let bytes = std::fs::read(&path)
-        .map_err(|e| RunnerError::input(env::PLAN_FILE, format!("cannot be read: {}", e.kind())))?;
-    let actual = Digest::of(&bytes);
-    if actual != expected {
-        return Err(RunnerError::PlanContentMismatch {
-            expected: expected.to_string(),
-            actual: actual.to_string(),
-        });
-    }
-    Ok(path)
 }
 
 #[cfg(test)]
@@ -296,30 +288,56 @@ mod tests {
         assert_eq!(out, "[REDACTED] [REDACTED] [REDACTED] [REDACTED]");
     }
 
+    fn db(url: &str, expected: Option<&str>) -> Env {
+        let mut pairs = vec![
+            (env::DB_URL, url),
+            (
+                env::COORDINATION_DIGEST,
+                "sha256:0707070707070707070707070707070707070707070707070707070707070707",
+            ),
+            (env::EXPECTED_DATABASE_ENGINE, "postgresql"),
+        ];
+        if let Some(e) = expected {
+            pairs.push((env::EXPECTED_TARGET_IDENTITY_DIGEST, e));
+        }
+        env(&pairs)
+    }
+
     #[test]
-    fn a_plan_file_must_have_the_approved_digest_and_fit() {
-        let dir = tempfile::tempdir().expect("dir");
-        let file = dir.path().join("p.json");
-        std::fs::write(&file, b"{}\n").expect("write");
-        let path = file.display().to_string();
-        let good = Digest::of(b"{}\n").to_string();
-        let e = env(&[
-            (env::PLAN_FILE, &path),
-            (env::EXPECTED_PLAN_CONTENT_DIGEST, &good),
-        ]);
-        assert!(check_plan_file(&e, 1024).is_ok());
-        assert!(matches!(
-            check_plan_file(&e, 2),
-            Err(RunnerError::InvalidInput { .. })
-        ));
-        let other = Digest::of(b"{}").to_string();
-        let e = env(&[
-            (env::PLAN_FILE, &path),
-            (env::EXPECTED_PLAN_CONTENT_DIGEST, &other),
-        ]);
-        assert!(matches!(
-            check_plan_file(&e, 1024),
-            Err(RunnerError::PlanContentMismatch { .. })
-        ));
+    fn read_only_operations_without_an_expected_identity_report_the_one_they_found() {
+        let url = "postgres://app:secret@db.example:5432/shop";
+        let actual = TargetIdentity::from_url(url)
+            .expect("identity")
+            .digest()
+            .expect("digest");
+        for op in [Operation::Observe, Operation::Plan, Operation::MigrationHistory] {
+            let found = database(&db(url, None), op).expect("accepted unbound");
+            assert_eq!(found.target_identity, actual, "{op}");
+        }
+        for op in [Operation::Apply, Operation::MigrationApply] {
+            match database(&db(url, None), op) {
+                Err(RunnerError::InvalidInput { name, .. }) => {
+                    assert_eq!(name, env::EXPECTED_TARGET_IDENTITY_DIGEST, "{op}");
+                }
+                other => panic!("{op}: {other:?}"),
+            }
+        }
+        let right = actual.to_string();
+        let wrong = TargetIdentity::from_url("postgres://app:secret@db.example:5432/other")
+            .expect("identity")
+            .digest()
+            .expect("digest")
+            .to_string();
+        for op in Operation::all().into_iter().filter(|op| op.uses_database()) {
+            assert!(database(&db(url, Some(&right)), op).is_ok(), "{op}");
+            let err = database(&db(url, Some(&wrong)), op).expect_err("mismatch");
+            assert_eq!(
+                err.code(),
+                ptah_dataplane::ErrorCode::TargetIdentityMismatch,
+                "{op}"
+            );
+            let err = database(&db(url, Some("sha256:zz")), op).expect_err("malformed");
+            assert_eq!(err.code(), ptah_dataplane::ErrorCode::InvalidInput, "{op}");
+        }
     }
 }

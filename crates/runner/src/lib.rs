@@ -1,7 +1,8 @@
 //! `ptah-runner`: the supervisor of the `ptah` executor inside an operation Pod.
 //!
 //! It validates its inputs from the environment contract ([`ptah_dataplane::env`]), refuses a
-//! protocol mismatch, a wrong target identity, expired deadlines or a plan file that is not the
+//! protocol mismatch, a wrong target identity (required for mutating operations, checked
+//! whenever set), expired deadlines or a plan (file or chunk directory, [`plan`]) that is not the
 //! approved one before starting anything; runs `ptah` directly (never a shell) with only the
 //! variables its operation needs; stops it at the execution deadline or on SIGTERM; bounds and
 //! redacts its output; maps its JSON report into the result payload and writes one frame as the
@@ -17,6 +18,7 @@ pub mod emit;
 pub mod error;
 pub mod inputs;
 pub mod install;
+pub mod plan;
 pub mod redact;
 pub mod report;
 pub mod run;

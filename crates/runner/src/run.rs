@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use ptah_dataplane::{Operation, ResultPayload, env};
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::{command, error::RunnerError, inputs, inputs::Env, redact::Redactor, report, supervise};
+use crate::{command, error::RunnerError, inputs, inputs::Env, plan, redact::Redactor, report, supervise};
 
 /// How the runner was started.
 #[derive(Debug, Clone)]
@@ -70,14 +70,14 @@ async fn run_checked(
     let mut sigterm = signal(SignalKind::terminate())
         .map_err(|e| RunnerError::Internal(format!("cannot watch SIGTERM: {e}")))?;
     payload.operation_id = Some(inputs::operation_id(env)?);
-    for var in env::for_operation(op).filter(|v| v.required) {
+    for var in env::required_by(op) {
         if env.get(var.name).is_none() {
             return Err(RunnerError::input(var.name, "is not set"));
         }
     }
     let deadlines = inputs::Deadlines::read(env, op)?;
     if op.uses_database() {
-        let db = inputs::database(env).inspect_err(|e| {
+        let db = inputs::database(env, op).inspect_err(|e| {
             if let RunnerError::TargetIdentityMismatch { actual, .. } = e {
                 // The manager sees which target this Pod would have reached.
                 payload.target_identity_digest = actual.parse().ok();
@@ -86,13 +86,26 @@ async fn run_checked(
         payload.target_identity_digest = Some(db.target_identity);
         payload.coordination_digest = Some(db.coordination_digest);
     }
-    if op == Operation::Apply {
-        inputs::check_plan_file(env, config.max_plan_bytes)?;
-    }
+    let approved_plan = if op == Operation::Apply {
+        Some(plan::read_approved(env, config.max_plan_bytes)?)
+    } else {
+        None
+    };
     deadlines.check_now()?;
     let work = make_work_dir(&config.work_dir)?;
     let plan_file = work.join("plan.json");
-    let cmd = command::build(op, env, &plan_file)?;
+    let files = command::Files {
+        plan_output: &plan_file,
+        approved_plan: match &approved_plan {
+            Some(bytes) => Some(plan::write_copy(&work, bytes).inspect_err(|_| {
+                let _ = std::fs::remove_dir_all(&work);
+            })?),
+            None => None,
+        },
+    };
+    let cmd = command::build(op, env, &files).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&work);
+    })?;
     // Checked again just before the child starts.
     deadlines.check_now()?;
     if tokio::time::timeout(std::time::Duration::ZERO, sigterm.recv())

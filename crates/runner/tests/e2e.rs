@@ -30,9 +30,20 @@ async fn observe_plan_apply(postgres: bool) {
     let mut env = db_env(&url);
     env.insert("PTAH_SCHEMA_FROM".into(), schema.display().to_string());
 
-    let observed = run_runner("observe", &env, &bin, work.path());
+    // The manager's first Observe is not bound to an identity: it learns it from the frame and
+    // binds every later operation to it.
+    let mut unbound = env.clone();
+    let expected = unbound
+        .remove("PTAH_EXPECTED_TARGET_IDENTITY_DIGEST")
+        .expect("bound");
+    let observed = run_runner("observe", &unbound, &bin, work.path());
     observed.assert_no_secret(&secrets);
     let p = &observed.frame().payload;
+    assert_eq!(
+        p.target_identity_digest.map(|d| d.to_string()),
+        Some(expected),
+        "the frame reports the identity found"
+    );
     assert_eq!(p.operation, Operation::Observe);
     assert!(p.error.is_none(), "{:?}", p.error);
     assert_eq!(p.child_exit_code, 1, "drift is exit 1");
@@ -59,10 +70,10 @@ async fn observe_plan_apply(postgres: bool) {
     let plan_text = p.stdout.clone().expect("plan bytes");
     assert!(plan_text.contains("widgets"), "the plan names its table");
 
-    let plan_file = work.path().join("approved.plan.json");
-    std::fs::write(&plan_file, &plan_text).expect("plan file");
+    // The Apply Job mounts the plan as a projected volume of chunk ConfigMaps.
+    let plan_dir = projected_plan(work.path(), plan_text.as_bytes(), 3);
     let mut apply = env.clone();
-    apply.insert("PTAH_PLAN_FILE".into(), plan_file.display().to_string());
+    apply.insert("PTAH_PLAN_FILE".into(), plan_dir.display().to_string());
     apply.insert(
         "PTAH_EXPECTED_PLAN_CONTENT_DIGEST".into(),
         plan.plan_content_digest.to_string(),
@@ -83,6 +94,23 @@ async fn observe_plan_apply(postgres: bool) {
     let p = &again.frame().payload;
     assert_eq!(p.child_exit_code, 0);
     assert!(!p.drift.as_ref().expect("drift").drift, "converged");
+}
+
+/// `plan` split into `parts` chunks under `parent/plan`, laid out as kubelet's AtomicWriter writes
+/// a projected volume: a timestamped payload directory, `..data` linking to it, and every chunk
+/// name linking through `..data`.
+fn projected_plan(parent: &Path, plan: &[u8], parts: usize) -> std::path::PathBuf {
+    let dir = parent.join("plan");
+    let stamp = "..2026_11_29_10_00_00.123456789";
+    std::fs::create_dir_all(dir.join(stamp)).expect("payload dir");
+    let size = plan.len().div_ceil(parts);
+    for (i, chunk) in plan.chunks(size).enumerate() {
+        let name = ptah_dataplane::env::plan_chunk_name(i);
+        std::fs::write(dir.join(stamp).join(&name), chunk).expect("chunk");
+        std::os::unix::fs::symlink(format!("..data/{name}"), dir.join(&name)).expect("link");
+    }
+    std::os::unix::fs::symlink(stamp, dir.join("..data")).expect("..data");
+    dir
 }
 
 #[tokio::test]
