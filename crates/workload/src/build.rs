@@ -1,0 +1,357 @@
+//! From intent to Job: check the intent, then assemble Pod, containers and volumes.
+
+use k8s_openapi::{
+    api::{
+        batch::v1::{Job, JobSpec},
+        core::v1::{
+            EnvVar, PodSecurityContext, PodSpec, PodTemplateSpec, SeccompProfile, Volume, VolumeMount,
+        },
+    },
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
+};
+use ptah_dataplane::{Operation, PROTOCOL_VERSION, env};
+
+use crate::{
+    JobIntent, OperationInputs, WorkloadError,
+    containers::{self as c, RUN_AS, secret, value},
+    intent::{DatabaseAccess, Fetch},
+    labels, names, volumes as v,
+};
+
+/// The longest termination grace period the runner accepts (`ptah_runner::inputs`).
+pub const MAX_TERMINATION_GRACE_SECONDS: i64 = 3600;
+
+fn require_sha256(field: &'static str, text: &str) -> Result<(), WorkloadError> {
+    text.parse::<ptah_fingerprint::Sha256>()
+        .map(drop)
+        .map_err(|_| WorkloadError::InvalidDigest { field })
+}
+
+fn require_text(field: &'static str, text: &str) -> Result<(), WorkloadError> {
+    if text.trim().is_empty() {
+        return Err(WorkloadError::Empty { field });
+    }
+    Ok(())
+}
+
+/// `oci://…@sha256:<64 lowercase hex>`: what a fetch or a Verify may pull.
+fn require_pinned(field: &'static str, reference: &str) -> Result<(), WorkloadError> {
+    let pinned = reference.starts_with("oci://")
+        && reference
+            .rsplit_once('@')
+            .is_some_and(|(_, digest)| digest.parse::<ptah_fingerprint::Sha256>().is_ok());
+    if !pinned {
+        return Err(WorkloadError::UnpinnedReference { field });
+    }
+    Ok(())
+}
+
+fn check(intent: &JobIntent) -> Result<(), WorkloadError> {
+    let inputs = intent.inputs.operation();
+    if inputs != intent.operation {
+        return Err(WorkloadError::InputsMismatch {
+            operation: intent.operation,
+            inputs,
+        });
+    }
+    require_text("namespace", &intent.namespace)?;
+    require_text("resource_name", &intent.resource_name)?;
+    require_text("images.executor", &intent.images.executor)?;
+    require_text("images.runner", &intent.images.runner)?;
+    require_sha256("operation_id", &intent.operation_id)?;
+    require_sha256("input_fingerprint", &intent.input_fingerprint)?;
+    if !names::is_dns_label(&intent.job_name) {
+        return Err(WorkloadError::InvalidJobName(intent.job_name.clone()));
+    }
+    let d = &intent.deadlines;
+    if d.active_deadline_seconds <= 0 {
+        return Err(WorkloadError::InvalidDeadline(
+            "activeDeadlineSeconds must be positive",
+        ));
+    }
+    if !(1..=MAX_TERMINATION_GRACE_SECONDS).contains(&d.termination_grace_period_seconds) {
+        return Err(WorkloadError::InvalidDeadline(
+            "terminationGracePeriodSeconds must be in 1..=3600",
+        ));
+    }
+    if intent.operation.is_mutating() {
+        let dispatch = d
+            .dispatch_not_after
+            .ok_or(WorkloadError::MissingDeadline(env::DISPATCH_NOT_AFTER))?;
+        let execution = d
+            .execution_not_after
+            .ok_or(WorkloadError::MissingDeadline(env::EXECUTION_NOT_AFTER))?;
+        if dispatch > execution {
+            return Err(WorkloadError::InvalidDeadline(
+                "the dispatch deadline is later than the execution deadline",
+            ));
+        }
+    }
+    match &intent.inputs {
+        OperationInputs::Resolve {
+            requested_reference, ..
+        } => require_text("requested_reference", requested_reference),
+        OperationInputs::Verify {
+            resolved_reference, ..
+        } => require_pinned("resolved_reference", resolved_reference),
+        OperationInputs::Observe { db, fetch } | OperationInputs::Plan { db, fetch, .. } => {
+            check_db(db)?;
+            require_pinned("fetch.resolved_reference", &fetch.resolved_reference)
+        }
+        OperationInputs::Apply { db, fetch, plan } => {
+            check_db(db)?;
+            require_pinned("fetch.resolved_reference", &fetch.resolved_reference)?;
+            require_sha256("plan.content_digest", &plan.content_digest)?;
+            let max = ptah_api::schemaplan::MAX_CHUNKS;
+            if plan.chunk_config_maps.is_empty() || plan.chunk_config_maps.len() > max {
+                return Err(WorkloadError::PlanChunks {
+                    got: plan.chunk_config_maps.len(),
+                    max,
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_db(db: &DatabaseAccess) -> Result<(), WorkloadError> {
+    require_text("db.engine", &db.engine)?;
+    require_sha256("db.coordination_digest", &db.coordination_digest)?;
+    if let Some(identity) = &db.expected_target_identity {
+        require_sha256("db.expected_target_identity", identity)?;
+    }
+    Ok(())
+}
+
+/// Orders variables as the data-plane contract lists them, so the Job reads like the contract.
+fn contract_order(mut vars: Vec<EnvVar>) -> Vec<EnvVar> {
+    let rank = |name: &str| {
+        env::VARS
+            .iter()
+            .position(|v| v.name == name)
+            .unwrap_or(usize::MAX)
+    };
+    vars.sort_by_key(|e| rank(&e.name));
+    vars
+}
+
+/// The database variables of the main container of a database operation.
+fn database_env(intent: &JobIntent, db: &DatabaseAccess) -> Vec<EnvVar> {
+    let mut out = vec![
+        value(env::COORDINATION_DIGEST, &db.coordination_digest),
+        value(env::EXPECTED_DATABASE_ENGINE, &db.engine),
+        secret(env::DB_URL, &db.url_from),
+        value(env::SCHEMA_FROM, v::SCHEMA_FILE),
+    ];
+    // Absent until the manager knows it: the runner only checks it when it is given.
+    if let Some(identity) = &db.expected_target_identity {
+        out.push(value(env::EXPECTED_TARGET_IDENTITY_DIGEST, identity));
+    }
+    if let Some(t) = &db.connect_timeout {
+        out.push(value(env::CONNECT_TIMEOUT, t));
+    }
+    if intent.operation.is_mutating() {
+        let d = &intent.deadlines;
+        // `check` refused a mutating intent without them.
+        if let Some(t) = d.dispatch_not_after {
+            out.push(value(env::DISPATCH_NOT_AFTER, t.to_string()));
+        }
+        if let Some(t) = d.execution_not_after {
+            out.push(value(env::EXECUTION_NOT_AFTER, t.to_string()));
+        }
+        out.push(value(
+            env::TERMINATION_GRACE_PERIOD_SECONDS,
+            d.termination_grace_period_seconds.to_string(),
+        ));
+    }
+    out
+}
+
+/// The main container's environment, its extra mounts, and the volumes behind them; plus the
+/// fetch init container for database operations.
+struct Plan {
+    env: Vec<EnvVar>,
+    mounts: Vec<VolumeMount>,
+    volumes: Vec<Volume>,
+    fetch: Option<Fetch>,
+}
+
+fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
+    let mut env_vars = vec![
+        value(env::PROTOCOL_VERSION, PROTOCOL_VERSION.to_string()),
+        value(env::OPERATION_ID, &intent.operation_id),
+        value(env::TMPDIR, v::WORK_DIR),
+    ];
+    let mut mounts = Vec::new();
+    let mut volumes = Vec::new();
+    let mut home = v::WORK_DIR.to_owned();
+    let mut fetch = None;
+    match &intent.inputs {
+        OperationInputs::Resolve {
+            requested_reference: reference,
+            access,
+        }
+        | OperationInputs::Verify {
+            resolved_reference: reference,
+            access,
+            ..
+        } => {
+            env_vars.push(value(env::REQUESTED_REFERENCE, reference));
+            let wiring = c::registry_wiring(access, false)?;
+            for var in wiring.env {
+                // The Docker config layout moves HOME (see `registry_wiring`).
+                if var.name == env::HOME {
+                    home = var.value.unwrap_or_default();
+                } else {
+                    env_vars.push(var);
+                }
+            }
+            mounts.extend(wiring.mounts);
+            volumes.extend(wiring.volumes);
+            if let OperationInputs::Verify { policy, .. } = &intent.inputs {
+                env_vars.push(value(env::VERIFICATION_POLICY, v::POLICY_FILE));
+                mounts.push(v::mount(v::POLICY_VOLUME, v::POLICY_DIR, true));
+                volumes.push(v::config_map_file(v::POLICY_VOLUME, policy, "policy.yaml"));
+            }
+        }
+        OperationInputs::Observe { db, fetch: f } => {
+            env_vars.extend(database_env(intent, db));
+            fetch = Some(f.clone());
+        }
+        OperationInputs::Plan {
+            db,
+            dev_url_from,
+            fetch: f,
+        } => {
+            env_vars.extend(database_env(intent, db));
+            if let Some(dev) = dev_url_from {
+                env_vars.push(secret(env::DEV_URL, dev));
+            }
+            fetch = Some(f.clone());
+        }
+        OperationInputs::Apply { db, fetch: f, plan } => {
+            env_vars.extend(database_env(intent, db));
+            env_vars.push(value(env::EXPECTED_PLAN_CONTENT_DIGEST, &plan.content_digest));
+            env_vars.push(value(env::PLAN_FILE, v::PLAN_DIR));
+            env_vars.push(value(env::ALLOW_DESTRUCTIVE, plan.allow_destructive.to_string()));
+            if let Some(t) = &db.lock_timeout {
+                env_vars.push(value(env::LOCK_TIMEOUT, t));
+            }
+            mounts.push(v::mount(v::PLAN_VOLUME, v::PLAN_DIR, true));
+            volumes.push(v::plan(&plan.chunk_config_maps));
+            fetch = Some(f.clone());
+        }
+    }
+    if fetch.is_some() {
+        mounts.push(v::mount(v::SCHEMA_SOURCE_VOLUME, v::SOURCE_DIR, true));
+    }
+    env_vars.push(value(env::HOME, home));
+    Ok(Plan {
+        env: contract_order(env_vars),
+        mounts,
+        volumes,
+        fetch,
+    })
+}
+
+/// Builds the Job of `intent`, or refuses the intent.
+pub fn build(intent: &JobIntent) -> Result<Job, WorkloadError> {
+    if matches!(
+        intent.operation,
+        Operation::MigrationHistory | Operation::MigrationApply
+    ) {
+        return Err(WorkloadError::UnsupportedOperation(intent.operation));
+    }
+    check(intent)?;
+    let (pod_labels, pod_annotations) = labels::pod_metadata(intent)?;
+    let exec = &intent.execution;
+    let resources = exec.resources.as_ref();
+    let plan = operation_plan(intent)?;
+
+    let mut init = vec![c::install_runner(&intent.images.runner, resources)];
+    let mut volumes = vec![
+        v::memory(v::RUNNER_VOLUME, v::RUNNER_SIZE),
+        v::memory(v::WORK_VOLUME, v::WORK_SIZE),
+    ];
+    if let Some(fetch) = &plan.fetch {
+        let (container, fetch_volumes) = c::fetch_schema(
+            &intent.images.executor,
+            &fetch.resolved_reference,
+            &fetch.access,
+            resources,
+        )?;
+        init.push(container);
+        volumes.push(v::memory(v::SCHEMA_SOURCE_VOLUME, v::SCHEMA_SOURCE_SIZE));
+        volumes.push(v::memory(v::FETCH_WORK_VOLUME, v::FETCH_WORK_SIZE));
+        volumes.extend(fetch_volumes);
+    }
+    volumes.extend(plan.volumes);
+    let main = c::main(
+        &intent.images.executor,
+        intent.operation,
+        plan.env,
+        plan.mounts,
+        resources,
+    );
+
+    let deadline = intent.deadlines.active_deadline_seconds;
+    let pod = PodSpec {
+        init_containers: Some(init),
+        containers: vec![main],
+        volumes: Some(volumes),
+        restart_policy: Some("Never".to_owned()),
+        active_deadline_seconds: Some(deadline),
+        termination_grace_period_seconds: Some(intent.deadlines.termination_grace_period_seconds),
+        // The Pod needs no Kubernetes access: no token, no service environment variables.
+        automount_service_account_token: Some(false),
+        enable_service_links: Some(false),
+        security_context: Some(PodSecurityContext {
+            run_as_non_root: Some(true),
+            run_as_user: Some(RUN_AS),
+            run_as_group: Some(RUN_AS),
+            fs_group: Some(RUN_AS),
+            fs_group_change_policy: Some("OnRootMismatch".to_owned()),
+            seccomp_profile: Some(SeccompProfile {
+                type_: "RuntimeDefault".to_owned(),
+                localhost_profile: None,
+            }),
+            ..PodSecurityContext::default()
+        }),
+        service_account_name: exec.service_account_name.clone(),
+        image_pull_secrets: exec.image_pull_secrets.clone().filter(|s| !s.is_empty()),
+        node_selector: exec.node_selector.clone().filter(|s| !s.is_empty()),
+        tolerations: exec.tolerations.clone().filter(|s| !s.is_empty()),
+        affinity: exec.affinity.clone(),
+        runtime_class_name: exec.runtime_class_name.clone(),
+        priority_class_name: exec.priority_class_name.clone(),
+        ..PodSpec::default()
+    };
+    Ok(Job {
+        metadata: ObjectMeta {
+            name: Some(intent.job_name.clone()),
+            namespace: Some(intent.namespace.clone()),
+            labels: Some(labels::operator_labels(intent)),
+            annotations: Some(labels::operator_annotations(intent)),
+            owner_references: Some(vec![intent.owner.clone()]),
+            ..ObjectMeta::default()
+        },
+        spec: Some(JobSpec {
+            backoff_limit: Some(0),
+            parallelism: Some(1),
+            completions: Some(1),
+            pod_replacement_policy: Some("Failed".to_owned()),
+            active_deadline_seconds: Some(deadline),
+            // No ttlSecondsAfterFinished: the manager adds it once the result is read.
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(pod_labels),
+                    annotations: Some(pod_annotations),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod),
+            },
+            ..JobSpec::default()
+        }),
+        status: None,
+    })
+}

@@ -1,0 +1,179 @@
+//! What the controller decided: everything one operation Job is built from, and nothing read
+//! from a Secret (the manager has no Secret access; it names Secrets, the kubelet reads them).
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use ptah_api::shared::{ConfigMapKeySelector, ExecutionSpec, RegistryAuthSpec, SecretKeySelector};
+use ptah_dataplane::Operation;
+
+/// Who built the Job: recorded in its annotations so a later manager can tell its own Jobs apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagerIdentity {
+    /// The manager's image reference.
+    pub controller_image: String,
+    /// The manager's build revision.
+    pub controller_revision: String,
+    /// The version of the durable manager-state contract.
+    pub controller_state_version: i64,
+    /// The version of the executor (`ptah`) the Job runs.
+    pub ptah_version: String,
+    /// The execution binding (manager epoch) the Job belongs to.
+    pub execution_binding_id: String,
+}
+
+/// The two data-plane images (they may be the same image).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Images {
+    /// Runs `ptah` (and the runner installed next to it); the fetch init container uses it too.
+    pub executor: String,
+    /// Provides `ptah-runner`, copied into a shared volume by the `install-runner` init container.
+    pub runner: String,
+}
+
+/// How a container reaches the registry: credentials, plain HTTP, a custom CA.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceAccess {
+    /// The registry credentials Secret, if the registry needs any.
+    pub registry_auth: Option<RegistryAuthSpec>,
+    /// Talk plain HTTP to the registry.
+    pub plain_http: bool,
+    /// A ConfigMap key holding the CA bundle of the registry.
+    pub ca_from: Option<ConfigMapKeySelector>,
+}
+
+/// The digest-pinned schema artifact a database operation pulls before it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetch {
+    /// `oci://host/repo@sha256:<64 hex>` (a tag alone is refused).
+    pub resolved_reference: String,
+    /// How the fetch init container reaches the registry.
+    pub access: SourceAccess,
+}
+
+/// The target database of a database operation, by reference only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseAccess {
+    /// The Secret key holding the database URL (`PTAH_DB_URL`).
+    pub url_from: SecretKeySelector,
+    /// The engine family, as `PTAH_EXPECTED_DATABASE_ENGINE` wants it (`postgresql`, `mysql`).
+    pub engine: String,
+    /// The realm lock digest (`sha256:<hex>`) the runner echoes.
+    pub coordination_digest: String,
+    /// The target identity digest the runner must find (`sha256:<hex>`), when known.
+    pub expected_target_identity: Option<String>,
+    /// `PTAH_CONNECT_TIMEOUT` (e.g. `10s`).
+    pub connect_timeout: Option<String>,
+    /// `PTAH_LOCK_TIMEOUT` (Apply only).
+    pub lock_timeout: Option<String>,
+}
+
+/// The approved plan of an Apply, as projection ConfigMaps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanProjection {
+    /// The chunk ConfigMaps in order; each has binaryData key `chunk`.
+    pub chunk_config_maps: Vec<String>,
+    /// The sha256 of the concatenated chunks (`sha256:<hex>`).
+    pub content_digest: String,
+    /// Whether the approval allows destructive statements.
+    pub allow_destructive: bool,
+}
+
+/// The operation-specific inputs; the variant must match [`JobIntent::operation`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OperationInputs {
+    /// Resolve a reference to a digest (registry only).
+    Resolve {
+        /// The reference as the user wrote it.
+        requested_reference: String,
+        /// How to reach the registry.
+        access: SourceAccess,
+    },
+    /// Verify the resolved artifact against a policy (registry only).
+    Verify {
+        /// The digest-pinned reference.
+        resolved_reference: String,
+        /// How to reach the registry.
+        access: SourceAccess,
+        /// The ConfigMap key holding the verification policy.
+        policy: ConfigMapKeySelector,
+    },
+    /// Compare the live schema with the desired one.
+    Observe {
+        /// The target database.
+        db: DatabaseAccess,
+        /// The desired schema artifact.
+        fetch: Fetch,
+    },
+    /// Compute a plan.
+    Plan {
+        /// The target database.
+        db: DatabaseAccess,
+        /// The dev database Secret key (`PTAH_DEV_URL`), if any.
+        dev_url_from: Option<SecretKeySelector>,
+        /// The desired schema artifact.
+        fetch: Fetch,
+    },
+    /// Apply an approved plan.
+    Apply {
+        /// The target database.
+        db: DatabaseAccess,
+        /// The desired schema artifact.
+        fetch: Fetch,
+        /// The approved plan.
+        plan: PlanProjection,
+    },
+}
+
+impl OperationInputs {
+    /// The operation these inputs are for.
+    pub fn operation(&self) -> Operation {
+        match self {
+            OperationInputs::Resolve { .. } => Operation::Resolve,
+            OperationInputs::Verify { .. } => Operation::Verify,
+            OperationInputs::Observe { .. } => Operation::Observe,
+            OperationInputs::Plan { .. } => Operation::Plan,
+            OperationInputs::Apply { .. } => Operation::Apply,
+        }
+    }
+}
+
+/// The time bounds of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// `activeDeadlineSeconds` of the Job and of its Pod.
+    pub active_deadline_seconds: i64,
+    /// `terminationGracePeriodSeconds` of the Pod (and `PTAH_TERMINATION_GRACE_PERIOD_SECONDS`).
+    pub termination_grace_period_seconds: i64,
+    /// The child must not start after this (mutating operations; required for Apply).
+    pub dispatch_not_after: Option<jiff::Timestamp>,
+    /// The child is stopped at this instant (mutating operations; required for Apply).
+    pub execution_not_after: Option<jiff::Timestamp>,
+}
+
+/// Everything one operation Job is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobIntent {
+    /// The namespace of the resource (and of the Job).
+    pub namespace: String,
+    /// The owner reference to the resource (controller=true, blockOwnerDeletion=true).
+    pub owner: OwnerReference,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The operation.
+    pub operation: Operation,
+    /// The claim's operation id (`sha256:<64 hex>`).
+    pub operation_id: String,
+    /// The input fingerprint of the claim (`sha256:<64 hex>`).
+    pub input_fingerprint: String,
+    /// The Job's name, from [`crate::job_name`].
+    pub job_name: String,
+    /// Who builds the Job.
+    pub identity: ManagerIdentity,
+    /// The data-plane images.
+    pub images: Images,
+    /// The resource's execution settings (resources, scheduling, Pod metadata).
+    pub execution: ExecutionSpec,
+    /// The time bounds.
+    pub deadlines: Deadlines,
+    /// The operation-specific inputs.
+    pub inputs: OperationInputs,
+}

@@ -1,0 +1,165 @@
+//! The Pod's volumes and where containers mount them. Every writable volume is a memory-backed
+//! emptyDir with a size limit: the root filesystem is read-only, nothing reaches the node's disk,
+//! and a runaway child fills its own quota instead of the node.
+
+use k8s_openapi::{
+    api::core::v1::{
+        ConfigMapProjection, ConfigMapVolumeSource, EmptyDirVolumeSource, KeyToPath, ProjectedVolumeSource,
+        SecretVolumeSource, Volume, VolumeMount, VolumeProjection,
+    },
+    apimachinery::pkg::api::resource::Quantity,
+};
+use ptah_api::shared::{ConfigMapKeySelector, RegistryAuthSpec};
+
+/// `ptah` inside the executor image (`xtask/src/images`).
+pub const IMAGE_PTAH_PATH: &str = "/usr/local/bin/ptah";
+/// `ptah-runner` inside the runner image.
+pub const IMAGE_RUNNER_PATH: &str = "/usr/local/bin/ptah-runner";
+
+/// The runner copied by `install-runner`.
+pub const RUNNER_VOLUME: &str = "runner";
+/// Where the runner volume is mounted.
+pub const RUNNER_DIR: &str = "/runner";
+/// The installed runner, executed by the main container.
+pub const RUNNER_PATH: &str = "/runner/ptah-runner";
+/// The main container's home, temporary and working directory.
+pub const WORK_VOLUME: &str = "work";
+/// Where the work volume is mounted.
+pub const WORK_DIR: &str = "/work";
+/// The pulled schema artifact.
+pub const SCHEMA_SOURCE_VOLUME: &str = "schema-source";
+/// Where the schema-source volume is mounted.
+pub const SOURCE_DIR: &str = "/source";
+/// The directory `ptah oci pull --out` creates (it refuses an existing one).
+pub const SCHEMA_DIR: &str = "/source/schema";
+/// The schema file inside it: a schema artifact holds exactly one `schema.hcl`, and `ptah schema`
+/// reads a directory as `.sql` files only, so `PTAH_SCHEMA_FROM` names the file.
+pub const SCHEMA_FILE: &str = "/source/schema/schema.hcl";
+/// The fetch container's home and temporary directory.
+pub const FETCH_WORK_VOLUME: &str = "fetch-work";
+/// Where the fetch-work volume is mounted.
+pub const FETCH_WORK_DIR: &str = "/fetch-work";
+/// The registry Docker config Secret (DockerConfigJSON mode).
+pub const DOCKER_CONFIG_VOLUME: &str = "registry-docker-config";
+/// Where the Docker config volume is mounted; the file is at `.docker/config.json` below it so
+/// the directory also works as a `HOME` (see `containers::registry_wiring`).
+pub const DOCKER_CONFIG_HOME: &str = "/credentials/registry";
+/// `DOCKER_CONFIG` for a container that runs `ptah` directly.
+pub const DOCKER_CONFIG_DIR: &str = "/credentials/registry/.docker";
+/// The registry CA ConfigMap.
+pub const CA_VOLUME: &str = "registry-ca";
+/// Where the CA volume is mounted.
+pub const CA_DIR: &str = "/credentials/ca";
+/// `PTAH_OCI_CA_FILE`.
+pub const CA_FILE: &str = "/credentials/ca/ca.pem";
+/// The verification policy ConfigMap (Verify).
+pub const POLICY_VOLUME: &str = "verification-policy";
+/// Where the policy volume is mounted.
+pub const POLICY_DIR: &str = "/policy";
+/// `PTAH_VERIFICATION_POLICY` (the policy parser reads YAML and JSON alike).
+pub const POLICY_FILE: &str = "/policy/policy.yaml";
+/// The projected plan chunks (Apply).
+pub const PLAN_VOLUME: &str = "plan";
+/// `PTAH_PLAN_FILE`: a directory of `000.plan`, `001.plan`, … read in name order.
+pub const PLAN_DIR: &str = "/plan";
+/// The data key of every plan chunk ConfigMap.
+pub const PLAN_CHUNK_KEY: &str = "chunk";
+
+/// Size limits of the memory-backed volumes.
+pub const RUNNER_SIZE: &str = "64Mi";
+/// Size limit of `work`: a plan (8 MiB) and the runner's copies of it fit many times over.
+pub const WORK_SIZE: &str = "128Mi";
+/// Size limit of `schema-source`.
+pub const SCHEMA_SOURCE_SIZE: &str = "64Mi";
+/// Size limit of `fetch-work`.
+pub const FETCH_WORK_SIZE: &str = "64Mi";
+
+/// Mode of mounted credentials, policies and plan chunks: owner and group (fsGroup) read only.
+pub const READ_ONLY_FILE_MODE: i32 = 0o440;
+
+/// A memory-backed emptyDir with a size limit.
+pub(crate) fn memory(name: &str, size: &str) -> Volume {
+    Volume {
+        name: name.to_owned(),
+        empty_dir: Some(EmptyDirVolumeSource {
+            medium: Some("Memory".to_owned()),
+            size_limit: Some(Quantity(size.to_owned())),
+        }),
+        ..Volume::default()
+    }
+}
+
+/// A mount of `name` at `path`.
+pub(crate) fn mount(name: &str, path: &str, read_only: bool) -> VolumeMount {
+    VolumeMount {
+        name: name.to_owned(),
+        mount_path: path.to_owned(),
+        read_only: read_only.then_some(true),
+        ..VolumeMount::default()
+    }
+}
+
+fn item(key: &str, path: &str) -> KeyToPath {
+    KeyToPath {
+        key: key.to_owned(),
+        path: path.to_owned(),
+        mode: Some(READ_ONLY_FILE_MODE),
+    }
+}
+
+/// One ConfigMap key as one file (defaultMode set so the API server adds nothing).
+pub(crate) fn config_map_file(name: &str, from: &ConfigMapKeySelector, file: &str) -> Volume {
+    Volume {
+        name: name.to_owned(),
+        config_map: Some(ConfigMapVolumeSource {
+            name: from.name.clone(),
+            items: Some(vec![item(&from.key, file)]),
+            default_mode: Some(READ_ONLY_FILE_MODE),
+            optional: None,
+        }),
+        ..Volume::default()
+    }
+}
+
+/// The Docker config key of a registry Secret as `.docker/config.json`.
+pub(crate) fn docker_config(auth: &RegistryAuthSpec, key: &str) -> Volume {
+    Volume {
+        name: DOCKER_CONFIG_VOLUME.to_owned(),
+        secret: Some(SecretVolumeSource {
+            secret_name: Some(auth.name.clone()),
+            items: Some(vec![item(key, ".docker/config.json")]),
+            default_mode: Some(READ_ONLY_FILE_MODE),
+            optional: None,
+        }),
+        ..Volume::default()
+    }
+}
+
+/// The file name of chunk `index`: zero-padded so name order is chunk order.
+pub fn chunk_file_name(index: usize) -> String {
+    format!("{index:03}.plan")
+}
+
+/// The plan chunk ConfigMaps projected into one directory, in order.
+pub(crate) fn plan(chunks: &[String]) -> Volume {
+    let sources = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, name)| VolumeProjection {
+            config_map: Some(ConfigMapProjection {
+                name: name.clone(),
+                items: Some(vec![item(PLAN_CHUNK_KEY, &chunk_file_name(i))]),
+                optional: None,
+            }),
+            ..VolumeProjection::default()
+        })
+        .collect();
+    Volume {
+        name: PLAN_VOLUME.to_owned(),
+        projected: Some(ProjectedVolumeSource {
+            sources: Some(sources),
+            default_mode: Some(READ_ONLY_FILE_MODE),
+        }),
+        ..Volume::default()
+    }
+}
