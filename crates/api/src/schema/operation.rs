@@ -167,11 +167,17 @@ pub struct PendingObservation {
     /// The generation the Apply ran for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply_generation: Option<i64>,
+    /// The proof's Observe has completed; its Plan comes next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation_completed: Option<bool>,
     /// The proof may not start before this time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observe_after: Option<Time>,
     /// The applied plan.
     pub plan: ImmutableObjectReference,
+    /// The applied plan's fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_fingerprint: Option<Sha256Digest>,
     /// Who dispatched the Apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dispatched_by: Option<DispatchedBy>,

@@ -1,0 +1,341 @@
+//! With nothing in flight: which operation comes next, or which state to record.
+//!
+//! A cycle is Resolve → Verify → Observe → Plan, ordered by the times recorded in status; then
+//! the approval gate. Blocked waits for an input to change or the next interval; Failed waits for
+//! `failureRetryInterval`.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use ptah_api::{
+    conditions::{ConditionType, Reason},
+    schema::{SchemaOperationType as Op, SchemaPhase},
+};
+
+use super::{
+    action::{Action, Event},
+    claim, gate,
+    observed::{Observed, PolicyRead, Realm},
+    record::{self, cond, edit, phase, write_or_wait},
+};
+use crate::conditions::Status;
+use ptah_targetlock::census::CensusVerdict;
+
+/// The next step of an idle resource.
+pub fn next(o: &Observed<'_>) -> Action {
+    let idle = idle_wait(o);
+    if o.spec.suspend {
+        let mut s = edit(o);
+        phase(
+            o,
+            &mut s,
+            SchemaPhase::Suspended,
+            false,
+            Reason::Suspended,
+            "suspended: no new Jobs are created",
+        );
+        cond(
+            o,
+            &mut s,
+            ConditionType::Suspended,
+            Status::True,
+            Reason::Suspended,
+            "spec.suspend is true",
+        );
+        return write_or_wait(
+            o,
+            s,
+            Some(Event::normal(
+                "Suspended",
+                "no new Jobs until spec.suspend is false",
+            )),
+            idle,
+        );
+    }
+    if let Some(a) = refusal(o, idle) {
+        return a;
+    }
+    if o.status.pending_observation.is_some() {
+        return proof(o);
+    }
+    if let Some(a) = retire_binding(o) {
+        return a;
+    }
+    match step(o) {
+        Step::Wait(after) => Action::Wait { after, renew: None },
+        Step::Claim(op) => new_claim(o, op, false),
+        Step::Gate => gate::gate(o, idle),
+    }
+}
+
+/// When the next cycle is due (or a failure may be retried).
+fn idle_wait(o: &Observed<'_>) -> Duration {
+    let due = cycle_due_at(o);
+    record::until(o.now, due)
+}
+
+fn cycle_due_at(o: &Observed<'_>) -> Timestamp {
+    let s = o.status;
+    if s.phase == Some(SchemaPhase::Failed) {
+        let since = s.last_attempt_time.as_ref().map_or(o.now, |t| t.0);
+        return record::after(since, o.spec.execution.failure_retry_interval.as_duration());
+    }
+    match s.source.as_ref().and_then(|src| src.resolved_at.as_ref()) {
+        Some(t) => record::after(t.0, o.spec.interval.as_duration()),
+        None => o.now,
+    }
+}
+
+/// Refusals that block every Job: unsupported engine, realm not authorized or contested,
+/// a verification policy that cannot be used.
+fn refusal(o: &Observed<'_>, idle: Duration) -> Option<Action> {
+    let (reason, message, event) = match o.realm {
+        Realm::UnsupportedEngine => (
+            Reason::UnsupportedEngine,
+            format!(
+                "engine {:?} is not supported (PostgreSQL, MySQL)",
+                o.spec.target.engine.as_str()
+            ),
+            "UnsupportedEngine",
+        ),
+        Realm::NotAuthorized => (
+            Reason::RealmNotAuthorized,
+            "the realm named by spec.target.realmRef does not authorize this namespace and engine".to_owned(),
+            "RealmNotAuthorized",
+        ),
+        Realm::Claimable {
+            census: CensusVerdict::Conflict { others },
+            ..
+        } => (
+            Reason::RealmConflict,
+            format!(
+                "{others} other resource(s) claim the same database; declare sharedRealm on all of them or give each its own target"
+            ),
+            "RealmConflict",
+        ),
+        Realm::Claimable { .. } => match o.policy {
+            PolicyRead::Refused(why) if o.status.pending_observation.is_none() => (
+                Reason::ConfigurationError,
+                format!("verification policy: {why}"),
+                "VerificationPolicyRefused",
+            ),
+            _ => return None,
+        },
+    };
+    // A proof owed is never abandoned because of a refusal; it keeps its Lease and runs first.
+    if o.status.pending_observation.is_some() && !matches!(o.realm, Realm::UnsupportedEngine) {
+        return None;
+    }
+    let mut s = edit(o);
+    phase(o, &mut s, SchemaPhase::Blocked, false, reason, message.clone());
+    if reason == Reason::UnsupportedEngine {
+        cond(
+            o,
+            &mut s,
+            ConditionType::EngineSupported,
+            Status::False,
+            reason,
+            message.clone(),
+        );
+        s.plan = None;
+    }
+    Some(write_or_wait(o, s, Some(Event::warning(event, message)), idle))
+}
+
+/// A changed execution binding retires the plan (its approvals become stale on a later pass).
+fn retire_binding(o: &Observed<'_>) -> Option<Action> {
+    let recorded = o.status.execution_binding.as_ref().and_then(|b| b.epoch.as_ref());
+    // A fresh resource records the binding with its first claim.
+    if recorded.is_none_or(|r| *r == o.binding.epoch) {
+        return None;
+    }
+    let mut s = edit(o);
+    s.execution_binding = Some(execution_binding(o));
+    let event = if s.plan.take().is_some() {
+        cond(
+            o,
+            &mut s,
+            ConditionType::PlanReady,
+            Status::False,
+            Reason::ExecutionBindingChanged,
+            "the executor, protocol or state version changed; the plan was retired",
+        );
+        Some(Event::normal(
+            "PlanRetired",
+            "the execution binding changed; the plan and its approvals are retired",
+        ))
+    } else {
+        None
+    };
+    Some(Action::WriteStatus {
+        status: Box::new(s),
+        event,
+    })
+}
+
+fn execution_binding(o: &Observed<'_>) -> ptah_api::shared::ExecutionBindingStatus {
+    ptah_api::shared::ExecutionBindingStatus {
+        epoch: Some(o.binding.epoch.clone()),
+        controller_state_version: Some(o.binding.controller_state_version),
+        ptah_version: Some(o.binding.ptah_version.clone()),
+        executor_image: Some(o.binding.executor_image.clone()),
+        runner_protocol_version: Some(o.binding.runner_protocol_version),
+    }
+}
+
+enum Step {
+    Wait(Duration),
+    Claim(Op),
+    Gate,
+}
+
+/// Where the cycle stands, from the recorded times.
+fn step(o: &Observed<'_>) -> Step {
+    let s = o.status;
+    let src = s.source.as_ref();
+    let resolved_at = src.and_then(|x| x.resolved_at.as_ref()).map(|t| t.0);
+    let generation_moved = s.observed_generation != Some(o.meta.generation);
+    let reference_moved =
+        src.and_then(|x| x.requested_reference.as_deref()) != Some(o.spec.desired.oci_ref.as_str());
+    let due = cycle_due_at(o) <= o.now;
+    if s.phase == Some(SchemaPhase::Failed) && !due && !generation_moved {
+        return Step::Wait(idle_wait(o));
+    }
+    let Some(resolved_at) = resolved_at else {
+        return Step::Claim(Op::Resolve);
+    };
+    if generation_moved || reference_moved || due {
+        return Step::Claim(Op::Resolve);
+    }
+    let policy = match o.policy {
+        PolicyRead::Ok { uid, digest } => (uid, digest),
+        PolicyRead::Refused(_) => return Step::Wait(idle_wait(o)),
+    };
+    let verified_at = src.and_then(|x| x.verified_at.as_ref()).map(|t| t.0);
+    let same_policy = src.is_some_and(|x| {
+        x.verification_policy_uid.as_deref() == Some(policy.0.as_str())
+            && x.verification_policy_digest.as_ref() == Some(policy.1)
+    });
+    let verify_current = same_policy && verified_at.is_some_and(|v| v >= resolved_at);
+    if !verify_current {
+        return Step::Claim(Op::Verify);
+    }
+    if src.and_then(|x| x.verified) != Some(true) {
+        // Refused for this digest and this policy: blocked until either changes or the interval.
+        return Step::Wait(idle_wait(o));
+    }
+    let verified_at = verified_at.unwrap_or(resolved_at);
+    let observed_at = s
+        .target
+        .as_ref()
+        .and_then(|t| t.last_observed_at.as_ref())
+        .map(|t| t.0);
+    let Some(observed_at) = observed_at.filter(|t| *t >= verified_at) else {
+        return Step::Claim(Op::Observe);
+    };
+    let planned_at = s.last_successful_reconciliation.as_ref().map(|t| t.0);
+    if planned_at.is_none_or(|p| p < observed_at) {
+        if s.phase == Some(SchemaPhase::Blocked) && blocked_at_plan(o) {
+            return Step::Wait(idle_wait(o));
+        }
+        return Step::Claim(Op::Plan);
+    }
+    Step::Gate
+}
+
+/// A Plan refused this cycle (protected table): no re-plan within the cycle.
+fn blocked_at_plan(o: &Observed<'_>) -> bool {
+    crate::conditions::get(&o.status.conditions, ConditionType::PlanReady)
+        .is_some_and(|c| c.reason == Reason::ProtectedTable.as_str())
+}
+
+/// The proof an Apply owes: Observe, then Plan, under the Apply's Lease.
+fn proof(o: &Observed<'_>) -> Action {
+    let Some(p) = o.status.pending_observation.as_ref() else {
+        return Action::Wait {
+            after: record::POLL,
+            renew: None,
+        };
+    };
+    if o.spec.suspend {
+        return Action::Wait {
+            after: record::POLL,
+            renew: None,
+        };
+    }
+    let after = p.observe_after.as_ref().map_or(o.now, |t| t.0);
+    if after > o.now {
+        return Action::Wait {
+            after: record::until(o.now, after),
+            renew: None,
+        };
+    }
+    let op = if p.observation_completed == Some(true) {
+        Op::Plan
+    } else {
+        Op::Observe
+    };
+    new_claim(o, op, true)
+}
+
+/// Records a new claim (nothing external exists yet).
+fn new_claim(o: &Observed<'_>, op: Op, proof: bool) -> Action {
+    let sources = if proof {
+        claim::from_proof(o, op)
+    } else {
+        Some(claim::from_spec(o, op))
+    };
+    let Some(sources) = sources else {
+        return Action::Wait {
+            after: record::POLL,
+            renew: None,
+        };
+    };
+    let mut c = claim::new_claim(o, &sources, 1);
+    let mut s = edit(o);
+    if proof && let Some(p) = &o.status.pending_observation {
+        c.lease_epoch = Some(p.lease_epoch.clone());
+        c.lease_duration_seconds = Some(p.lease_duration_seconds);
+    }
+    let (ph, reason) = match (op, proof) {
+        (_, true) => (SchemaPhase::VerifyingConvergence, Reason::VerifyingConvergence),
+        (Op::Resolve, _) => (SchemaPhase::Resolving, Reason::Refreshing),
+        (Op::Verify, _) => (SchemaPhase::Verifying, Reason::OperationInProgress),
+        (Op::Observe, _) => (SchemaPhase::Observing, Reason::OperationInProgress),
+        (Op::Plan, _) => (SchemaPhase::Planning, Reason::OperationInProgress),
+        (Op::Apply, _) => (SchemaPhase::Applying, Reason::ApplyPending),
+    };
+    if op == Op::Resolve {
+        s.observed_generation = Some(o.meta.generation);
+    }
+    s.execution_binding = Some(execution_binding(o));
+    s.phase = Some(ph);
+    cond(
+        o,
+        &mut s,
+        ConditionType::Progressing,
+        Status::True,
+        reason,
+        format!("{op:?} claimed as Job {}", c.job_name),
+    );
+    if op == Op::Apply {
+        cond(
+            o,
+            &mut s,
+            ConditionType::Applying,
+            Status::True,
+            Reason::ApplyPending,
+            "the approved plan is being applied",
+        );
+    }
+    s.active_operation = Some(c);
+    Action::WriteStatus {
+        status: Box::new(s),
+        event: None,
+    }
+}
+
+/// Records a new Apply claim for the current plan (used by the gate).
+pub fn claim_apply(o: &Observed<'_>) -> Action {
+    new_claim(o, Op::Apply, false)
+}

@@ -1,0 +1,357 @@
+//! The decision: one step from (spec, status, observed children). Pure.
+//!
+//! Order matters and mirrors the durable order of the claim protocol: a staged Lease release is
+//! retried first; the finalizer precedes any claim; a claim is supervised before anything new
+//! starts; a dispatched Apply is never discarded, only turned into an owed proof.
+
+use std::time::Duration;
+
+use ptah_api::{
+    conditions::{ConditionType, Reason},
+    schema::{SchemaOperationStatus, SchemaOperationType as Op},
+};
+
+use super::{
+    action::{Action, Event, Renewal},
+    claim, cycle,
+    observed::{JobState, Observed, ResultRead},
+    record::{self, POLL, cond, edit, write_or_wait},
+    settle, verify,
+};
+use crate::conditions::Status;
+
+/// The one step to take now.
+pub fn decide(o: &Observed<'_>) -> Action {
+    if let Some(release) = &o.status.pending_lock_release {
+        let holder = ptah_targetlock::holder_identity(&o.meta.uid, release.operation_id.as_str());
+        return Action::ReleaseLease {
+            release: release.clone(),
+            holder,
+        };
+    }
+    if !o.meta.deleting && !o.meta.has_finalizer {
+        return Action::AddFinalizer;
+    }
+    if let Some(claim) = &o.status.active_operation {
+        return supervise(o, claim);
+    }
+    if o.meta.deleting && o.status.pending_observation.is_none() {
+        return if o.meta.has_finalizer {
+            Action::RemoveFinalizer
+        } else {
+            Action::Wait {
+                after: Duration::from_secs(3600),
+                renew: None,
+            }
+        };
+    }
+    cycle::next(o)
+}
+
+/// The holder identity of a claim: the Apply's for a proof step, else its own.
+pub fn holder_op(o: &Observed<'_>, c: &SchemaOperationStatus) -> ptah_api::shared::Sha256Digest {
+    match &o.status.pending_observation {
+        Some(p) if c.operation_type != Op::Apply && c.lease_epoch.as_ref() == Some(&p.lease_epoch) => {
+            p.apply_operation_id.clone()
+        }
+        _ => c.id.clone(),
+    }
+}
+
+fn is_proof(o: &Observed<'_>, c: &SchemaOperationStatus) -> bool {
+    o.status.pending_observation.is_some() && c.operation_type != Op::Apply
+}
+
+/// The sources the claim would be made from now; `None` when they can no longer be derived.
+fn current_sources<'a>(o: &'a Observed<'_>, c: &SchemaOperationStatus) -> Option<claim::ClaimSources<'a>> {
+    if is_proof(o, c) {
+        claim::from_proof(o, c.operation_type)
+    } else {
+        Some(claim::from_spec(o, c.operation_type))
+    }
+}
+
+fn supervise(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
+    let dispatched = c.dispatch_started == Some(true);
+    if !dispatched {
+        return before_dispatch(o, c);
+    }
+    let apply = c.operation_type == Op::Apply;
+    match o.job {
+        JobState::Absent => {
+            if apply {
+                settle::apply_unknown(o, c, "the Apply Job is missing after its dispatch was committed")
+            } else {
+                reclaim(
+                    o,
+                    c,
+                    "the operation Job is missing after its dispatch was committed",
+                )
+            }
+        }
+        JobState::Present {
+            uid,
+            matches_intent,
+            finished,
+            ttl_set,
+            admission_refused,
+        } => {
+            let recorded = c.job_uid.as_deref();
+            if recorded.is_some_and(|r| r != uid) || !matches_intent {
+                let why = if *matches_intent {
+                    "the Job under the claimed name was replaced"
+                } else {
+                    "the Job under the claimed name differs from the one the claim built"
+                };
+                return if apply {
+                    settle::apply_unknown(o, c, why)
+                } else {
+                    reclaim(o, c, why)
+                };
+            }
+            if recorded.is_none() {
+                let mut s = edit(o);
+                if let Some(claim) = s.active_operation.as_mut() {
+                    claim.job_uid = Some(uid.clone());
+                }
+                return Action::AdoptJob { status: Box::new(s) };
+            }
+            if apply && let Some(consume) = unconsumed_approval(o) {
+                return Action::MarkApprovals {
+                    consumed: vec![consume],
+                    stale: Vec::new(),
+                };
+            }
+            let Some(_) = finished else {
+                return running(o, c, admission_refused.as_deref());
+            };
+            if c.lease_continuity_lost == Some(true) {
+                return if apply {
+                    settle::apply_unknown(o, c, "the realm Lease changed hands while the Apply ran")
+                } else {
+                    reclaim(
+                        o,
+                        c,
+                        "the realm Lease changed hands while the operation ran; its result is discarded",
+                    )
+                };
+            }
+            if !ttl_set {
+                return Action::ScheduleJobCleanup;
+            }
+            finished_result(o, c)
+        }
+    }
+}
+
+fn finished_result(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
+    let apply = c.operation_type == Op::Apply;
+    match o.result {
+        ResultRead::NotRead | ResultRead::Unavailable(_) => Action::Wait {
+            after: POLL,
+            renew: renewal(o, c),
+        },
+        ResultRead::PodCount(n) => {
+            let why = format!("{n} Pods ran for one operation; nothing can be attributed");
+            if apply {
+                settle::apply_unknown(o, c, &why)
+            } else {
+                settle::failed(o, c, Reason::OperationFailed, &why)
+            }
+        }
+        ResultRead::NoFrame(why) => {
+            let why = format!("no valid result frame: {why}");
+            if apply {
+                settle::apply_unknown(o, c, &why)
+            } else {
+                settle::failed(o, c, Reason::OperationFailed, &why)
+            }
+        }
+        ResultRead::Frame(payload) => match verify::bind(o, c, payload) {
+            Err((reason, why)) => {
+                if apply {
+                    settle::apply_unknown(o, c, &why)
+                } else {
+                    settle::failed(o, c, reason, &why)
+                }
+            }
+            Ok(()) => settle::settle(o, c, payload),
+        },
+    }
+}
+
+fn running(o: &Observed<'_>, c: &SchemaOperationStatus, refused: Option<&str>) -> Action {
+    if let Some(message) = refused {
+        let mut s = edit(o);
+        cond(
+            o,
+            &mut s,
+            ConditionType::Progressing,
+            Status::False,
+            Reason::PodAdmissionRefused,
+            message,
+        );
+        return write_or_wait(o, s, Some(Event::warning("PodAdmissionRefused", message)), POLL);
+    }
+    Action::Wait {
+        after: POLL,
+        renew: renewal(o, c),
+    }
+}
+
+/// The renewal of the claim's Lease while its Job runs.
+fn renewal(o: &Observed<'_>, c: &SchemaOperationStatus) -> Option<Renewal> {
+    if c.lease_continuity_lost == Some(true) {
+        return None;
+    }
+    Some(Renewal {
+        digest: c.coordination_digest.clone()?,
+        holder: ptah_targetlock::holder_identity(&o.meta.uid, holder_op(o, c).as_str()),
+        duration_seconds: c.lease_duration_seconds?,
+        epoch: c.lease_epoch.clone()?,
+    })
+}
+
+fn before_dispatch(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
+    let retired = c.execution_binding_id != o.binding.epoch;
+    let stopping = o.meta.deleting && !is_proof(o, c) || o.spec.suspend;
+    let moved =
+        current_sources(o, c).is_none_or(|s| s.fingerprint(o.binding.epoch.as_str()) != c.input_fingerprint);
+    if retired || stopping || moved {
+        let (reason, why) = if retired {
+            (
+                Reason::ExecutionBindingChanged,
+                "the execution binding changed before dispatch",
+            )
+        } else if stopping {
+            (
+                Reason::Suspended,
+                "the resource is suspended or being deleted; nothing was dispatched",
+            )
+        } else {
+            (
+                Reason::InputsChanged,
+                "the operation's inputs changed before dispatch",
+            )
+        };
+        let mut s = edit(o);
+        record::clear_claim(&mut s, c, Some(&holder_op(o, c)));
+        cond(o, &mut s, ConditionType::Progressing, Status::False, reason, why);
+        return Action::WriteStatus {
+            status: Box::new(s),
+            event: Some(Event::normal(reason.as_str(), why)),
+        };
+    }
+    if c.operation_type == Op::Apply
+        && let Err(why) = super::gate::authorized(o)
+    {
+        let mut s = edit(o);
+        record::clear_claim(&mut s, c, None);
+        s.plan = s.plan.take().map(|mut p| {
+            p.approval = None;
+            p
+        });
+        cond(
+            o,
+            &mut s,
+            ConditionType::Applying,
+            Status::False,
+            Reason::ApprovalRevoked,
+            why.clone(),
+        );
+        return Action::WriteStatus {
+            status: Box::new(s),
+            event: Some(Event::warning("ApprovalRevoked", why)),
+        };
+    }
+    if c.lease_duration_seconds.is_some() {
+        let Some(digest) = c.coordination_digest.clone() else {
+            return settle::failed(
+                o,
+                c,
+                Reason::ConfigurationError,
+                "the claim holds no realm to lock",
+            );
+        };
+        if c.lease_epoch.is_none() {
+            return Action::AcquireLease {
+                digest,
+                holder: ptah_targetlock::holder_identity(&o.meta.uid, holder_op(o, c).as_str()),
+                duration_seconds: c.lease_duration_seconds.unwrap_or(60),
+                expected: None,
+                dispatched: false,
+            };
+        }
+    }
+    let mut s = edit(o);
+    let (dispatch, execution) = claim::deadlines(o.now, o.spec.execution.active_deadline_seconds);
+    let plan = (c.operation_type == Op::Apply)
+        .then(|| {
+            o.status
+                .plan
+                .as_ref()
+                .map(|p| ptah_api::shared::ImmutableObjectReference {
+                    name: p.name.clone(),
+                    uid: p.uid.clone(),
+                })
+        })
+        .flatten();
+    if let Some(claim) = s.active_operation.as_mut() {
+        claim.dispatch_started = Some(true);
+        if c.operation_type == Op::Apply {
+            claim.dispatch_not_after = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(dispatch));
+            claim.execution_not_after = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(execution));
+        }
+    }
+    s.last_attempt_time = Some(record::now(o));
+    cond(
+        o,
+        &mut s,
+        ConditionType::Progressing,
+        Status::True,
+        Reason::DispatchCommitted,
+        format!("{:?} dispatched", c.operation_type),
+    );
+    Action::Dispatch {
+        status: Box::new(s),
+        plan,
+    }
+}
+
+/// Replaces a read-only claim whose Job was lost or replaced by a fresh claim (next attempt,
+/// so a new Job name): a read-only operation is safe to run again; it is never re-created under
+/// the old claim.
+fn reclaim(o: &Observed<'_>, c: &SchemaOperationStatus, why: &str) -> Action {
+    let mut s = edit(o);
+    record::clear_claim(&mut s, c, Some(&holder_op(o, c)));
+    if let Some(sources) = current_sources(o, c) {
+        let mut next = claim::new_claim(o, &sources, c.attempt.saturating_add(1));
+        // A proof keeps the Apply's Lease epoch; the release staged above is then not owed.
+        if is_proof(o, c) {
+            next.lease_epoch = c.lease_epoch.clone();
+            s.pending_lock_release = None;
+        }
+        s.active_operation = Some(next);
+    }
+    cond(
+        o,
+        &mut s,
+        ConditionType::Progressing,
+        Status::False,
+        Reason::OperationFailed,
+        why,
+    );
+    Action::WriteStatus {
+        status: Box::new(s),
+        event: Some(Event::warning("OperationRetried", why)),
+    }
+}
+
+/// The recorded approval of the dispatched Apply, when it is not yet marked consumed.
+fn unconsumed_approval(o: &Observed<'_>) -> Option<ptah_api::shared::ImmutableObjectReference> {
+    let recorded = o.status.plan.as_ref()?.approval.as_ref()?;
+    o.approvals
+        .iter()
+        .find(|a| a.object.uid == recorded.uid && !a.consumed)
+        .map(|a| a.object.clone())
+}

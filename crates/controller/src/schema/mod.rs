@@ -1,0 +1,22 @@
+//! The PtahSchema lifecycle as a pure decision over observed state.
+
+pub mod action;
+pub mod claim;
+mod cycle;
+pub mod decide;
+pub mod gate;
+pub mod observed;
+pub mod record;
+mod settle;
+mod settle_source;
+mod verify;
+
+pub use action::{Action, Event, PlanDraft, Renewal};
+pub use decide::decide;
+pub use observed::{
+    ApprovalView, Binding, Finished, JobState, Meta, Observed, PlanState, PolicyRead, Realm, ResultRead,
+};
+pub use settle::SCHEMA_ARTIFACT_TYPE;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,189 @@
+//! Everything one decision looks at, gathered by the shell before it decides.
+//!
+//! These are plain values: the decision function never calls the API server, so every guarantee
+//! can be tested by building an [`Observed`] by hand.
+
+use jiff::Timestamp;
+use ptah_api::{
+    PtahSchemaSpec, PtahSchemaStatus,
+    shared::{Epoch, ImmutableObjectReference, PinnedImage, Sha256Digest},
+};
+use ptah_dataplane::ResultPayload;
+use ptah_targetlock::census::CensusVerdict;
+
+/// The manager's identity and the execution binding every result is bound to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The current execution-binding epoch.
+    pub epoch: Epoch,
+    /// The controller-state version.
+    pub controller_state_version: i64,
+    /// The executor's version.
+    pub ptah_version: String,
+    /// The executor image (digest-pinned).
+    pub executor_image: PinnedImage,
+    /// The runner image (digest-pinned).
+    pub runner_image: PinnedImage,
+    /// The runner protocol version the manager expects.
+    pub runner_protocol_version: i64,
+    /// The manager's own image.
+    pub controller_image: String,
+    /// The manager's revision.
+    pub controller_revision: String,
+}
+
+/// The resource's identity and lifecycle metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// UID.
+    pub uid: String,
+    /// `metadata.generation`.
+    pub generation: i64,
+    /// A deletion timestamp is set.
+    pub deleting: bool,
+    /// Our finalizer is present.
+    pub has_finalizer: bool,
+}
+
+/// Whether the resource may claim its realm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Realm {
+    /// The engine is not supported: no Job may run.
+    UnsupportedEngine,
+    /// `realmRef` names a PtahRealm that does not authorize this namespace and engine (or is missing).
+    NotAuthorized,
+    /// The realm and what the census says about it.
+    Claimable {
+        /// The canonical engine (`postgresql`, `mysql`).
+        engine: &'static str,
+        /// The realm identity.
+        coordination_digest: Sha256Digest,
+        /// Other claimants of the same realm.
+        census: CensusVerdict,
+    },
+}
+
+/// The verification-policy ConfigMap as read uncached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyRead {
+    /// Readable, immutable, with the key present.
+    Ok {
+        /// The ConfigMap's UID.
+        uid: String,
+        /// sha256 of the policy bytes.
+        digest: Sha256Digest,
+    },
+    /// Missing, mutable or without the key: a configuration error the user must fix.
+    Refused(String),
+}
+
+/// The Job of the active claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobState {
+    /// No Job has the claim's name.
+    Absent,
+    /// A Job has the claim's name.
+    Present {
+        /// Its UID.
+        uid: String,
+        /// It equals the Job the claim would build (owner, labels, annotations, spec).
+        matches_intent: bool,
+        /// Terminal state, if finished.
+        finished: Option<Finished>,
+        /// The cleanup TTL is set.
+        ttl_set: bool,
+        /// Why its Pod could not be created, when the Job controller says so.
+        admission_refused: Option<String>,
+    },
+}
+
+/// How a Job finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finished {
+    /// `Complete`.
+    Succeeded,
+    /// `Failed` (including the deadline).
+    Failed,
+}
+
+/// What the Pods of a finished Job said.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultRead {
+    /// Not read (the Job is not finished, or the claim does not need it).
+    NotRead,
+    /// The log could not be read now; try again shortly.
+    Unavailable(String),
+    /// Exactly one Pod, and its log held a valid frame.
+    Frame(Box<ResultPayload>),
+    /// Exactly one Pod, without a valid frame (lost, truncated or malformed).
+    NoFrame(String),
+    /// More or fewer than one Pod ran: nothing can be attributed.
+    PodCount(usize),
+}
+
+/// The plan `status.plan` names, as loaded and checked by the plan store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanState {
+    /// No current plan.
+    None,
+    /// Loaded, Ready, every digest checked.
+    Intact,
+    /// Missing, replaced or failing a check: it can authorize nothing.
+    Broken(String),
+}
+
+/// One PtahSchemaApproval naming this schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalView {
+    /// The approval object.
+    pub object: ImmutableObjectReference,
+    /// The schema it names.
+    pub schema_uid: String,
+    /// The plan it names.
+    pub plan: ImmutableObjectReference,
+    /// The fingerprint it names.
+    pub plan_fingerprint: Sha256Digest,
+    /// The execution-binding epoch it copied, if any.
+    pub execution_binding_id: Option<Epoch>,
+    /// Stamped approver (by the admission webhook, or absent).
+    pub approver: Option<ptah_api::shared::Approver>,
+    /// When stamped.
+    pub approved_at: Option<Timestamp>,
+    /// Already spent on a dispatch.
+    pub consumed: bool,
+    /// Marked stale.
+    pub stale: bool,
+    /// Creation time, to pick the earliest of duplicates.
+    pub created: Option<Timestamp>,
+}
+
+/// The whole input of one decision.
+#[derive(Clone, Debug)]
+pub struct Observed<'a> {
+    /// The clock of this pass.
+    pub now: Timestamp,
+    /// Identity and lifecycle metadata.
+    pub meta: &'a Meta,
+    /// The desired state.
+    pub spec: &'a PtahSchemaSpec,
+    /// The recorded state.
+    pub status: &'a PtahSchemaStatus,
+    /// The manager's execution binding.
+    pub binding: &'a Binding,
+    /// The realm and its census.
+    pub realm: &'a Realm,
+    /// The verification policy.
+    pub policy: &'a PolicyRead,
+    /// The active claim's Job.
+    pub job: &'a JobState,
+    /// The active claim's result.
+    pub result: &'a ResultRead,
+    /// The current plan.
+    pub plan: &'a PlanState,
+    /// Approvals naming this schema.
+    pub approvals: &'a [ApprovalView],
+}

@@ -1,0 +1,366 @@
+//! The claim protocol: durable order, at-most-once dispatch, result binding, Lease discipline.
+
+use ptah_api::{
+    conditions::ConditionType,
+    schema::{PendingObservationOutcome, SchemaOperationType as Op, SchemaPhase},
+};
+use ptah_dataplane::{ErrorCode, OperationId, ResultError};
+
+use super::world::{World, digest, fp, t};
+use crate::schema::{Action, JobState, ResultRead};
+
+#[test]
+fn finalizer_is_added_before_any_claim() {
+    let mut w = World::new();
+    w.meta.has_finalizer = false;
+    assert_eq!(w.step(), Action::AddFinalizer);
+    assert!(w.status.active_operation.is_none());
+    assert!(matches!(w.step(), Action::WriteStatus { .. }));
+    assert_eq!(w.claim().operation_type, Op::Resolve);
+}
+
+#[test]
+fn claim_is_persisted_before_its_job_exists() {
+    let mut w = World::new();
+    let a = w.step();
+    let Action::WriteStatus { status, .. } = a else {
+        panic!("expected a claim write, got {a:?}")
+    };
+    let c = status.active_operation.expect("claim");
+    assert_eq!(c.dispatch_started, None);
+    assert!(w.created.is_empty(), "no Job before the claim is durable");
+    assert!(c.job_name.starts_with("ptah-resolve-orders-"), "{}", c.job_name);
+    assert_eq!(c.attempt, 1);
+}
+
+#[test]
+fn dispatch_started_is_persisted_with_the_single_create() {
+    let mut w = World::new();
+    w.step();
+    let a = w.decide();
+    let Action::Dispatch { status, .. } = a else {
+        panic!("expected Dispatch, got {a:?}")
+    };
+    assert_eq!(
+        status.active_operation.as_ref().and_then(|c| c.dispatch_started),
+        Some(true)
+    );
+}
+
+#[test]
+fn lease_epoch_is_persisted_before_a_plan_dispatches() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    let a = w.step();
+    assert!(matches!(a, Action::WriteStatus { .. }), "claim first: {a:?}");
+    assert_eq!(w.claim().operation_type, Op::Plan);
+    let a = w.step();
+    assert!(
+        matches!(
+            a,
+            Action::AcquireLease {
+                expected: None,
+                dispatched: false,
+                ..
+            }
+        ),
+        "{a:?}"
+    );
+    assert!(w.claim().lease_epoch.is_some());
+    assert!(matches!(w.decide(), Action::Dispatch { .. }));
+}
+
+#[test]
+fn observe_needs_no_lease() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.step();
+    assert_eq!(w.claim().operation_type, Op::Observe);
+    assert!(w.claim().lease_duration_seconds.is_none());
+    assert!(matches!(w.decide(), Action::Dispatch { .. }));
+}
+
+#[test]
+fn dispatched_apply_is_never_recreated() {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+    let created = w.created.len();
+    w.job = JobState::Absent;
+    let a = w.step();
+    assert!(matches!(a, Action::WriteStatus { .. }), "{a:?}");
+    assert!(w.status.active_operation.is_none());
+    let p = w.status.pending_observation.as_ref().expect("proof owed");
+    assert_eq!(p.outcome, PendingObservationOutcome::OutcomeUnknown);
+    for _ in 0..5 {
+        if let Action::Dispatch { .. } = w.decide() {
+            assert_ne!(
+                w.claim().operation_type,
+                Op::Apply,
+                "an Apply must never be dispatched again"
+            );
+        }
+        w.now = t(100_000);
+        w.step();
+    }
+    assert_eq!(
+        w.created.len() - created,
+        w.created
+            .iter()
+            .skip(created)
+            .filter(|n| !n.contains("apply"))
+            .count()
+    );
+}
+
+#[test]
+fn missing_read_only_job_is_reclaimed_under_a_new_name_not_recreated() {
+    let mut w = World::new();
+    let first = w.run_until_dispatched(Op::Resolve);
+    w.job = JobState::Absent;
+    w.step();
+    let c = w.claim();
+    assert_eq!(c.operation_type, Op::Resolve);
+    assert_eq!(c.attempt, 2);
+    assert_ne!(c.job_name, first);
+    assert_eq!(c.dispatch_started, None);
+}
+
+#[test]
+fn created_job_is_compared_before_its_uid_is_recorded() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    w.status.active_operation.as_mut().expect("claim").job_uid = None;
+    w.job = JobState::Present {
+        uid: "foreign".into(),
+        matches_intent: false,
+        finished: None,
+        ttl_set: false,
+        admission_refused: None,
+    };
+    let a = w.step();
+    assert!(
+        !matches!(a, Action::AdoptJob { .. }),
+        "a Job that differs from the intent is never adopted"
+    );
+    assert_eq!(w.claim().attempt, 2);
+    w.run_until_dispatched(Op::Resolve);
+    w.status.active_operation.as_mut().expect("claim").job_uid = None;
+    w.job = JobState::Present {
+        uid: "ours".into(),
+        matches_intent: true,
+        finished: None,
+        ttl_set: false,
+        admission_refused: None,
+    };
+    let Action::AdoptJob { status } = w.decide() else {
+        panic!("a matching Job is adopted")
+    };
+    assert_eq!(
+        status.active_operation.and_then(|c| c.job_uid).as_deref(),
+        Some("ours")
+    );
+}
+
+#[test]
+fn result_must_name_the_claimed_operation_id() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    let mut p = w.success();
+    p.operation_id = Some(OperationId::new("sha256:ffff").expect("id"));
+    w.finish(p);
+    w.step(); // TTL
+    w.step();
+    assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
+    assert!(
+        w.status.source.is_none(),
+        "nothing from a foreign result is recorded"
+    );
+}
+
+#[test]
+fn result_with_another_target_identity_is_refused() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.run_until_dispatched(Op::Plan);
+    let mut p = w.plan_none();
+    p.target_identity_digest = Some(fp("another-database"));
+    w.finish(p);
+    w.step();
+    w.step();
+    assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
+    assert!(!crate::conditions::is_true(
+        &w.status.conditions,
+        ConditionType::InSync
+    ));
+}
+
+#[test]
+fn runner_protocol_mismatch_is_reported_by_its_reason() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    let mut p = w.success();
+    p.protocol_version += 1;
+    w.finish(p);
+    w.step();
+    w.step();
+    let ready = crate::conditions::get(&w.status.conditions, ConditionType::Ready).expect("Ready");
+    assert_eq!(ready.reason, "RunnerProtocolMismatch");
+}
+
+#[test]
+fn result_across_lease_epoch_change_is_discarded() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.run_until_dispatched(Op::Plan);
+    w.status
+        .active_operation
+        .as_mut()
+        .expect("claim")
+        .lease_continuity_lost = Some(true);
+    let p = w.plan_changes("CREATE TABLE t (id int);", false);
+    w.finish(p);
+    let a = w.step();
+    assert!(
+        !matches!(a, Action::PublishAndRecord { .. }),
+        "a result across an epoch change is never read"
+    );
+    assert!(w.status.plan.is_none());
+    assert_eq!(w.claim().attempt, 2, "the Plan is re-run under a fresh claim");
+}
+
+#[test]
+fn more_than_one_pod_makes_an_apply_unknown() {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+    if let JobState::Present {
+        finished, ttl_set, ..
+    } = &mut w.job
+    {
+        *finished = Some(crate::schema::Finished::Failed);
+        *ttl_set = true;
+    }
+    w.result = ResultRead::PodCount(2);
+    w.step();
+    assert_eq!(
+        w.status.pending_observation.as_ref().map(|p| p.outcome),
+        Some(PendingObservationOutcome::OutcomeUnknown)
+    );
+}
+
+#[test]
+fn finished_job_gets_its_cleanup_ttl_before_the_claim_is_settled() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    let p = w.success();
+    w.finish(p);
+    assert_eq!(w.step(), Action::ScheduleJobCleanup);
+    assert!(w.status.active_operation.is_some());
+    w.step();
+    assert!(w.status.active_operation.is_none());
+}
+
+#[test]
+fn lease_is_released_only_after_the_durable_write() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.run_until_dispatched(Op::Plan);
+    let p = w.plan_none();
+    w.finish(p);
+    w.step();
+    let a = w.step();
+    let Action::WriteStatus { status, .. } = a else {
+        panic!("settle first: {a:?}")
+    };
+    assert!(status.active_operation.is_none());
+    assert!(
+        status.pending_lock_release.is_some(),
+        "the release is staged in the settling write"
+    );
+    assert!(matches!(w.decide(), Action::ReleaseLease { .. }));
+}
+
+#[test]
+fn pending_lock_release_is_retried_first() {
+    let mut w = World::new();
+    w.status.pending_lock_release = Some(ptah_api::shared::PendingLockRelease {
+        coordination_digest: digest("realm"),
+        operation_id: digest("op"),
+        lease_duration_seconds: 60,
+        lease_epoch: w.binding.epoch.clone(),
+    });
+    w.meta.has_finalizer = false;
+    w.meta.deleting = true;
+    let Action::ReleaseLease { holder, .. } = w.decide() else {
+        panic!("release first")
+    };
+    assert_eq!(
+        holder,
+        ptah_targetlock::holder_identity("uid-orders", digest("op").as_str())
+    );
+}
+
+#[test]
+fn failed_read_only_operation_waits_for_the_retry_interval() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    let mut p = w.success();
+    p.artifact = None;
+    p.child_exit_code = 1;
+    p.error = Some(ResultError {
+        code: ErrorCode::ChildFailed,
+        child_code: None,
+        message: "registry unreachable".into(),
+    });
+    w.finish(p);
+    w.step();
+    w.step();
+    assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
+    let Action::Wait { after, .. } = w.decide() else {
+        panic!("waits")
+    };
+    assert_eq!(after.as_secs(), 30, "failureRetryInterval defaults to 30s");
+    w.now = t(31);
+    w.step();
+    assert_eq!(w.claim().operation_type, Op::Resolve);
+}
+
+#[test]
+fn changed_inputs_discard_an_undispatched_read_only_claim() {
+    let mut w = World::new();
+    w.step();
+    assert_eq!(w.claim().operation_type, Op::Resolve);
+    w.spec.desired.oci_ref = "oci://registry.test/shop/orders:v2".into();
+    let a = w.step();
+    assert!(matches!(a, Action::WriteStatus { .. }));
+    assert!(w.status.active_operation.is_none());
+    assert!(w.created.is_empty());
+}
+
+#[test]
+fn changed_inputs_never_discard_a_dispatched_apply() {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+    w.spec.policy.exclude = vec!["public.other".into()];
+    w.meta.generation = 2;
+    let a = w.step();
+    assert!(
+        matches!(a, Action::Wait { renew: Some(_), .. }),
+        "the running Apply is supervised: {a:?}"
+    );
+    assert_eq!(w.claim().operation_type, Op::Apply);
+}

@@ -1,0 +1,333 @@
+//! Gates: approvals, destructive and privilege-changing plans, protected tables, realms, policy.
+
+use ptah_api::{
+    conditions::ConditionType,
+    schema::{SchemaOperationType as Op, SchemaPhase},
+    schemaplan::PrivilegeChangeKind,
+    shared::Epoch,
+};
+use ptah_dataplane::{ErrorCode, ResultError};
+use ptah_targetlock::census::CensusVerdict;
+
+use super::world::{World, digest, spec};
+use crate::{
+    conditions::get,
+    schema::{Action, PlanState, PolicyRead, Realm},
+};
+
+fn reason(w: &World, t: ConditionType) -> String {
+    get(&w.status.conditions, t)
+        .map(|c| c.reason.clone())
+        .unwrap_or_default()
+}
+
+/// Steps until the resource waits; returns the phase.
+fn settle(w: &mut World) -> Option<SchemaPhase> {
+    for _ in 0..10 {
+        if let Action::Wait { .. } = w.step() {
+            return w.status.phase;
+        }
+    }
+    panic!("never came to rest: {:?}", w.status.phase)
+}
+
+#[test]
+fn destructive_plan_needs_allow_and_approval() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always"}"#);
+    w.to_plan("DROP TABLE t;", true);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "DestructiveChangesDisabled");
+    assert!(w.created.iter().all(|n| !n.contains("apply")));
+}
+
+#[test]
+fn destructive_plan_with_allow_still_needs_an_approval_under_always() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always", "allowDestructive": true}"#);
+    w.to_plan("DROP TABLE t;", true);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+    assert_eq!(
+        reason(&w, ConditionType::ApprovalRequired),
+        "DestructiveChangesDisabled"
+    );
+    w.approve("ok");
+    w.run_until_dispatched(Op::Apply);
+}
+
+#[test]
+fn privilege_changes_always_need_an_approval() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always"}"#);
+    w.to_plan("GRANT SELECT ON t TO r;", false);
+    if let Some(p) = w.status.plan.as_mut() {
+        p.privilege_changes = vec![PrivilegeChangeKind::Grant];
+    }
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+    assert_eq!(reason(&w, ConditionType::ApprovalRequired), "PrivilegeChanges");
+    let message = get(&w.status.conditions, ConditionType::ApprovalRequired)
+        .map(|c| c.message.clone())
+        .unwrap_or_default();
+    assert!(
+        message.contains("Grant") && !message.contains("SELECT"),
+        "names only the kinds: {message}"
+    );
+}
+
+#[test]
+fn protected_table_blocks_without_a_plan() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.run_until_dispatched(Op::Plan);
+    let mut p = w.success();
+    p.child_exit_code = 2;
+    p.error = Some(ResultError {
+        code: ErrorCode::ChildFailed,
+        child_code: Some("protected_table".into()),
+        message: "public.payments".into(),
+    });
+    w.finish(p);
+    let phase = settle(&mut w);
+    assert_eq!(phase, Some(SchemaPhase::Blocked));
+    assert!(w.status.plan.is_none());
+    assert_eq!(reason(&w, ConditionType::PlanReady), "ProtectedTable");
+    assert!(
+        !get(&w.status.conditions, ConditionType::ReconciliationFailed).is_some_and(|c| c.status == "True"),
+        "not a failure"
+    );
+    let plans = w.created.iter().filter(|n| n.contains("-plan-")).count();
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(
+        w.created.iter().filter(|n| n.contains("-plan-")).count(),
+        plans,
+        "no re-plan within the cycle"
+    );
+}
+
+#[test]
+fn approval_must_name_the_exact_plan_and_fingerprint() {
+    let mut w = World::new();
+    w.to_plan("CREATE TABLE t (id int);", false);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+    w.approve("wrong");
+    w.approvals[0].plan_fingerprint = digest("other");
+    let a = w.step();
+    assert!(
+        matches!(a, Action::MarkApprovals { ref stale, .. } if stale.len() == 1),
+        "{a:?}"
+    );
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+    w.approve("right");
+    w.run_until_dispatched(Op::Apply);
+    assert_eq!(
+        w.status
+            .plan
+            .as_ref()
+            .and_then(|p| p.approval.as_ref())
+            .map(|a| a.name.as_str()),
+        Some("right")
+    );
+}
+
+#[test]
+fn approval_from_a_retired_epoch_is_ignored() {
+    let mut w = World::new();
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.approve("old");
+    w.approvals[0].execution_binding_id =
+        Some(Epoch::parse("v1-ffffffffffffffffffffffffffffffff").expect("epoch"));
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+}
+
+#[test]
+fn consumed_approval_never_authorizes_a_second_dispatch() {
+    let mut w = World::new();
+    w.spec.interval = ptah_api::shared::GoDuration::parse("24h").expect("duration");
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.approve("once");
+    w.run_until_dispatched(Op::Apply);
+    let a = w.step();
+    assert!(
+        matches!(a, Action::MarkApprovals { ref consumed, .. } if consumed.len() == 1),
+        "spent at dispatch: {a:?}"
+    );
+    assert!(w.approvals[0].consumed);
+    // The Apply is lost; the proof then finds the same plan again.
+    w.job = crate::schema::JobState::Absent;
+    w.step();
+    w.now = super::world::t(2_000);
+    w.complete(Op::Observe, World::success);
+    w.complete(Op::Plan, |w| w.plan_changes("CREATE TABLE t (id int);", false));
+    assert_eq!(
+        settle(&mut w),
+        Some(SchemaPhase::AwaitingApproval),
+        "a consumed approval does not count again"
+    );
+}
+
+#[test]
+fn approval_revoked_before_dispatch_stops_the_apply() {
+    let mut w = World::new();
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.approve("a");
+    for _ in 0..10 {
+        w.step();
+        if w.status
+            .active_operation
+            .as_ref()
+            .is_some_and(|c| c.operation_type == Op::Apply)
+        {
+            break;
+        }
+    }
+    w.approvals[0].stale = true;
+    let a = w.step();
+    assert!(
+        matches!(a, Action::WriteStatus { event: Some(ref e), .. } if e.reason == "ApprovalRevoked"),
+        "{a:?}"
+    );
+    assert!(w.status.active_operation.is_none());
+    assert!(w.created.iter().all(|n| !n.contains("apply")));
+}
+
+#[test]
+fn apply_never_records_plans_and_applies_none() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Never"}"#);
+    w.to_plan("CREATE TABLE t (id int);", false);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "ApplyDisabled");
+    assert!(w.status.plan.is_some());
+}
+
+#[test]
+fn apply_always_dispatches_a_safe_plan_without_approval() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always"}"#);
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+}
+
+#[test]
+fn policy_change_retires_the_plan() {
+    let mut w = World::new();
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.approve("a");
+    w.policy = PolicyRead::Ok {
+        uid: "policy-uid-2".into(),
+        digest: digest("policy-2"),
+    };
+    let a = w.step();
+    let Action::WriteStatus { .. } = a else {
+        panic!("{a:?}")
+    };
+    assert!(
+        w.status.active_operation.is_some_and_claim(Op::Verify),
+        "re-verifies under the new policy"
+    );
+}
+
+trait ClaimIs {
+    fn is_some_and_claim(&self, op: Op) -> bool;
+}
+
+impl ClaimIs for Option<ptah_api::schema::SchemaOperationStatus> {
+    fn is_some_and_claim(&self, op: Op) -> bool {
+        self.as_ref().is_some_and(|c| c.operation_type == op)
+    }
+}
+
+#[test]
+fn broken_plan_storage_retires_the_plan() {
+    let mut w = World::new();
+    w.to_plan("CREATE TABLE t (id int);", false);
+    w.plan = PlanState::Broken("chunk 000 digest differs".into());
+    settle(&mut w);
+    assert!(w.status.plan.is_none());
+    assert_eq!(reason(&w, ConditionType::PlanReady), "PlanNoLongerCurrent");
+}
+
+#[test]
+fn realm_conflict_blocks_every_job() {
+    let mut w = World::new();
+    w.realm = Realm::Claimable {
+        engine: "postgresql",
+        coordination_digest: digest("realm"),
+        census: CensusVerdict::Conflict { others: 1 },
+    };
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "RealmConflict");
+    assert!(w.created.is_empty());
+}
+
+#[test]
+fn realm_not_authorized_blocks_with_a_non_probing_message() {
+    let mut w = World::new();
+    w.realm = Realm::NotAuthorized;
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "RealmNotAuthorized");
+    assert!(w.created.is_empty());
+}
+
+#[test]
+fn unsupported_engine_blocks_without_a_job() {
+    let mut w = World::new();
+    w.realm = Realm::UnsupportedEngine;
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::EngineSupported), "UnsupportedEngine");
+    assert!(w.created.is_empty());
+}
+
+#[test]
+fn verification_refusal_blocks_until_an_input_changes() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, |w| {
+        let mut p = w.success();
+        if let Some(a) = p.artifact.as_mut() {
+            a.verification_passed = Some(false);
+            a.violated_requirements = vec!["signature".into()];
+        }
+        p
+    });
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "PolicyRefused");
+    let verifies = w.created.iter().filter(|n| n.contains("verify")).count();
+    settle(&mut w);
+    assert_eq!(
+        w.created.iter().filter(|n| n.contains("verify")).count(),
+        verifies
+    );
+    w.policy = PolicyRead::Ok {
+        uid: "policy-uid-2".into(),
+        digest: digest("policy-2"),
+    };
+    w.step();
+    assert_eq!(w.claim().operation_type, Op::Verify);
+}
+
+#[test]
+fn wrong_artifact_type_is_refused_independently_of_the_policy() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, |w| {
+        let mut p = w.success();
+        if let Some(a) = p.artifact.as_mut() {
+            a.artifact_type = Some("application/vnd.stokaro.ptah.migrations.v1".into());
+        }
+        p
+    });
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "ArtifactUnverified");
+}
+
+#[test]
+fn mutable_or_missing_policy_is_a_configuration_error() {
+    let mut w = World::new();
+    w.policy = PolicyRead::Refused("ConfigMap policy is not immutable".into());
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "ConfigurationError");
+    assert!(w.created.is_empty());
+}

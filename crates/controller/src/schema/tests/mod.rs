@@ -1,0 +1,6 @@
+//! One test per guarantee of the PtahSchema lifecycle, each named after it.
+
+mod claims;
+mod gates;
+mod lifecycle;
+mod world;
