@@ -95,14 +95,14 @@ fn check(intent: &JobIntent) -> Result<(), WorkloadError> {
             resolved_reference, ..
         } => require_pinned("resolved_reference", resolved_reference),
         OperationInputs::Observe { db, fetch } | OperationInputs::Plan { db, fetch, .. } => {
-            check_db(db)?;
+            check_db(intent.operation, db)?;
             require_pinned("fetch.resolved_reference", &fetch.resolved_reference)
         }
         OperationInputs::Apply { db, fetch, plan } => {
-            check_db(db)?;
+            check_db(intent.operation, db)?;
             require_pinned("fetch.resolved_reference", &fetch.resolved_reference)?;
             require_sha256("plan.content_digest", &plan.content_digest)?;
-            let max = ptah_api::schemaplan::MAX_CHUNKS;
+            let max = env::MAX_PLAN_CHUNKS;
             if plan.chunk_config_maps.is_empty() || plan.chunk_config_maps.len() > max {
                 return Err(WorkloadError::PlanChunks {
                     got: plan.chunk_config_maps.len(),
@@ -114,13 +114,17 @@ fn check(intent: &JobIntent) -> Result<(), WorkloadError> {
     }
 }
 
-fn check_db(db: &DatabaseAccess) -> Result<(), WorkloadError> {
+fn check_db(op: Operation, db: &DatabaseAccess) -> Result<(), WorkloadError> {
     require_text("db.engine", &db.engine)?;
     require_sha256("db.coordination_digest", &db.coordination_digest)?;
-    if let Some(identity) = &db.expected_target_identity {
-        require_sha256("db.expected_target_identity", identity)?;
+    match &db.expected_target_identity {
+        Some(identity) => require_sha256("db.expected_target_identity", identity),
+        // The contract binds mutating work to a known target; read-only work may discover it.
+        None if env::lookup(env::EXPECTED_TARGET_IDENTITY_DIGEST).is_some_and(|v| v.is_required_by(op)) => {
+            Err(WorkloadError::MissingTargetIdentity(op))
+        }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Orders variables as the data-plane contract lists them, so the Job reads like the contract.
@@ -143,7 +147,7 @@ fn database_env(intent: &JobIntent, db: &DatabaseAccess) -> Vec<EnvVar> {
         secret(env::DB_URL, &db.url_from),
         value(env::SCHEMA_FROM, v::SCHEMA_FILE),
     ];
-    // Absent until the manager knows it: the runner only checks it when it is given.
+    // Absent until the manager knows it: a read-only runner then reports the identity it found.
     if let Some(identity) = &db.expected_target_identity {
         out.push(value(env::EXPECTED_TARGET_IDENTITY_DIGEST, identity));
     }

@@ -46,6 +46,9 @@ pub enum WorkloadError {
         /// The refused key.
         key: String,
     },
+    /// A mutating operation lacks the expected target identity the runner requires.
+    #[error("{0} needs the expected target identity")]
+    MissingTargetIdentity(Operation),
     /// A mutating operation lacks a deadline the runner requires.
     #[error("a mutating operation needs {0}")]
     MissingDeadline(&'static str),

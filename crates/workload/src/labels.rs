@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use ptah_api::shared::PodMetadata;
 use ptah_dataplane::Operation;
 
 use crate::{JobIntent, OperationInputs, WorkloadError, names::short_hash};
@@ -117,20 +116,17 @@ pub(crate) fn operator_annotations(intent: &JobIntent) -> BTreeMap<String, Strin
     out
 }
 
+/// A label or annotation map.
+pub(crate) type Map = BTreeMap<String, String>;
+
 /// The Pod template's labels and annotations: the operator's plus the user's, reserved keys refused.
-pub(crate) fn pod_metadata(
-    intent: &JobIntent,
-) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>), WorkloadError> {
+pub(crate) fn pod_metadata(intent: &JobIntent) -> Result<(Map, Map), WorkloadError> {
     let mut labels = operator_labels(intent);
     let mut annotations = operator_annotations(intent);
     if intent.operation.is_mutating() {
         annotations.insert(SAFE_TO_EVICT_ANNOTATION.to_owned(), "false".to_owned());
     }
-    let user = intent
-        .execution
-        .pod_metadata
-        .clone()
-        .unwrap_or_else(PodMetadata::default);
+    let user = intent.execution.pod_metadata.clone().unwrap_or_default();
     for (kind, from, into) in [
         ("label", user.labels, &mut labels),
         ("annotation", user.annotations, &mut annotations),

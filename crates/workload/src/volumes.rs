@@ -58,7 +58,7 @@ pub const POLICY_VOLUME: &str = "verification-policy";
 pub const POLICY_DIR: &str = "/policy";
 /// `PTAH_VERIFICATION_POLICY` (the policy parser reads YAML and JSON alike).
 pub const POLICY_FILE: &str = "/policy/policy.yaml";
-/// The projected plan chunks (Apply).
+/// The projected plan chunks (Apply), named as the runner reads them (`env::plan_chunk_name`).
 pub const PLAN_VOLUME: &str = "plan";
 /// `PTAH_PLAN_FILE`: a directory of `000.plan`, `001.plan`, … read in name order.
 pub const PLAN_DIR: &str = "/plan";
@@ -135,11 +135,6 @@ pub(crate) fn docker_config(auth: &RegistryAuthSpec, key: &str) -> Volume {
     }
 }
 
-/// The file name of chunk `index`: zero-padded so name order is chunk order.
-pub fn chunk_file_name(index: usize) -> String {
-    format!("{index:03}.plan")
-}
-
 /// The plan chunk ConfigMaps projected into one directory, in order.
 pub(crate) fn plan(chunks: &[String]) -> Volume {
     let sources = chunks
@@ -148,7 +143,10 @@ pub(crate) fn plan(chunks: &[String]) -> Volume {
         .map(|(i, name)| VolumeProjection {
             config_map: Some(ConfigMapProjection {
                 name: name.clone(),
-                items: Some(vec![item(PLAN_CHUNK_KEY, &chunk_file_name(i))]),
+                items: Some(vec![item(
+                    PLAN_CHUNK_KEY,
+                    &ptah_dataplane::env::plan_chunk_name(i),
+                )]),
                 optional: None,
             }),
             ..VolumeProjection::default()

@@ -1,0 +1,528 @@
+//! One test per invariant of the operation Job, over every operation and registry access.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{SCHEMA_OPS, access_variants, intent, intent_with};
+use k8s_openapi::api::{
+    batch::v1::Job,
+    core::v1::{Container, EnvVar, PodSpec},
+};
+use ptah_dataplane::{
+    Operation,
+    env::{self, Role},
+};
+use ptah_workload::{
+    JobIntent, OperationInputs, WorkloadError, build,
+    containers::{FETCH_SCHEMA_CONTAINER, INSTALL_RUNNER_CONTAINER, MAIN_CONTAINER},
+    volumes::{DOCKER_CONFIG_VOLUME, PLAN_DIR},
+};
+
+fn pod(job: &Job) -> &PodSpec {
+    job.spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec")
+}
+
+fn all_containers(job: &Job) -> Vec<&Container> {
+    let p = pod(job);
+    p.init_containers.iter().flatten().chain(&p.containers).collect()
+}
+
+fn main_container(job: &Job) -> &Container {
+    let p = pod(job);
+    assert_eq!(p.containers.len(), 1);
+    assert_eq!(p.containers[0].name, MAIN_CONTAINER);
+    &p.containers[0]
+}
+
+fn env_of(c: &Container) -> BTreeMap<&str, &EnvVar> {
+    c.env.iter().flatten().map(|e| (e.name.as_str(), e)).collect()
+}
+
+fn value<'a>(c: &'a Container, name: &str) -> Option<&'a str> {
+    env_of(c).get(name).and_then(|e| e.value.as_deref())
+}
+
+/// Every built Job of the test matrix: each operation with each registry access.
+fn every_job() -> Vec<(Operation, Job)> {
+    let mut out = Vec::new();
+    for op in SCHEMA_OPS {
+        for access in access_variants() {
+            out.push((op, build(&intent_with(op, access)).expect("builds")));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_service_account_token_and_no_service_links() {
+    for (op, job) in every_job() {
+        let p = pod(&job);
+        assert_eq!(p.automount_service_account_token, Some(false), "{op}");
+        assert_eq!(p.enable_service_links, Some(false), "{op}");
+    }
+}
+
+#[test]
+fn the_pod_runs_as_65532_non_root_with_the_runtime_default_seccomp_profile() {
+    for (op, job) in every_job() {
+        let sc = pod(&job).security_context.as_ref().expect("pod security context");
+        assert_eq!(sc.run_as_non_root, Some(true), "{op}");
+        assert_eq!(
+            (sc.run_as_user, sc.run_as_group, sc.fs_group),
+            (Some(65532), Some(65532), Some(65532))
+        );
+        let seccomp = sc.seccomp_profile.as_ref().expect("seccomp");
+        assert_eq!(seccomp.type_, "RuntimeDefault");
+        for c in all_containers(&job) {
+            let csc = c.security_context.as_ref().expect("container security context");
+            assert_eq!(csc.run_as_user, Some(65532), "{op} {}", c.name);
+            assert_ne!(csc.run_as_non_root, Some(false), "{op} {}", c.name);
+            assert!(
+                csc.seccomp_profile.is_none(),
+                "the pod's profile applies to {}",
+                c.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_container_has_a_read_only_root_no_escalation_and_no_capability() {
+    for (op, job) in every_job() {
+        for c in all_containers(&job) {
+            let sc = c.security_context.as_ref().expect("security context");
+            assert_eq!(sc.read_only_root_filesystem, Some(true), "{op} {}", c.name);
+            assert_eq!(sc.allow_privilege_escalation, Some(false), "{op} {}", c.name);
+            assert_ne!(sc.privileged, Some(true), "{op} {}", c.name);
+            let caps = sc.capabilities.as_ref().expect("capabilities");
+            assert_eq!(
+                caps.drop.as_deref(),
+                Some(&["ALL".to_owned()][..]),
+                "{op} {}",
+                c.name
+            );
+            assert!(caps.add.is_none(), "{op} {}", c.name);
+            assert_eq!(c.image_pull_policy.as_deref(), Some("IfNotPresent"));
+            assert_eq!(c.resources, common::execution().resources, "{op} {}", c.name);
+        }
+    }
+}
+
+/// What a container can reach: the database, a registry, both, or neither.
+fn credentials(c: &Container, p: &PodSpec) -> (bool, bool) {
+    let env = env_of(c);
+    let db = [env::DB_URL, env::DEV_URL].iter().any(|n| env.contains_key(n));
+    let docker_mount = c
+        .volume_mounts
+        .iter()
+        .flatten()
+        .any(|m| m.name == DOCKER_CONFIG_VOLUME);
+    let registry = [
+        env::REGISTRY_USERNAME,
+        env::REGISTRY_PASSWORD,
+        env::REGISTRY_TOKEN,
+    ]
+    .iter()
+    .any(|n| env.contains_key(n))
+        || docker_mount;
+    // Any other Secret reference would be a credential this test does not know about.
+    for e in env.values() {
+        if let Some(from) = &e.value_from {
+            assert!(
+                from.secret_key_ref.is_none() || db || registry,
+                "{}: {}",
+                c.name,
+                e.name
+            );
+            assert!(
+                from.config_map_key_ref.is_none() && from.field_ref.is_none(),
+                "{}",
+                e.name
+            );
+        }
+    }
+    assert!(
+        c.env_from.is_none(),
+        "{}: envFrom could import any Secret",
+        c.name
+    );
+    let secret_volumes: Vec<&str> = p
+        .volumes
+        .iter()
+        .flatten()
+        .filter(|v| v.secret.is_some())
+        .map(|v| v.name.as_str())
+        .collect();
+    for m in c.volume_mounts.iter().flatten() {
+        assert!(
+            !secret_volumes.contains(&m.name.as_str()) || m.name == DOCKER_CONFIG_VOLUME,
+            "{}: {}",
+            c.name,
+            m.name
+        );
+    }
+    (db, registry)
+}
+
+#[test]
+fn credentials_never_cross_between_containers() {
+    for (op, job) in every_job() {
+        let p = pod(&job);
+        for c in all_containers(&job) {
+            let (db, registry) = credentials(c, p);
+            assert!(!(db && registry), "{op} {}: both families", c.name);
+            match c.name.as_str() {
+                INSTALL_RUNNER_CONTAINER => {
+                    assert!(!db && !registry && c.env.is_none(), "{op}: install-runner");
+                }
+                FETCH_SCHEMA_CONTAINER => {
+                    assert!(op.uses_database(), "{op}: a registry operation needs no fetch");
+                    assert!(!db, "{op}: fetch-schema sees the database");
+                }
+                MAIN_CONTAINER if op.uses_registry() => assert!(!db, "{op}: main sees the database"),
+                MAIN_CONTAINER => {
+                    assert!(db, "{op}: main lacks the database");
+                    assert!(!registry, "{op}: main sees the registry");
+                    let dev = env_of(c).contains_key(env::DEV_URL);
+                    assert_eq!(dev, op == Operation::Plan, "{op}: the dev URL is Plan's only");
+                }
+                other => panic!("{op}: unexpected container {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_database_urls_come_only_from_secret_references() {
+    for (op, job) in every_job() {
+        for c in all_containers(&job) {
+            for e in c.env.iter().flatten() {
+                let credential = env::lookup(&e.name).is_some_and(|v| v.role == Role::Credential);
+                if credential {
+                    assert!(
+                        e.value.is_none(),
+                        "{op} {}: {} has a literal value",
+                        c.name,
+                        e.name
+                    );
+                    let from = e.value_from.as_ref().and_then(|f| f.secret_key_ref.as_ref());
+                    assert!(
+                        from.is_some(),
+                        "{op} {}: {} is not a Secret reference",
+                        c.name,
+                        e.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_main_container_gets_exactly_the_contract_of_its_operation() {
+    for (op, job) in every_job() {
+        let main = main_container(&job);
+        for e in main.env.iter().flatten() {
+            let var =
+                env::lookup(&e.name).unwrap_or_else(|| panic!("{op}: {} is outside the contract", e.name));
+            assert!(var.applies_to(op), "{op}: {} is not for this operation", e.name);
+        }
+        for var in env::required_by(op) {
+            assert!(
+                env_of(main).contains_key(var.name),
+                "{op}: required {} missing",
+                var.name
+            );
+        }
+        let args = main.args.as_deref().unwrap_or_default();
+        assert_eq!(&args[..2], ["--operation", op.as_str()]);
+        assert_eq!(
+            main.command.as_deref(),
+            Some(&["/runner/ptah-runner".to_owned()][..])
+        );
+        assert_eq!(value(main, env::PROTOCOL_VERSION), Some("1"));
+        assert_eq!(value(main, env::OPERATION_ID), Some(common::OPERATION_ID));
+    }
+}
+
+#[test]
+fn the_target_identity_is_set_only_when_known() {
+    for op in [Operation::Observe, Operation::Plan] {
+        let with = build(&intent(op)).expect("builds");
+        assert_eq!(
+            value(main_container(&with), env::EXPECTED_TARGET_IDENTITY_DIGEST),
+            Some(common::TARGET_IDENTITY)
+        );
+        let mut i = intent(op);
+        match &mut i.inputs {
+            OperationInputs::Observe { db, .. }
+            | OperationInputs::Plan { db, .. }
+            | OperationInputs::Apply { db, .. } => db.expected_target_identity = None,
+            _ => unreachable!(),
+        }
+        let without = build(&i).expect("builds");
+        assert!(!env_of(main_container(&without)).contains_key(env::EXPECTED_TARGET_IDENTITY_DIGEST));
+    }
+    let mut i = intent(Operation::Apply);
+    if let OperationInputs::Apply { db, .. } = &mut i.inputs {
+        db.expected_target_identity = None;
+    }
+    assert_eq!(
+        build(&i),
+        Err(WorkloadError::MissingTargetIdentity(Operation::Apply))
+    );
+}
+
+#[test]
+fn deadlines_bound_the_job_the_pod_and_mutating_children() {
+    for (op, job) in every_job() {
+        let i = intent(op);
+        let spec = job.spec.as_ref().expect("spec");
+        let d = i.deadlines.active_deadline_seconds;
+        assert_eq!(spec.active_deadline_seconds, Some(d), "{op}");
+        assert_eq!(pod(&job).active_deadline_seconds, Some(d), "{op}");
+        let grace = i.deadlines.termination_grace_period_seconds;
+        assert_eq!(pod(&job).termination_grace_period_seconds, Some(grace));
+        assert!(
+            spec.ttl_seconds_after_finished.is_none(),
+            "{op}: TTL is set after the result is read"
+        );
+        assert_eq!(
+            (spec.backoff_limit, spec.parallelism, spec.completions),
+            (Some(0), Some(1), Some(1))
+        );
+        assert_eq!(spec.pod_replacement_policy.as_deref(), Some("Failed"));
+        assert_eq!(pod(&job).restart_policy.as_deref(), Some("Never"));
+        let main = main_container(&job);
+        for name in [
+            env::DISPATCH_NOT_AFTER,
+            env::EXECUTION_NOT_AFTER,
+            env::TERMINATION_GRACE_PERIOD_SECONDS,
+        ] {
+            assert_eq!(value(main, name).is_some(), op.is_mutating(), "{op}: {name}");
+        }
+        if op.is_mutating() {
+            let dispatch: jiff::Timestamp = value(main, env::DISPATCH_NOT_AFTER)
+                .expect("set")
+                .parse()
+                .expect("rfc3339");
+            assert_eq!(Some(dispatch), i.deadlines.dispatch_not_after);
+            assert_eq!(
+                value(main, env::TERMINATION_GRACE_PERIOD_SECONDS),
+                Some(grace.to_string().as_str())
+            );
+        }
+    }
+}
+
+#[test]
+fn an_apply_without_its_deadlines_is_refused() {
+    let mut i = intent(Operation::Apply);
+    i.deadlines.dispatch_not_after = None;
+    assert_eq!(
+        build(&i),
+        Err(WorkloadError::MissingDeadline(env::DISPATCH_NOT_AFTER))
+    );
+    let mut i = intent(Operation::Apply);
+    i.deadlines.execution_not_after = None;
+    assert_eq!(
+        build(&i),
+        Err(WorkloadError::MissingDeadline(env::EXECUTION_NOT_AFTER))
+    );
+    let mut i = intent(Operation::Apply);
+    i.deadlines.dispatch_not_after = Some(common::ts("2030-01-01T01:00:00Z"));
+    assert!(matches!(build(&i), Err(WorkloadError::InvalidDeadline(_))));
+    for grace in [0, -1, 3601] {
+        let mut i = intent(Operation::Observe);
+        i.deadlines.termination_grace_period_seconds = grace;
+        assert!(
+            matches!(build(&i), Err(WorkloadError::InvalidDeadline(_))),
+            "{grace}"
+        );
+    }
+    let mut i = intent(Operation::Plan);
+    i.deadlines.active_deadline_seconds = 0;
+    assert!(matches!(build(&i), Err(WorkloadError::InvalidDeadline(_))));
+}
+
+#[test]
+fn reserved_pod_metadata_keys_are_refused() {
+    for (kind, key) in [
+        ("label", "app.kubernetes.io/managed-by"),
+        ("label", "operator.ptah.run/schema"),
+        ("label", "job-name"),
+        ("annotation", "cluster-autoscaler.kubernetes.io/safe-to-evict"),
+        ("annotation", "operator.ptah.run/operation-id"),
+        ("annotation", "batch.kubernetes.io/job-tracking"),
+    ] {
+        let mut i = intent(Operation::Observe);
+        let meta = i.execution.pod_metadata.as_mut().expect("pod metadata");
+        let map = if kind == "label" {
+            &mut meta.labels
+        } else {
+            &mut meta.annotations
+        };
+        map.insert(key.to_owned(), "x".to_owned());
+        assert_eq!(
+            build(&i),
+            Err(WorkloadError::ReservedPodMetadata {
+                kind,
+                key: key.to_owned()
+            }),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn the_label_and_annotation_envelope() {
+    for op in SCHEMA_OPS {
+        let job = build(&intent(op)).expect("builds");
+        let labels = job.metadata.labels.clone().unwrap_or_default();
+        assert_eq!(labels.len(), 5, "{op}");
+        assert_eq!(labels[ptah_workload::MANAGED_BY_LABEL], "ptah-operator");
+        assert_eq!(labels[ptah_workload::OPERATION_LABEL], op.as_str());
+        assert_eq!(labels[ptah_workload::OPERATION_ID_LABEL], "0123456789abcdef");
+        let annotations = job.metadata.annotations.clone().unwrap_or_default();
+        assert_eq!(
+            annotations.len(),
+            if op == Operation::Apply { 8 } else { 7 },
+            "{op}"
+        );
+        assert_eq!(
+            annotations[ptah_workload::OPERATION_ID_ANNOTATION],
+            common::OPERATION_ID
+        );
+        let template = job
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.metadata.as_ref())
+            .expect("template");
+        let pod_labels = template.labels.clone().unwrap_or_default();
+        assert!(labels.iter().all(|(k, v)| pod_labels.get(k) == Some(v)), "{op}");
+        assert_eq!(pod_labels.get("team").map(String::as_str), Some("payments"));
+        let pod_annotations = template.annotations.clone().unwrap_or_default();
+        let evict = pod_annotations.get(ptah_workload::SAFE_TO_EVICT_ANNOTATION);
+        assert_eq!(
+            evict.map(String::as_str),
+            op.is_mutating().then_some("false"),
+            "{op}"
+        );
+        let owners = job.metadata.owner_references.as_deref().unwrap_or_default();
+        assert_eq!(owners.len(), 1);
+        assert_eq!(owners[0].controller, Some(true));
+    }
+}
+
+#[test]
+fn writable_volumes_are_memory_backed_and_bounded() {
+    for (op, job) in every_job() {
+        for v in pod(&job).volumes.iter().flatten() {
+            if let Some(dir) = &v.empty_dir {
+                assert_eq!(dir.medium.as_deref(), Some("Memory"), "{op} {}", v.name);
+                assert!(dir.size_limit.is_some(), "{op} {}", v.name);
+            } else {
+                assert!(
+                    v.config_map.is_some() || v.secret.is_some() || v.projected.is_some(),
+                    "{}",
+                    v.name
+                );
+                assert!(v.host_path.is_none());
+            }
+        }
+        for c in all_containers(&job) {
+            for m in c.volume_mounts.iter().flatten() {
+                let writable = m.read_only != Some(true);
+                let scratch = ["runner", "work", "schema-source", "fetch-work"].contains(&m.name.as_str());
+                assert!(!writable || scratch, "{op} {}: {} is writable", c.name, m.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_apply_reads_its_plan_chunks_in_order_from_one_directory() {
+    let job = build(&intent(Operation::Apply)).expect("builds");
+    let main = main_container(&job);
+    assert_eq!(value(main, env::PLAN_FILE), Some(PLAN_DIR));
+    assert_eq!(
+        value(main, env::EXPECTED_PLAN_CONTENT_DIGEST),
+        Some(common::PLAN_DIGEST)
+    );
+    assert_eq!(value(main, env::ALLOW_DESTRUCTIVE), Some("false"));
+    assert_eq!(value(main, env::SCHEMA_FROM), Some("/source/schema/schema.hcl"));
+    let plan = pod(&job)
+        .volumes
+        .iter()
+        .flatten()
+        .find(|v| v.name == "plan")
+        .expect("plan volume");
+    let sources = plan
+        .projected
+        .as_ref()
+        .and_then(|p| p.sources.clone())
+        .unwrap_or_default();
+    let files: Vec<(String, String, String, Option<i32>)> = sources
+        .iter()
+        .filter_map(|s| s.config_map.as_ref())
+        .flat_map(|cm| {
+            cm.items
+                .iter()
+                .flatten()
+                .map(|i| (cm.name.clone(), i.key.clone(), i.path.clone(), i.mode))
+        })
+        .collect();
+    assert_eq!(files.len(), 3);
+    for (n, (name, key, path, mode)) in files.iter().enumerate() {
+        assert_eq!(name, &format!("orders-plan-abc-{n:03}"));
+        assert_eq!(
+            (key.as_str(), path.as_str(), *mode),
+            ("chunk", format!("{n:03}.plan").as_str(), Some(0o440))
+        );
+    }
+    let mut i = intent(Operation::Apply);
+    if let OperationInputs::Apply { plan, .. } = &mut i.inputs {
+        plan.chunk_config_maps.clear();
+    }
+    assert!(matches!(build(&i), Err(WorkloadError::PlanChunks { got: 0, .. })));
+}
+
+#[test]
+fn inconsistent_or_malformed_intents_are_refused() {
+    let mut i: JobIntent = intent(Operation::Observe);
+    i.operation = Operation::Plan;
+    assert!(matches!(build(&i), Err(WorkloadError::InputsMismatch { .. })));
+    let mut i = intent(Operation::Apply);
+    i.operation = Operation::MigrationApply;
+    assert_eq!(
+        build(&i),
+        Err(WorkloadError::UnsupportedOperation(Operation::MigrationApply))
+    );
+    let mut i = intent(Operation::Observe);
+    i.operation_id = "op-1".to_owned();
+    assert_eq!(
+        build(&i),
+        Err(WorkloadError::InvalidDigest {
+            field: "operation_id"
+        })
+    );
+    let mut i = intent(Operation::Plan);
+    if let OperationInputs::Plan { fetch, .. } = &mut i.inputs {
+        fetch.resolved_reference = "oci://registry.example/schemas/orders:v1".to_owned();
+    }
+    assert!(matches!(build(&i), Err(WorkloadError::UnpinnedReference { .. })));
+    let mut i = intent(Operation::Verify);
+    i.job_name = "x".repeat(64);
+    assert!(matches!(build(&i), Err(WorkloadError::InvalidJobName(_))));
+}
+
+#[test]
+fn building_is_deterministic() {
+    for op in SCHEMA_OPS {
+        assert_eq!(build(&intent(op)), build(&intent(op)));
+    }
+}
