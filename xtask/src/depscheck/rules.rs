@@ -67,6 +67,17 @@ pub const KUBE: CrateSet = CrateSet {
     ],
 };
 
+/// This workspace's own database crates: a control-plane crate that links one links a driver and
+/// the code that drives it, even if a feature flag or a refactor hides the driver crate itself.
+pub const DB_CRATES: CrateSet = CrateSet {
+    name: "database crate of this workspace",
+    patterns: &[
+        // `ptah-engine`, or `ptah-engine-postgres` + `ptah-engine-mysql` if it is split (DESIGN.md §3).
+        Pattern::Prefix("ptah-engine"),
+        Pattern::Exact("ptah-migrate"),
+    ],
+};
+
 /// TLS stacks other than rustls + ring (DESIGN.md §8).
 pub const FOREIGN_TLS: CrateSet = CrateSet {
     name: "second TLS stack",
@@ -130,13 +141,16 @@ const CONTROL_PLANE: &[&str] = &[
     "ptah-crdupgrade",
     "ptah-managercache",
     "ptah-views",
+    // The manager's package, whatever its binary is called: the `manager` binary rule alone would
+    // miss a library half of the package.
+    "ptah-manager",
 ];
 
 /// The rules `cargo xtask deps-check` enforces.
 pub const RULES: &[Rule] = &[
     Rule {
         subject: Subject::Binary("manager"),
-        forbids: &[&DB_DRIVERS],
+        forbids: &[&DB_DRIVERS, &DB_CRATES],
         why: "the manager never touches a database",
     },
     Rule {
@@ -151,12 +165,12 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         subject: Subject::Packages(PURE),
-        forbids: &[&KUBE, &DB_DRIVERS],
+        forbids: &[&KUBE, &DB_DRIVERS, &DB_CRATES],
         why: "a pure crate depends on neither kube nor a database driver",
     },
     Rule {
         subject: Subject::Packages(CONTROL_PLANE),
-        forbids: &[&DB_DRIVERS],
+        forbids: &[&DB_DRIVERS, &DB_CRATES],
         why: "control-plane crates never touch a database",
     },
     Rule {
@@ -194,6 +208,75 @@ mod tests {
         }
         for name in ["serde", "tokio", "ptah-schema", "sea-query"] {
             assert!(!DB_DRIVERS.contains(name), "{name} is not a driver");
+        }
+    }
+
+    #[test]
+    fn workspace_database_crates_are_the_engines_and_migrate() {
+        for name in [
+            "ptah-engine",
+            "ptah-engine-postgres",
+            "ptah-engine-mysql",
+            "ptah-migrate",
+        ] {
+            assert!(DB_CRATES.contains(name), "{name} touches a database");
+        }
+        for name in [
+            "ptah-migrationplan",
+            "ptah-schema",
+            "ptah-controller",
+            "ptah-migrate-docs",
+        ] {
+            assert!(!DB_CRATES.contains(name), "{name} is not a database crate");
+        }
+    }
+
+    /// The sets `RULES` forbid for one workspace package (through `Packages` subjects).
+    fn forbidden_for(package: &str) -> Vec<&'static str> {
+        let mut sets: Vec<&'static str> = RULES
+            .iter()
+            .filter(|r| matches!(r.subject, Subject::Packages(names) if names.contains(&package)))
+            .flat_map(|r| r.forbids.iter().map(|set| set.name))
+            .collect();
+        sets.sort_unstable();
+        sets.dedup();
+        sets
+    }
+
+    #[test]
+    fn pure_crates_may_hold_neither_kube_nor_a_database() {
+        for package in ["ptah-plancontract", "ptah-telemetry"] {
+            assert_eq!(
+                forbidden_for(package),
+                [
+                    "database crate of this workspace",
+                    "database driver",
+                    "kubernetes client"
+                ],
+                "{package}"
+            );
+        }
+    }
+
+    #[test]
+    fn manager_side_crates_may_hold_no_driver_and_no_engine() {
+        for package in [
+            "ptah-planstore",
+            "ptah-targetlock",
+            "ptah-workload",
+            "ptah-controllerstate",
+            "ptah-managercache",
+            "ptah-controller",
+            "ptah-manager",
+        ] {
+            assert_eq!(
+                forbidden_for(package),
+                ["database crate of this workspace", "database driver"],
+                "{package}"
+            );
+        }
+        for name in ["tokio-postgres", "mysql_async", "postgres-protocol"] {
+            assert!(DB_DRIVERS.contains(name), "{name}");
         }
     }
 

@@ -137,11 +137,67 @@ fn manager_reaching_a_driver_through_a_library_is_reported_with_its_path() {
     let mut doc = fixture(CLEAN);
     add_normal_edge(&mut doc, "ptah-controller", "ptah-engine-postgres");
     let report = report_of(&doc);
+    // Two findings per package: the engine crate itself, and the driver behind it.
     assert_eq!(
         paths(&report),
         [
+            "ptah-controller -> ptah-engine-postgres",
             "ptah-controller -> ptah-engine-postgres -> tokio-postgres",
+            "ptah-manager -> ptah-controller -> ptah-engine-postgres",
             "ptah-manager -> ptah-controller -> ptah-engine-postgres -> tokio-postgres",
+        ]
+    );
+}
+
+/// Drops the edge `from -> to`, as if a feature flag turned that dependency off.
+fn remove_edge(doc: &mut Value, from: &str, to: &str) {
+    let to_id = id_of(doc, to);
+    let node = node_mut(doc, from);
+    node["dependencies"]
+        .as_array_mut()
+        .expect("dependencies")
+        .retain(|d| *d != to_id.as_str());
+    node["deps"]
+        .as_array_mut()
+        .expect("deps")
+        .retain(|d| d["pkg"] != to_id.as_str());
+}
+
+#[test]
+fn an_engine_crate_is_refused_on_the_manager_side_even_without_its_driver() {
+    let mut doc = fixture(CLEAN);
+    // An engine whose driver sits behind a disabled feature still holds the code that drives one.
+    remove_edge(&mut doc, "ptah-engine-postgres", "tokio-postgres");
+    add_normal_edge(&mut doc, "ptah-controller", "ptah-engine-postgres");
+    let report = report_of(&doc);
+    assert_eq!(
+        paths(&report),
+        [
+            "ptah-controller -> ptah-engine-postgres",
+            "ptah-manager -> ptah-controller -> ptah-engine-postgres",
+        ]
+    );
+    assert!(
+        report
+            .violations()
+            .all(|v| v.forbidden == "database crate of this workspace")
+    );
+}
+
+#[test]
+fn a_pure_crate_reaching_an_engine_is_refused() {
+    let mut doc = fixture(CLEAN);
+    remove_edge(&mut doc, "ptah-engine-postgres", "tokio-postgres");
+    add_normal_edge(&mut doc, "ptah-dataplane", "ptah-engine-postgres");
+    let report = report_of(&doc);
+    // The runner is a pure crate too; the CLI (which links engines by design) is not refused.
+    assert_eq!(
+        paths(&report),
+        [
+            "ptah-controller -> ptah-dataplane -> ptah-engine-postgres",
+            "ptah-dataplane -> ptah-engine-postgres",
+            "ptah-manager -> ptah-controller -> ptah-dataplane -> ptah-engine-postgres",
+            "ptah-runner -> ptah-dataplane -> ptah-engine-postgres",
         ]
     );
 }
