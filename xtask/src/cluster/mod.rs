@@ -28,6 +28,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::{
+    e2e::relay,
     k8s::{Binaries, Component, Matrix},
     services::process,
     step::{step, workspace_root},
@@ -57,6 +58,12 @@ enum Action {
     Down,
     /// Print what runs, the kubeconfig paths and the memory of each process.
     Status,
+    /// Start (or keep) the relay that lets Pods reach the test services on the bridge gateway,
+    /// and write target/cluster/pod-endpoints.env; `up --tier full` does this too.
+    Relay,
+    /// The relay process itself, started detached by `relay`.
+    #[command(hide = true)]
+    RelayServe(relay::ServeArgs),
 }
 
 /// How much of Kubernetes runs.
@@ -98,11 +105,17 @@ struct Config {
 
 /// Runs `cargo xtask cluster`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    // The relay process needs nothing of the cluster's configuration.
+    if let Action::RelayServe(serve) = args.action {
+        return relay::serve(serve);
+    }
     let cluster = Cluster::new(&args.config)?;
     match args.action {
         Action::Up { tier } => cluster.up(tier),
         Action::Down => cluster.down(),
         Action::Status => cluster.status(),
+        Action::Relay => cluster.relay(),
+        Action::RelayServe(_) => Ok(()),
     }
 }
 
@@ -383,6 +396,7 @@ impl Cluster {
                 full_started.elapsed().as_secs_f64()
             );
             self.write_state(Tier::Full)?;
+            step("pod relay to the test services", || relay::up(&self.root))?;
         }
         eprintln!(
             "cluster up ({} tier, Kubernetes {version}) in {:.1}s; kubectl --kubeconfig {}",
@@ -450,6 +464,7 @@ impl Cluster {
     }
 
     fn stop_all(&self) -> anyhow::Result<()> {
+        relay::stop(&self.root)?;
         for proc in self.all_procs().iter().rev() {
             proc.stop()?;
         }
@@ -469,6 +484,12 @@ impl Cluster {
         }
         eprintln!("cluster down in {:.2}s", started.elapsed().as_secs_f64());
         Ok(())
+    }
+
+    fn relay(&self) -> anyhow::Result<()> {
+        fs::create_dir_all(&self.root).context("cannot create target/cluster")?;
+        let _lock = self.lock()?;
+        step("pod relay to the test services", || relay::up(&self.root))
     }
 
     fn status(&self) -> anyhow::Result<()> {

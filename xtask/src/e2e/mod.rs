@@ -10,6 +10,8 @@
 //! outcome, phases: [{name, outcome: pass|fail|skip|missing, durationSeconds, command}]}`; the
 //! suite's outcome is `pass` only when every phase passed. A later `cargo xtask gate` reads these.
 
+pub mod relay;
+
 use std::{
     fs,
     path::{Path, PathBuf},

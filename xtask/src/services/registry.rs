@@ -51,6 +51,11 @@ impl Registry {
         self.dir.join("password")
     }
 
+    /// The SANs the certificate was issued for, one per line.
+    fn sans_file(&self) -> PathBuf {
+        self.dir.join("sans")
+    }
+
     fn log(&self) -> PathBuf {
         self.dir.join("registry.log")
     }
@@ -84,6 +89,7 @@ impl Registry {
         let pki = tls::issue()?;
         fs::write(self.ca(), pki.ca_pem)?;
         fs::write(self.dir.join("server.pem"), pki.cert_pem)?;
+        fs::write(self.sans_file(), tls::sans().join("\n"))?;
         secret::write(&self.dir.join("server.key"), &pki.key_pem)?;
         let password = secret::password()?;
         secret::write(&self.password(), &password)?;
@@ -149,10 +155,14 @@ impl Service for Registry {
         })
     }
 
-    /// TLS: 200 with the CA and the credentials, 401 without credentials. Plain: 200.
+    /// TLS: 200 with the CA and the credentials, 401 without credentials, and a certificate for
+    /// today's SANs (an older one lacks the pod gateway, so it is reissued). Plain: 200.
     fn healthy(&self) -> bool {
         if !self.secure {
             return self.status(None) == "200";
+        }
+        if fs::read_to_string(self.sans_file()).ok() != Some(tls::sans().join("\n")) {
+            return false;
         }
         let Ok(password) = secret::read(&self.password()) else {
             return false;

@@ -1,4 +1,6 @@
-//! A throw-away CA and a server certificate for 127.0.0.1 and localhost (rcgen, ECDSA P-256).
+//! A throw-away CA and a server certificate for 127.0.0.1, localhost and the pod network's
+//! gateway (rcgen, ECDSA P-256): Pods reach the registry through the pod relay at that address
+//! and verify it by IP.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,10 +14,20 @@ use rcgen::{
 pub struct ServerPki {
     /// The CA certificate clients trust.
     pub ca_pem: String,
-    /// The server certificate (SANs 127.0.0.1 and localhost).
+    /// The server certificate (SANs [`sans`]).
     pub cert_pem: String,
     /// The server's PKCS#8 private key.
     pub key_pem: String,
+}
+
+/// The server certificate's subject alternative names. A registry whose certificate was issued
+/// for another list is reissued (`Registry::healthy` compares them).
+pub fn sans() -> Vec<String> {
+    vec![
+        "127.0.0.1".to_owned(),
+        "localhost".to_owned(),
+        crate::e2e::relay::GATEWAY.to_string(),
+    ]
 }
 
 /// Issues a fresh CA and a server certificate valid from last year to two years ahead.
@@ -30,7 +42,7 @@ pub fn issue() -> anyhow::Result<ServerPki> {
     ca.not_after = date_time_ymd(year + 2, 1, 1);
     let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate()?).context("cannot sign the CA")?;
 
-    let mut server = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])?;
+    let mut server = CertificateParams::new(sans())?;
     server.distinguished_name.push(DnType::CommonName, "localhost");
     server.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
@@ -69,6 +81,7 @@ mod tests {
         assert!(pki.cert_pem.starts_with("-----BEGIN CERTIFICATE-----"));
         assert!(pki.key_pem.starts_with("-----BEGIN PRIVATE KEY-----"));
         assert_ne!(pki.ca_pem, pki.cert_pem);
+        assert!(sans().contains(&"10.244.77.1".to_owned()));
     }
 
     #[test]
