@@ -4,3 +4,4 @@
 
 pub mod conditions;
 pub mod schema;
+pub mod shell;

@@ -5,6 +5,7 @@ pub mod claim;
 mod cycle;
 pub mod decide;
 pub mod gate;
+pub mod intent;
 pub mod observed;
 pub mod record;
 mod settle;

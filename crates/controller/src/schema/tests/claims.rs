@@ -87,7 +87,7 @@ fn observe_needs_no_lease() {
 fn dispatched_apply_is_never_recreated() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     let created = w.created.len();
     w.job = JobState::Absent;
@@ -241,7 +241,7 @@ fn result_across_lease_epoch_change_is_discarded() {
 fn more_than_one_pod_makes_an_apply_unknown() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     if let JobState::Present {
         finished, ttl_set, ..
@@ -353,7 +353,7 @@ fn changed_inputs_discard_an_undispatched_read_only_claim() {
 fn changed_inputs_never_discard_a_dispatched_apply() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     w.spec.policy.exclude = vec!["public.other".into()];
     w.meta.generation = 2;

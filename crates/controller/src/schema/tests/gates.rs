@@ -35,7 +35,7 @@ fn settle(w: &mut World) -> Option<SchemaPhase> {
 fn destructive_plan_needs_allow_and_approval() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Always"}"#);
-    w.to_plan("DROP TABLE t;", true);
+    w.reach_plan("DROP TABLE t;", true);
     assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
     assert_eq!(reason(&w, ConditionType::Ready), "DestructiveChangesDisabled");
     assert!(w.created.iter().all(|n| !n.contains("apply")));
@@ -45,7 +45,7 @@ fn destructive_plan_needs_allow_and_approval() {
 fn destructive_plan_with_allow_still_needs_an_approval_under_always() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Always", "allowDestructive": true}"#);
-    w.to_plan("DROP TABLE t;", true);
+    w.reach_plan("DROP TABLE t;", true);
     assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
     assert_eq!(
         reason(&w, ConditionType::ApprovalRequired),
@@ -59,7 +59,7 @@ fn destructive_plan_with_allow_still_needs_an_approval_under_always() {
 fn privilege_changes_always_need_an_approval() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Always"}"#);
-    w.to_plan("GRANT SELECT ON t TO r;", false);
+    w.reach_plan("GRANT SELECT ON t TO r;", false);
     if let Some(p) = w.status.plan.as_mut() {
         p.privilege_changes = vec![PrivilegeChangeKind::Grant];
     }
@@ -94,7 +94,7 @@ fn protected_table_blocks_without_a_plan() {
     assert!(w.status.plan.is_none());
     assert_eq!(reason(&w, ConditionType::PlanReady), "ProtectedTable");
     assert!(
-        !get(&w.status.conditions, ConditionType::ReconciliationFailed).is_some_and(|c| c.status == "True"),
+        get(&w.status.conditions, ConditionType::ReconciliationFailed).is_none_or(|c| c.status != "True"),
         "not a failure"
     );
     let plans = w.created.iter().filter(|n| n.contains("-plan-")).count();
@@ -109,7 +109,7 @@ fn protected_table_blocks_without_a_plan() {
 #[test]
 fn approval_must_name_the_exact_plan_and_fingerprint() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
     w.approve("wrong");
     w.approvals[0].plan_fingerprint = digest("other");
@@ -134,7 +134,7 @@ fn approval_must_name_the_exact_plan_and_fingerprint() {
 #[test]
 fn approval_from_a_retired_epoch_is_ignored() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.approve("old");
     w.approvals[0].execution_binding_id =
         Some(Epoch::parse("v1-ffffffffffffffffffffffffffffffff").expect("epoch"));
@@ -145,7 +145,7 @@ fn approval_from_a_retired_epoch_is_ignored() {
 fn consumed_approval_never_authorizes_a_second_dispatch() {
     let mut w = World::new();
     w.spec.interval = ptah_api::shared::GoDuration::parse("24h").expect("duration");
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.approve("once");
     w.run_until_dispatched(Op::Apply);
     let a = w.step();
@@ -170,7 +170,7 @@ fn consumed_approval_never_authorizes_a_second_dispatch() {
 #[test]
 fn approval_revoked_before_dispatch_stops_the_apply() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.approve("a");
     for _ in 0..10 {
         w.step();
@@ -196,7 +196,7 @@ fn approval_revoked_before_dispatch_stops_the_apply() {
 fn apply_never_records_plans_and_applies_none() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Never"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
     assert_eq!(reason(&w, ConditionType::Ready), "ApplyDisabled");
     assert!(w.status.plan.is_some());
@@ -206,14 +206,14 @@ fn apply_never_records_plans_and_applies_none() {
 fn apply_always_dispatches_a_safe_plan_without_approval() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
 }
 
 #[test]
 fn policy_change_retires_the_plan() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.approve("a");
     w.policy = PolicyRead::Ok {
         uid: "policy-uid-2".into(),
@@ -242,7 +242,7 @@ impl ClaimIs for Option<ptah_api::schema::SchemaOperationStatus> {
 #[test]
 fn broken_plan_storage_retires_the_plan() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.plan = PlanState::Broken("chunk 000 digest differs".into());
     settle(&mut w);
     assert!(w.status.plan.is_none());

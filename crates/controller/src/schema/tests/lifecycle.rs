@@ -24,7 +24,7 @@ fn rest(w: &mut World) -> Option<SchemaPhase> {
 #[test]
 fn approved_plan_is_applied_and_proved_in_sync() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     assert_eq!(rest(&mut w), Some(SchemaPhase::AwaitingApproval));
     assert!(is_true(&w.status.conditions, ConditionType::ApprovalRequired));
     w.approve("alice-approves");
@@ -54,7 +54,7 @@ fn approved_plan_is_applied_and_proved_in_sync() {
 fn proof_runs_under_the_apply_lease_holder_and_epoch() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     let apply = w.claim().clone();
     let p = w.success();
@@ -75,7 +75,7 @@ fn proof_runs_under_the_apply_lease_holder_and_epoch() {
 fn uncertain_apply_is_proved_not_replayed() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     let mut p = w.success();
     p.uncertain = Some(true);
@@ -109,7 +109,7 @@ fn uncertain_apply_is_proved_not_replayed() {
 fn proof_with_changes_publishes_a_new_plan_instead_of_in_sync() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.complete(Op::Apply, World::success);
     w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, |w| w.plan_changes("CREATE TABLE u (id int);", false));
@@ -198,7 +198,7 @@ fn suspend_creates_no_new_jobs() {
 fn suspend_keeps_supervising_a_dispatched_apply() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
     w.spec.suspend = true;
     assert!(
@@ -249,7 +249,7 @@ fn deletion_drops_an_undispatched_claim_and_never_dispatches() {
 fn deletion_keeps_the_finalizer_while_proof_is_owed() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     w.complete(Op::Apply, World::success);
     w.meta.deleting = true;
     let a = w.step();
@@ -265,7 +265,7 @@ fn deletion_keeps_the_finalizer_while_proof_is_owed() {
 #[test]
 fn execution_binding_change_retires_the_plan() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE t (id int);", false);
+    w.reach_plan("CREATE TABLE t (id int);", false);
     rest(&mut w);
     w.approve("a");
     w.binding.epoch = Epoch::parse("v1-abcdefabcdefabcdefabcdefabcdefab").expect("epoch");
@@ -304,7 +304,7 @@ fn pod_admission_refusal_is_reported_on_progressing() {
 #[test]
 fn status_never_carries_the_plan_sql() {
     let mut w = World::new();
-    w.to_plan("CREATE TABLE secret_payroll (salary int);", false);
+    w.reach_plan("CREATE TABLE secret_payroll (salary int);", false);
     let text = serde_json::to_string(&w.status).expect("json");
     assert!(!text.contains("secret_payroll"), "{text}");
 }

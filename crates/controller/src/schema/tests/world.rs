@@ -319,7 +319,7 @@ impl World {
     }
 
     /// Brings a fresh world to a published plan awaiting approval (or ready, per policy).
-    pub fn to_plan(&mut self, sql: &str, destructive: bool) {
+    pub fn reach_plan(&mut self, sql: &str, destructive: bool) {
         self.complete(Op::Resolve, World::success);
         self.complete(Op::Verify, World::success);
         self.complete(Op::Observe, World::success);

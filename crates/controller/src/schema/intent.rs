@@ -1,0 +1,187 @@
+//! The Job a claim builds: the same function serves the create and the read-back comparison, so
+//! a Job is only ever adopted if it equals what the claim would create now.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use ptah_api::{
+    PtahSchemaSpec,
+    schema::{SchemaOperationStatus, SchemaOperationType as Op},
+    shared::OperationSource,
+};
+use ptah_workload::{
+    DatabaseAccess, Deadlines, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs, PlanProjection,
+    SourceAccess,
+};
+
+use super::{
+    claim,
+    observed::{Binding, Meta},
+};
+
+/// Why a claim cannot become a Job (a claim missing what its operation needs).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the {operation:?} claim lacks {missing}")]
+pub struct IncompleteClaim {
+    /// The operation.
+    pub operation: Op,
+    /// What is missing.
+    pub missing: &'static str,
+}
+
+/// The owner reference every operation Job carries.
+pub fn owner(meta: &Meta) -> OwnerReference {
+    OwnerReference {
+        api_version: format!("{}/{}", ptah_api::GROUP, ptah_api::VERSION),
+        kind: "PtahSchema".into(),
+        name: meta.name.clone(),
+        uid: meta.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+fn access(source: &OperationSource) -> SourceAccess {
+    let transport = source.transport.as_ref();
+    SourceAccess {
+        registry_auth: source.registry_auth_from.clone(),
+        plain_http: transport.is_some_and(|t| t.plain_http),
+        ca_from: transport.and_then(|t| t.ca_from.clone()),
+    }
+}
+
+/// The plan an Apply Job mounts: its projection ConfigMaps, in order, and its content digest.
+#[derive(Clone, Copy, Debug)]
+pub struct ApplyPlan<'a> {
+    /// The projection ConfigMaps.
+    pub chunks: &'a [String],
+    /// The digest the runner checks the reassembled bytes against.
+    pub content_digest: &'a ptah_api::shared::Sha256Digest,
+}
+
+/// Builds the intent of the claim's Job (`plan` is required for an Apply).
+pub fn intent(
+    meta: &Meta,
+    spec: &PtahSchemaSpec,
+    binding: &Binding,
+    c: &SchemaOperationStatus,
+    plan: Option<ApplyPlan<'_>>,
+) -> Result<JobIntent, IncompleteClaim> {
+    let op = c.operation_type;
+    let missing = |what| IncompleteClaim {
+        operation: op,
+        missing: what,
+    };
+    let source = c.source.as_ref().ok_or(missing("a source"))?;
+    let fetch = || Fetch {
+        resolved_reference: pinned(source),
+        access: access(source),
+    };
+    let db = || -> Result<DatabaseAccess, IncompleteClaim> {
+        let target = c.target.as_ref().ok_or(missing("a target"))?;
+        let family = target.engine.family().ok_or(missing("a supported engine"))?;
+        Ok(DatabaseAccess {
+            url_from: target.url_from.clone(),
+            engine: family.as_str().to_owned(),
+            coordination_digest: c
+                .coordination_digest
+                .as_ref()
+                .ok_or(missing("a realm"))?
+                .as_str()
+                .to_owned(),
+            expected_target_identity: c.target_identity_digest.as_ref().map(|d| d.as_str().to_owned()),
+            connect_timeout: c
+                .observation_connect_timeout
+                .as_ref()
+                .map(|d| d.as_str().to_owned()),
+            lock_timeout: c.observation_lock_timeout.as_ref().map(|d| d.as_str().to_owned()),
+        })
+    };
+    let inputs = match op {
+        Op::Resolve => OperationInputs::Resolve {
+            requested_reference: source.resolved_reference.clone(),
+            access: access(source),
+        },
+        Op::Verify => OperationInputs::Verify {
+            resolved_reference: pinned(source),
+            access: access(source),
+            policy: spec.desired.verification_policy_from.clone(),
+        },
+        Op::Observe => OperationInputs::Observe {
+            db: db()?,
+            fetch: fetch(),
+        },
+        Op::Plan => OperationInputs::Plan {
+            db: db()?,
+            dev_url_from: c.observation_dev.as_ref().map(|d| d.url_from.clone()),
+            fetch: fetch(),
+        },
+        Op::Apply => {
+            let plan = plan.ok_or(missing("its plan"))?;
+            OperationInputs::Apply {
+                db: db()?,
+                fetch: fetch(),
+                plan: PlanProjection {
+                    chunk_config_maps: plan.chunks.to_vec(),
+                    content_digest: plan.content_digest.as_str().to_owned(),
+                    allow_destructive: spec.policy.allow_destructive,
+                },
+            }
+        }
+    };
+    let active = match (&c.execution_not_after, op) {
+        (Some(end), Op::Apply) => end
+            .0
+            .as_second()
+            .saturating_sub(c.started_at.0.as_second())
+            .max(1),
+        _ => spec.execution.active_deadline_seconds,
+    };
+    Ok(JobIntent {
+        namespace: meta.namespace.clone(),
+        owner: owner(meta),
+        resource_name: meta.name.clone(),
+        operation: claim::operation(op),
+        operation_id: c.id.as_str().to_owned(),
+        input_fingerprint: c.input_fingerprint.as_str().to_owned(),
+        job_name: c.job_name.clone(),
+        identity: ManagerIdentity {
+            controller_image: binding.controller_image.clone(),
+            controller_revision: binding.controller_revision.clone(),
+            controller_state_version: binding.controller_state_version,
+            ptah_version: binding.ptah_version.clone(),
+            execution_binding_id: c.execution_binding_id.as_str().to_owned(),
+        },
+        images: Images {
+            executor: binding.executor_image.as_str().to_owned(),
+            runner: binding.runner_image.as_str().to_owned(),
+        },
+        execution: spec.execution.clone(),
+        deadlines: Deadlines {
+            active_deadline_seconds: active,
+            termination_grace_period_seconds: c
+                .termination_grace_period_seconds
+                .unwrap_or(claim::TERMINATION_GRACE_SECONDS),
+            dispatch_not_after: c.dispatch_not_after.as_ref().map(|t| t.0),
+            execution_not_after: c.execution_not_after.as_ref().map(|t| t.0),
+        },
+        inputs,
+    })
+}
+
+/// `oci://host/repo@sha256:…` from a resolved reference, whatever tag it still carries.
+fn pinned(source: &OperationSource) -> String {
+    let reference = source.resolved_reference.as_str();
+    if reference.contains('@') {
+        return reference.to_owned();
+    }
+    let base = match reference.rfind(':') {
+        Some(i)
+            if reference[i..].find('/').is_none()
+                && i > reference.find("//").map_or(0, |j| j + 2)
+                && reference[..i].contains('/') =>
+        {
+            &reference[..i]
+        }
+        _ => reference,
+    };
+    format!("{base}@{}", source.digest.as_str())
+}

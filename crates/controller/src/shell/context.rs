@@ -1,0 +1,72 @@
+//! What every reconciliation shares: clients, the Lease and plan stores, the binding, Events.
+
+use std::sync::Arc;
+
+use kube::{
+    Client,
+    runtime::{
+        events::{Recorder, Reporter},
+        reflector::Store,
+    },
+};
+use ptah_api::PtahSchema;
+use ptah_planstore::PlanStore;
+use ptah_targetlock::RealmLeases;
+use ptah_telemetry::Metrics;
+
+use crate::schema::Binding;
+
+/// Manager settings that are not per resource.
+#[derive(Clone, Debug)]
+pub struct ManagerConfig {
+    /// The namespace holding realm Leases, the leader Lease and the state ConfigMap.
+    pub coordination_namespace: String,
+    /// This replica's identity (Pod name).
+    pub identity: String,
+}
+
+/// Shared by every reconciliation.
+pub struct Context {
+    /// The API client.
+    pub client: Client,
+    /// Realm Leases.
+    pub leases: RealmLeases,
+    /// Plan publication and loading.
+    pub plans: PlanStore,
+    /// The execution binding and manager identity.
+    pub binding: Binding,
+    /// Settings.
+    pub config: ManagerConfig,
+    /// Event recorder.
+    pub recorder: Recorder,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Every PtahSchema the controller watches (for the realm census).
+    pub schemas: Store<PtahSchema>,
+}
+
+impl Context {
+    /// A context for `binding`, with the controller's store for the census.
+    pub fn new(
+        client: Client,
+        binding: Binding,
+        config: ManagerConfig,
+        metrics: Arc<Metrics>,
+        schemas: Store<PtahSchema>,
+    ) -> Self {
+        let reporter = Reporter {
+            controller: "ptah-operator".into(),
+            instance: Some(config.identity.clone()),
+        };
+        Context {
+            leases: RealmLeases::new(client.clone(), config.coordination_namespace.clone()),
+            plans: PlanStore::new(client.clone()).with_field_manager(super::FIELD_MANAGER),
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            binding,
+            config,
+            metrics,
+            schemas,
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Gathering the observed state of one PtahSchema. Every read that authorizes anything (the
+//! policy ConfigMap, the plan, approvals, the realm grant, the Job) goes to the API server.
+
+use k8s_openapi::api::batch::v1::Job;
+use kube::{Api, ResourceExt, api::ListParams};
+use ptah_api::{
+    PtahRealm, PtahSchema, PtahSchemaApproval,
+    schema::SchemaOperationType,
+    shared::{Coordination, ImmutableObjectReference},
+};
+use ptah_targetlock::census::{self, Claimant};
+
+use super::{Context, ShellError, results};
+use crate::{
+    conditions,
+    schema::{ApprovalView, Finished, JobState, Meta, PlanState, PolicyRead, Realm, ResultRead, intent},
+};
+
+/// Everything [`crate::schema::Observed`] borrows, owned.
+pub struct Gathered {
+    /// Metadata.
+    pub meta: Meta,
+    /// Realm and census.
+    pub realm: Realm,
+    /// Verification policy.
+    pub policy: PolicyRead,
+    /// The claim's Job.
+    pub job: JobState,
+    /// The claim's result.
+    pub result: ResultRead,
+    /// The current plan.
+    pub plan: PlanState,
+    /// Approvals of this schema.
+    pub approvals: Vec<ApprovalView>,
+}
+
+/// Reads everything the decision needs.
+pub async fn gather(ctx: &Context, schema: &PtahSchema) -> Result<Gathered, ShellError> {
+    let ns = schema
+        .namespace()
+        .ok_or(ShellError::Invalid("a PtahSchema without a namespace"))?;
+    let meta = Meta {
+        namespace: ns.clone(),
+        name: schema.name_any(),
+        uid: schema
+            .uid()
+            .ok_or(ShellError::Invalid("a PtahSchema without a UID"))?,
+        generation: schema.metadata.generation.unwrap_or(0),
+        deleting: schema.metadata.deletion_timestamp.is_some(),
+        has_finalizer: schema.finalizers().iter().any(|f| f == super::FINALIZER),
+    };
+    let realm = realm(ctx, schema, &ns).await?;
+    let policy = policy(ctx, schema, &ns).await?;
+    let status = schema.status.clone().unwrap_or_default();
+    let (job, result) = match &status.active_operation {
+        Some(c) if c.dispatch_started == Some(true) => job(ctx, schema, &meta, &status, c).await?,
+        _ => (JobState::Absent, ResultRead::NotRead),
+    };
+    let plan = match (&status.plan, &status.active_operation) {
+        (Some(p), None) => plan_state(ctx, &ns, p).await?,
+        (Some(p), Some(c))
+            if c.operation_type == SchemaOperationType::Apply && c.dispatch_started != Some(true) =>
+        {
+            plan_state(ctx, &ns, p).await?
+        }
+        (Some(_), Some(_)) => PlanState::Intact,
+        (None, _) => PlanState::None,
+    };
+    let approvals = approvals(ctx, &ns, &meta.uid).await?;
+    Ok(Gathered {
+        meta,
+        realm,
+        policy,
+        job,
+        result,
+        plan,
+        approvals,
+    })
+}
+
+async fn realm(ctx: &Context, schema: &PtahSchema, ns: &str) -> Result<Realm, ShellError> {
+    let target = &schema.spec.target;
+    let Some(family) = target.engine.family() else {
+        return Ok(Realm::UnsupportedEngine);
+    };
+    let engine = family.as_str();
+    let (digest, sharing) = match target.coordination() {
+        Some(Coordination::Key(key)) => (census::coordination_digest(engine, ns, key), None),
+        Some(Coordination::Realm(r)) => {
+            let realms: Api<PtahRealm> = Api::all(ctx.client.clone());
+            match realms.get_opt(&r.name).await? {
+                Some(realm) if census::realm_authorizes(&realm, ns, engine) => (
+                    census::realm_coordination_digest(engine, &r.name),
+                    Some(census::realm_allows_sharing(&realm)),
+                ),
+                _ => return Ok(Realm::NotAuthorized),
+            }
+        }
+        None => return Ok(Realm::NotAuthorized),
+    };
+    let me = claimant(schema, ns, &digest);
+    let all: Vec<Claimant> = ctx
+        .schemas
+        .state()
+        .iter()
+        .filter_map(|other| {
+            let other_ns = other.namespace()?;
+            let family = other.spec.target.engine.family()?;
+            let d = match other.spec.target.coordination()? {
+                Coordination::Key(key) => census::coordination_digest(family.as_str(), &other_ns, key),
+                Coordination::Realm(r) => census::realm_coordination_digest(family.as_str(), &r.name),
+            };
+            (d == digest).then(|| claimant(other, &other_ns, &d))
+        })
+        .collect();
+    Ok(Realm::Claimable {
+        engine,
+        coordination_digest: digest.clone(),
+        census: census::census(&me, &all, sharing),
+    })
+}
+
+fn claimant(s: &PtahSchema, ns: &str, digest: &ptah_api::shared::Sha256Digest) -> Claimant {
+    let status = s.status.as_ref();
+    let busy = status.is_some_and(|st| st.active_operation.is_some() || st.pending_observation.is_some());
+    Claimant {
+        kind: "PtahSchema",
+        namespace: ns.to_owned(),
+        name: s.name_any(),
+        uid: s.uid().unwrap_or_default(),
+        coordination_digest: digest.clone(),
+        shared_realm: s.spec.target.shared_realm,
+        dormant: s.metadata.deletion_timestamp.is_some() || (s.spec.suspend && !busy),
+    }
+}
+
+async fn policy(ctx: &Context, schema: &PtahSchema, ns: &str) -> Result<PolicyRead, ShellError> {
+    let from = &schema.spec.desired.verification_policy_from;
+    match ptah_managercache::read_configmap_key(ctx.client.clone(), ns, &from.name, &from.key).await {
+        Ok(read) => Ok(PolicyRead::Ok {
+            uid: read.uid,
+            digest: read.digest,
+        }),
+        Err(ptah_managercache::CacheError::Api { source, .. }) => Err(ShellError::Kube(*source)),
+        Err(refused) => Ok(PolicyRead::Refused(refused.to_string())),
+    }
+}
+
+async fn job(
+    ctx: &Context,
+    schema: &PtahSchema,
+    meta: &Meta,
+    status: &ptah_api::PtahSchemaStatus,
+    c: &ptah_api::schema::SchemaOperationStatus,
+) -> Result<(JobState, ResultRead), ShellError> {
+    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &meta.namespace);
+    let Some(mut live) = jobs.get_opt(&c.job_name).await? else {
+        return Ok((JobState::Absent, ResultRead::NotRead));
+    };
+    let uid = live.uid().unwrap_or_default();
+    let ttl_set = live
+        .spec
+        .as_ref()
+        .and_then(|s| s.ttl_seconds_after_finished)
+        .is_some();
+    // The TTL is the one field the manager adds after the fact; compare without it.
+    if let Some(spec) = live.spec.as_mut() {
+        spec.ttl_seconds_after_finished = None;
+    }
+    let chunks = if c.operation_type == SchemaOperationType::Apply {
+        apply_chunks(ctx, &meta.namespace, status).await?
+    } else {
+        Vec::new()
+    };
+    let plan = status.plan.as_ref().map(|p| intent::ApplyPlan {
+        chunks: &chunks,
+        content_digest: &p.content_digest,
+    });
+    let matches_intent = intent::intent(meta, &schema.spec, &ctx.binding, c, plan)
+        .ok()
+        .and_then(|i| ptah_workload::build(&i).ok())
+        .is_some_and(|built| ptah_workload::compare(&built, &live).is_ok());
+    let job_conditions = live
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let is = |t: &str| {
+        job_conditions
+            .iter()
+            .any(|jc| jc.type_ == t && jc.status == "True")
+    };
+    let finished = if is("Complete") {
+        Some(Finished::Succeeded)
+    } else if is("Failed") {
+        Some(Finished::Failed)
+    } else {
+        None
+    };
+    let result = if finished.is_some() && ttl_set && c.job_uid.as_deref() == Some(uid.as_str()) {
+        results::read(&ctx.client, &meta.namespace, &c.job_name, &uid).await
+    } else {
+        ResultRead::NotRead
+    };
+    Ok((
+        JobState::Present {
+            uid,
+            matches_intent,
+            finished,
+            ttl_set,
+            admission_refused: None,
+        },
+        result,
+    ))
+}
+
+/// The projection ConfigMap names of the current plan: named like its chunks, in order.
+pub async fn apply_chunks(
+    ctx: &Context,
+    ns: &str,
+    status: &ptah_api::PtahSchemaStatus,
+) -> Result<Vec<String>, ShellError> {
+    let Some(p) = &status.plan else {
+        return Ok(Vec::new());
+    };
+    let plans: Api<ptah_api::PtahSchemaPlan> = Api::namespaced(ctx.client.clone(), ns);
+    let Some(plan) = plans.get_opt(&p.name).await? else {
+        return Ok(Vec::new());
+    };
+    let mut chunks = plan.spec.chunks;
+    chunks.sort_by_key(|c| c.index);
+    Ok(chunks.into_iter().map(|c| c.name).collect())
+}
+
+async fn plan_state(
+    ctx: &Context,
+    ns: &str,
+    p: &ptah_api::schema::CurrentPlanStatus,
+) -> Result<PlanState, ShellError> {
+    let reference = ImmutableObjectReference {
+        name: p.name.clone(),
+        uid: p.uid.clone(),
+    };
+    match ctx.plans.load(ns, &reference).await {
+        Ok(loaded) if loaded.plan.spec.fingerprint == p.fingerprint => Ok(PlanState::Intact),
+        Ok(_) => Ok(PlanState::Broken(
+            "the plan object's fingerprint differs from the recorded one".into(),
+        )),
+        Err(e) if e.is_transient() => Err(ShellError::Plan(e)),
+        Err(e) => Ok(PlanState::Broken(e.to_string())),
+    }
+}
+
+async fn approvals(ctx: &Context, ns: &str, uid: &str) -> Result<Vec<ApprovalView>, ShellError> {
+    let api: Api<PtahSchemaApproval> = Api::namespaced(ctx.client.clone(), ns);
+    let list = api.list(&ListParams::default()).await?;
+    Ok(list
+        .items
+        .into_iter()
+        .filter(|a| a.spec.schema_ref.uid == uid)
+        .filter_map(|a| {
+            let cs = a
+                .status
+                .as_ref()
+                .map(|s| s.conditions.clone())
+                .unwrap_or_default();
+            Some(ApprovalView {
+                object: ImmutableObjectReference {
+                    name: a.name_any(),
+                    uid: a.uid()?,
+                },
+                schema_uid: a.spec.schema_ref.uid.clone(),
+                plan: a.spec.plan_ref.clone(),
+                plan_fingerprint: a.spec.plan_fingerprint.clone(),
+                execution_binding_id: a.spec.bindings.execution_binding_id.clone(),
+                approver: a.spec.approver.clone(),
+                approved_at: a.spec.approved_at.as_ref().map(|t| t.0),
+                consumed: conditions::is_true(&cs, ptah_api::conditions::ConditionType::Consumed),
+                stale: conditions::is_true(&cs, ptah_api::conditions::ConditionType::Stale),
+                created: a.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            })
+        })
+        .collect())
+}

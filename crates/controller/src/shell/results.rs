@@ -1,0 +1,58 @@
+//! Reading a finished Job's result: exactly one Pod of that Job, its log, the last valid frame.
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::{
+    Api, Client,
+    api::{ListParams, LogParams},
+};
+use ptah_dataplane::{ParsedFrame, parse_last_frame};
+
+use crate::schema::ResultRead;
+
+/// The log bytes kept: one maximal frame plus room for diagnostics around it.
+const MAX_LOG_BYTES: i64 = (ptah_dataplane::MAX_PAYLOAD_BYTES + 4 * 64 * 1024) as i64;
+
+/// Reads the result of the Job `job_name` (UID `job_uid`) in `namespace`.
+pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &str) -> ResultRead {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    let list = match pods
+        .list(&ListParams::default().labels(&format!("batch.kubernetes.io/controller-uid={job_uid}")))
+        .await
+    {
+        Ok(l) => l,
+        Err(e) => return ResultRead::Unavailable(format!("listing the Pods of {job_name}: {e}")),
+    };
+    // Only Pods this exact Job owns count (a label can be forged; the owner UID cannot).
+    let owned: Vec<&Pod> = list
+        .items
+        .iter()
+        .filter(|p| {
+            p.metadata
+                .owner_references
+                .as_ref()
+                .is_some_and(|o| o.iter().any(|r| r.uid == job_uid && r.controller == Some(true)))
+        })
+        .collect();
+    let [pod] = owned.as_slice() else {
+        return ResultRead::PodCount(owned.len());
+    };
+    let Some(name) = pod.metadata.name.as_deref() else {
+        return ResultRead::PodCount(0);
+    };
+    let params = LogParams {
+        container: Some("ptah".into()),
+        limit_bytes: Some(MAX_LOG_BYTES),
+        ..LogParams::default()
+    };
+    let log = match pods.logs(name, &params).await {
+        Ok(l) => l,
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 400 => {
+            return ResultRead::NoFrame(format!("the log of Pod {name} is gone ({})", s.code));
+        }
+        Err(e) => return ResultRead::Unavailable(format!("reading the log of Pod {name}: {e}")),
+    };
+    match parse_last_frame(log.as_bytes()) {
+        Ok(ParsedFrame { payload, .. }) => ResultRead::Frame(Box::new(payload)),
+        Err(e) => ResultRead::NoFrame(e.to_string()),
+    }
+}
