@@ -114,6 +114,16 @@ pub const LOCK_TIMEOUT: &str = "PTAH_LOCK_TIMEOUT";
 pub const MIGRATION_LOCK_TIMEOUT: &str = "PTAH_MIGRATION_LOCK_TIMEOUT";
 /// The desired schema (a file or directory) for Observe, Plan and Apply.
 pub const SCHEMA_FROM: &str = "PTAH_SCHEMA_FROM";
+/// Plan only: `spec.policy.exclude`, the objects the plan leaves out of management, as a JSON
+/// array of glob patterns ([`crate::scope`]); absent, empty or `[]` means none. The runner turns
+/// each entry into `--exclude` for both plan runs; the dry-run and Apply take the scope recorded in
+/// the plan file, and Observe's raw drift read has no exclusions.
+pub const EXCLUDE: &str = "PTAH_EXCLUDE";
+/// Plan only: `spec.policy.protectedTables`, the tables no plan may touch, as a JSON array of
+/// `table` or `schema.table` ([`crate::scope`]); absent, empty or `[]` means none. The runner
+/// turns each entry into `--protected-table`; `ptah` refuses a plan touching one with its error
+/// code `protected_table`, reported as `child_failed` with that `childCode`.
+pub const PROTECTED_TABLES: &str = "PTAH_PROTECTED_TABLES";
 /// The plan of an Apply: a file, or a directory of chunks [`plan_chunk_name`]`(0..n)` (the
 /// projected volume of the plan's ConfigMaps) that the runner concatenates in order. The runner
 /// verifies the bytes against [`EXPECTED_PLAN_CONTENT_DIGEST`] and hands `ptah` its own copy,
@@ -135,6 +145,8 @@ pub const REGISTRY_USERNAME: &str = "PTAH_REGISTRY_USERNAME";
 pub const REGISTRY_PASSWORD: &str = "PTAH_REGISTRY_PASSWORD";
 /// Registry bearer token.
 pub const REGISTRY_TOKEN: &str = "PTAH_REGISTRY_TOKEN";
+/// The directory holding the registry's Docker `config.json` (DockerConfigJSON credentials).
+pub const DOCKER_CONFIG: &str = "DOCKER_CONFIG";
 /// A CA bundle to trust for the registry.
 pub const OCI_CA_FILE: &str = "PTAH_OCI_CA_FILE";
 /// Talk plain HTTP to the registry (`true`/`false`).
@@ -176,6 +188,8 @@ pub const VARS: &[Var] = &[
         &[Observe, Plan, Apply],
         &[Observe, Plan, Apply],
     ),
+    var(EXCLUDE, Role::Control, &[Plan], OPTIONAL),
+    var(PROTECTED_TABLES, Role::Control, &[Plan], OPTIONAL),
     var(PLAN_FILE, Role::Control, &[Apply], &[Apply]),
     var(ALLOW_DESTRUCTIVE, Role::Child, &[Apply], OPTIONAL),
     var(
@@ -190,6 +204,7 @@ pub const VARS: &[Var] = &[
     var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(REGISTRY_PASSWORD, Role::Credential, REGISTRY_OPS, OPTIONAL),
     var(REGISTRY_TOKEN, Role::Credential, REGISTRY_OPS, OPTIONAL),
+    var(DOCKER_CONFIG, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(OCI_CA_FILE, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(PLAIN_HTTP, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(HOME, Role::Child, ALL_OPS, OPTIONAL),
@@ -292,6 +307,31 @@ mod tests {
                 "{op}"
             );
         }
+    }
+
+    #[test]
+    fn only_plan_gets_the_planning_scope_and_the_child_never_sees_it() {
+        for name in [EXCLUDE, PROTECTED_TABLES] {
+            let v = lookup(name).expect("in the contract");
+            for op in Operation::all() {
+                // Observe reads raw drift; Apply takes the scope recorded in its plan.
+                assert_eq!(v.applies_to(op), op == Operation::Plan, "{name} {op}");
+                assert!(!child_vars(op).any(|c| c.name == name), "{name} {op}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_docker_config_reaches_only_registry_operations() {
+        let v = lookup(DOCKER_CONFIG).expect("in the contract");
+        for op in Operation::all() {
+            assert_eq!(
+                child_vars(op).any(|c| c.name == DOCKER_CONFIG),
+                op.uses_registry(),
+                "{op}"
+            );
+        }
+        assert!(v.required_by.is_empty());
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! Everything both sides must agree on lives here, in a crate without Kubernetes and without a
 //! database driver: the [`Operation`]s, the environment each Job gets ([`env`]), the
 //! [`ResultPayload`] the runner reports, the framing of that payload on stdout ([`frame`]) and its
-//! parser ([`parse`]), the termination summary ([`summary`]) and the target identity digest
-//! ([`identity`]).
+//! parser ([`parse`]), the termination summary ([`summary`]), the target identity digest
+//! ([`identity`]) and the planning scope ([`scope`]).
 
 #![warn(missing_docs)]
 
@@ -14,6 +14,7 @@ pub mod identity;
 mod operation;
 pub mod parse;
 mod payload;
+pub mod scope;
 pub mod summary;
 mod validate;
 

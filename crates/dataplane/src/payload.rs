@@ -82,6 +82,12 @@ pub enum ErrorCode {
     PlanTooLarge,
     /// The plan contains a credential the runner knows; it is not reported.
     SecretInOutput,
+    /// The two runs of `ptah schema plan` under the same inputs produced different plans (bytes
+    /// or report); neither is reported, because only a reproducible plan may be approved.
+    NondeterministicPlan,
+    /// `ptah schema apply --dry-run` of the plan bytes failed (its code in `childCode`) or its
+    /// report disagrees with the plan; the plan is not reported.
+    PlanDryRunFailed,
     /// A runner failure not covered above.
     Internal,
 }
@@ -102,6 +108,8 @@ impl ErrorCode {
             ErrorCode::InvalidChildOutput => "invalid_child_output",
             ErrorCode::PlanTooLarge => "plan_too_large",
             ErrorCode::SecretInOutput => "secret_in_output",
+            ErrorCode::NondeterministicPlan => "nondeterministic_plan",
+            ErrorCode::PlanDryRunFailed => "plan_dry_run_failed",
             ErrorCode::Internal => "internal",
         }
     }

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use ptah_dataplane::{Operation, env};
 
-use crate::{error::RunnerError, inputs::Env};
+use crate::{
+    error::RunnerError,
+    inputs::{self, Env},
+};
 
 /// The argument vector (without the program) and the environment of the child.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +73,10 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
             flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
             if op == Operation::Plan {
                 args.push(format!("--output={}", files.plan_output.display()));
+                let scope = inputs::plan_scope(env)?;
+                args.extend(scope.exclude.iter().map(|e| format!("--exclude={e}")));
+                let protected = scope.protected_tables.iter();
+                args.extend(protected.map(|t| format!("--protected-table={t}")));
             }
             if op == Operation::Apply {
                 // Never PTAH_PLAN_FILE itself: that may be a chunk directory, and its content
@@ -98,6 +105,25 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
         }
     }
     let child_env = env::child_vars(op)
+        .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
+        .collect();
+    Ok(ChildCommand { args, env: child_env })
+}
+
+/// `ptah schema apply --dry-run` of the plan file `plan` a Plan wrote: the same database and
+/// desired schema as the plan runs, no dev database, and no scope flags, because `apply` takes
+/// the scope recorded in the plan (and refuses a different `--exclude`).
+pub fn plan_dry_run(env: &Env, plan: &Path) -> Result<ChildCommand, RunnerError> {
+    required(env, env::SCHEMA_FROM)?;
+    let mut args: Vec<String> = ["schema", "apply", "--format", "json"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
+    args.push(format!("--plan={}", plan.display()));
+    args.push("--dry-run".into());
+    let child_env = env::child_vars(Operation::Plan)
+        .filter(|v| v.name != env::DEV_URL)
         .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
         .collect();
     Ok(ChildCommand { args, env: child_env })
@@ -168,6 +194,69 @@ mod tests {
         let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(names, [env::DB_URL, env::MIGRATIONS_DIR, env::HOME]);
         assert_eq!(cmd.args, ["migrations", "status", "--format", "json"]);
+    }
+
+    #[test]
+    fn a_plan_gets_its_scope_as_flags_and_the_child_never_sees_the_variables() {
+        let e = env(&[
+            (env::DB_URL, "postgres://u:p@h/d"),
+            (env::DEV_URL, "postgres://u:p@h/dev"),
+            (env::SCHEMA_FROM, "/schema"),
+            (env::EXCLUDE, r#"["--help","audit_*"]"#),
+            (env::PROTECTED_TABLES, r#"["billing.invoices"]"#),
+        ]);
+        let cmd = build(Operation::Plan, &e, &files()).expect("command");
+        assert_eq!(
+            cmd.args,
+            [
+                "schema",
+                "plan",
+                "--format",
+                "json",
+                "--output=/tmp/p",
+                "--exclude=--help",
+                "--exclude=audit_*",
+                "--protected-table=billing.invoices"
+            ]
+        );
+        let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, [env::DB_URL, env::DEV_URL, env::SCHEMA_FROM]);
+
+        let dry = plan_dry_run(&e, Path::new("/w/dry-run.plan")).expect("dry run");
+        assert_eq!(
+            dry.args,
+            [
+                "schema",
+                "apply",
+                "--format",
+                "json",
+                "--plan=/w/dry-run.plan",
+                "--dry-run"
+            ]
+        );
+        let names: Vec<&str> = dry.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, [env::DB_URL, env::SCHEMA_FROM], "no dev database");
+
+        let bad = env(&[(env::SCHEMA_FROM, "/s"), (env::EXCLUDE, r#"["a,b"]"#)]);
+        assert!(build(Operation::Plan, &bad, &files()).is_err());
+        // Observe reads raw drift: a stray scope variable changes nothing.
+        let observe = build(Operation::Observe, &e, &files()).expect("observe");
+        assert!(!observe.args.iter().any(|a| a.starts_with("--exclude")));
+    }
+
+    #[test]
+    fn a_docker_config_reaches_registry_children_only() {
+        let e = env(&[
+            (env::REQUESTED_REFERENCE, "oci://r/x"),
+            (env::DOCKER_CONFIG, "/credentials/registry/.docker"),
+            (env::DB_URL, "postgres://u:p@h/d"),
+            (env::SCHEMA_FROM, "/schema"),
+        ]);
+        let resolve = build(Operation::Resolve, &e, &files()).expect("resolve");
+        let names: Vec<&str> = resolve.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, [env::REQUESTED_REFERENCE, env::DOCKER_CONFIG]);
+        let observe = build(Operation::Observe, &e, &files()).expect("observe");
+        assert!(!observe.env.iter().any(|(k, _)| k == env::DOCKER_CONFIG));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::{collections::BTreeMap, time::Duration};
 
 use jiff::Timestamp;
-use ptah_dataplane::{Operation, OperationId, PROTOCOL_VERSION, TargetIdentity, env};
+use ptah_dataplane::{Operation, OperationId, PROTOCOL_VERSION, TargetIdentity, env, scope};
 use ptah_fingerprint::Fingerprint;
 
 use crate::{error::RunnerError, redact::Redactor};
@@ -153,6 +153,29 @@ impl Deadlines {
     }
 }
 
+/// The planning scope of a Plan: `spec.policy.exclude` and `spec.policy.protectedTables`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanScope {
+    /// Object patterns left out of the plan (`--exclude`).
+    pub exclude: Vec<String>,
+    /// Tables no plan may touch (`--protected-table`).
+    pub protected_tables: Vec<String>,
+}
+
+/// Reads `PTAH_EXCLUDE` and `PTAH_PROTECTED_TABLES` (JSON arrays, [`ptah_dataplane::scope`]);
+/// absent means empty.
+pub fn plan_scope(env: &Env) -> Result<PlanScope, RunnerError> {
+    let read = |name: &'static str, parse: fn(&str) -> Result<Vec<String>, scope::ScopeError>| {
+        env.get(name)
+            .map_or(Ok(Vec::new()), parse)
+            .map_err(|e| RunnerError::input(name, e.to_string()))
+    };
+    Ok(PlanScope {
+        exclude: read(env::EXCLUDE, scope::parse_exclude)?,
+        protected_tables: read(env::PROTECTED_TABLES, scope::parse_protected_tables)?,
+    })
+}
+
 /// The database side of the inputs: the target identity checked against the expected one.
 #[derive(Debug, Clone, Copy)]
 pub struct DatabaseInputs {
@@ -286,6 +309,30 @@ mod tests {
             .redactor()
             .redact_str("db-secret dev-secret reg-secret tok-secret");
         assert_eq!(out, "[REDACTED] [REDACTED] [REDACTED] [REDACTED]");
+    }
+
+    #[test]
+    fn the_plan_scope_is_two_json_arrays_and_bad_entries_are_refused_by_name() {
+        let e = env(&[
+            (env::EXCLUDE, r#"["audit_*","public.tmp_?"]"#),
+            (env::PROTECTED_TABLES, r#"["users","billing.invoices"]"#),
+        ]);
+        let scope = plan_scope(&e).expect("valid");
+        assert_eq!(scope.exclude, ["audit_*", "public.tmp_?"]);
+        assert_eq!(scope.protected_tables, ["users", "billing.invoices"]);
+        assert_eq!(plan_scope(&env(&[])).expect("absent"), PlanScope::default());
+        for (name, bad) in [
+            (env::EXCLUDE, "audit_*"),
+            (env::EXCLUDE, r#"["a,b"]"#),
+            (env::EXCLUDE, "[\"a\\u0000\"]"),
+            (env::PROTECTED_TABLES, r#"["a.b.c"]"#),
+            (env::PROTECTED_TABLES, r#"["users; DROP"]"#),
+        ] {
+            match plan_scope(&env(&[(name, bad)])) {
+                Err(RunnerError::InvalidInput { name: got, .. }) => assert_eq!(got, name, "{bad}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
     }
 
     fn db(url: &str, expected: Option<&str>) -> Env {

@@ -6,7 +6,8 @@
 //! approved one before starting anything; runs `ptah` directly (never a shell) with only the
 //! variables its operation needs; stops it at the execution deadline or on SIGTERM; bounds and
 //! redacts its output; maps its JSON report into the result payload and writes one frame as the
-//! last stdout output, plus the termination summary.
+//! last stdout output, plus the termination summary. A Plan runs `ptah` twice and then dry-runs
+//! the plan bytes ([`planning`]): only a reproducible plan is reported.
 //!
 //! It links no database driver and no Kubernetes client (`cargo xtask deps-check`).
 
@@ -19,6 +20,7 @@ pub mod error;
 pub mod inputs;
 pub mod install;
 pub mod plan;
+pub mod planning;
 pub mod redact;
 pub mod report;
 pub mod run;

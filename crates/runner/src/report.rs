@@ -45,6 +45,23 @@ pub fn failure(code: ErrorCode, child_code: Option<&str>, message: &str, redacto
     }
 }
 
+/// The error of a child the runner stopped (deadline or SIGTERM), if it did.
+pub fn stop_error(run: &ChildRun, redactor: &Redactor) -> Option<ResultError> {
+    let (code, why) = match run.stopped? {
+        Stop::Deadline => (
+            ErrorCode::ExecutionDeadlineExpired,
+            "the execution deadline passed",
+        ),
+        Stop::Terminated => (ErrorCode::Terminated, "the runner was asked to terminate"),
+    };
+    let how = if run.killed {
+        "killed after the grace period"
+    } else {
+        "stopped with SIGTERM"
+    };
+    Some(failure(code, None, &format!("{why}; ptah was {how}"), redactor))
+}
+
 /// Fills `p` from a child run. `plan_file` is where a Plan wrote its plan.
 pub fn map(p: &mut ResultPayload, run: &ChildRun, plan_file: &Path, max_plan: usize, redactor: &Redactor) {
     let op = p.operation;
@@ -62,20 +79,8 @@ pub fn map(p: &mut ResultPayload, run: &ChildRun, plan_file: &Path, max_plan: us
         p.mutation_started = Some(true);
         p.uncertain = Some(true);
     }
-    if let Some(stop) = run.stopped {
-        let (code, why) = match stop {
-            Stop::Deadline => (
-                ErrorCode::ExecutionDeadlineExpired,
-                "the execution deadline passed",
-            ),
-            Stop::Terminated => (ErrorCode::Terminated, "the runner was asked to terminate"),
-        };
-        let how = if run.killed {
-            "killed after the grace period"
-        } else {
-            "stopped with SIGTERM"
-        };
-        p.error = Some(failure(code, None, &format!("{why}; ptah was {how}"), redactor));
+    if let Some(stopped) = stop_error(run, redactor) {
+        p.error = Some(stopped);
         return;
     }
     let report: Option<Value> = if run.stdout.truncated() {

@@ -1,11 +1,13 @@
 //! One operation from start to result: refusals before the child, the child, the mapping.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ptah_dataplane::{Operation, ResultPayload, env};
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::{command, error::RunnerError, inputs, inputs::Env, plan, redact::Redactor, report, supervise};
+use crate::{
+    command, error::RunnerError, inputs, inputs::Env, plan, planning, redact::Redactor, report, supervise,
+};
 
 /// How the runner was started.
 #[derive(Debug, Clone)]
@@ -86,6 +88,10 @@ async fn run_checked(
         payload.target_identity_digest = Some(db.target_identity);
         payload.coordination_digest = Some(db.coordination_digest);
     }
+    if op == Operation::Plan {
+        // A malformed scope is refused here, with the other inputs, before any child.
+        inputs::plan_scope(env)?;
+    }
     let approved_plan = if op == Operation::Apply {
         Some(plan::read_approved(env, config.max_plan_bytes)?)
     } else {
@@ -93,48 +99,84 @@ async fn run_checked(
     };
     deadlines.check_now()?;
     let work = make_work_dir(&config.work_dir)?;
-    let plan_file = work.join("plan.json");
+    let mut launcher = Launcher {
+        program: &config.ptah_binary,
+        deadlines: &deadlines,
+        sigterm: &mut sigterm,
+    };
+    let result = in_work_dir(
+        config,
+        env,
+        &work,
+        approved_plan,
+        &mut launcher,
+        redactor,
+        payload,
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// Starts children: each only while the deadlines allow and no SIGTERM has arrived.
+pub(crate) struct Launcher<'a> {
+    program: &'a Path,
+    deadlines: &'a inputs::Deadlines,
+    sigterm: &'a mut Signal,
+}
+
+impl Launcher<'_> {
+    /// Checks the deadlines and SIGTERM just before the start, then runs `cmd` to its end.
+    pub(crate) async fn run(
+        &mut self,
+        cmd: &command::ChildCommand,
+    ) -> Result<supervise::ChildRun, RunnerError> {
+        self.deadlines.check_now()?;
+        if tokio::time::timeout(std::time::Duration::ZERO, self.sigterm.recv())
+            .await
+            .is_ok()
+        {
+            return Err(RunnerError::Terminated);
+        }
+        supervise::run(
+            self.program,
+            cmd,
+            self.deadlines.remaining(),
+            self.deadlines.grace,
+            self.sigterm,
+        )
+        .await
+    }
+}
+
+/// Everything that uses the work directory; the caller removes it afterwards.
+async fn in_work_dir(
+    config: &Config,
+    env: &Env,
+    work: &Path,
+    approved_plan: Option<Vec<u8>>,
+    launcher: &mut Launcher<'_>,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let op = config.operation;
+    if op == Operation::Plan {
+        return planning::run(env, work, config.max_plan_bytes, launcher, redactor, payload).await;
+    }
     let files = command::Files {
-        plan_output: &plan_file,
+        plan_output: &work.join("plan.json"),
         approved_plan: match &approved_plan {
-            Some(bytes) => Some(plan::write_copy(&work, bytes).inspect_err(|_| {
-                let _ = std::fs::remove_dir_all(&work);
-            })?),
+            Some(bytes) => Some(plan::write_copy(work, bytes)?),
             None => None,
         },
     };
-    let cmd = command::build(op, env, &files).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&work);
-    })?;
-    // Checked again just before the child starts.
-    deadlines.check_now()?;
-    if tokio::time::timeout(std::time::Duration::ZERO, sigterm.recv())
-        .await
-        .is_ok()
-    {
-        return Err(RunnerError::Terminated);
-    }
-    let run = supervise::run(
-        &config.ptah_binary,
-        &cmd,
-        deadlines.remaining(),
-        deadlines.grace,
-        &mut sigterm,
-    )
-    .await;
-    let run = match run {
-        Ok(run) => run,
-        Err(err) => {
-            let _ = std::fs::remove_dir_all(&work);
-            return Err(err);
-        }
-    };
-    report::map(payload, &run, &plan_file, config.max_plan_bytes, redactor);
-    let _ = std::fs::remove_dir_all(&work);
+    let cmd = command::build(op, env, &files)?;
+    let run = launcher.run(&cmd).await?;
+    report::map(payload, &run, files.plan_output, config.max_plan_bytes, redactor);
     Ok((op != Operation::Apply).then(|| run.stderr.redacted(redactor)))
 }
 
-fn make_work_dir(parent: &std::path::Path) -> Result<PathBuf, RunnerError> {
+fn make_work_dir(parent: &Path) -> Result<PathBuf, RunnerError> {
     let dir = parent.join(format!("ptah-runner-{}", std::process::id()));
     std::fs::create_dir(&dir)
         .map_err(|e| RunnerError::Internal(format!("cannot create {}: {}", dir.display(), e.kind())))?;

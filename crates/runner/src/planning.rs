@@ -1,0 +1,204 @@
+//! The Plan operation: `ptah schema plan` twice under the same inputs, the two plans required to
+//! be byte-identical (and their reports equal), then `ptah schema apply --dry-run` of exactly the
+//! bytes to be reported, whose JSON report must describe the same plan. Only then are the bytes
+//! reported, once.
+//!
+//! A plan that does not reproduce cannot be approved meaningfully: the approval names a digest,
+//! and a later proof plan must be able to reach the same one. `ptah`'s dry-run report names no
+//! content digest and lists no statements, so the dry-run is held to what it does report: the
+//! outcome `dry_run`, the statement count, the destructive flag and both fingerprints.
+
+use std::path::Path;
+
+use ptah_dataplane::{ErrorCode, Operation, PlanResult, ResultPayload};
+use ptah_fingerprint::Fingerprint;
+use serde_json::Value;
+
+use crate::{
+    command::{self, ChildCommand},
+    error::RunnerError,
+    inputs::Env,
+    redact::Redactor,
+    report::{self, failure},
+    run::Launcher,
+    supervise::ChildRun,
+};
+
+/// Runs the Plan operation in `work`; fills `payload` and returns the redacted stderr of the last
+/// child that ran.
+pub(crate) async fn run(
+    env: &Env,
+    work: &Path,
+    max_plan: usize,
+    launcher: &mut Launcher<'_>,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let first_file = work.join("plan-1.json");
+    let first = launcher.run(&plan_command(env, &first_file)?).await?;
+    report::map(payload, &first, &first_file, max_plan, redactor);
+    if payload.error.is_some() {
+        return Ok(Some(first.stderr.redacted(redactor)));
+    }
+    let confirmed = confirm(env, work, max_plan, launcher, redactor, payload).await;
+    if confirmed.is_err() {
+        // A plan that was not confirmed (SIGTERM or a deadline before the next child, a child
+        // that cannot start) is not reported next to the runner's error.
+        payload.plan = None;
+        payload.stdout = None;
+    }
+    confirmed
+}
+
+/// The second plan run and the dry-run of a plan the first run mapped into `payload`.
+async fn confirm(
+    env: &Env,
+    work: &Path,
+    max_plan: usize,
+    launcher: &mut Launcher<'_>,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let mut second = payload.clone();
+    second.plan = None;
+    second.stdout = None;
+    second.truncation = None;
+    let second_file = work.join("plan-2.json");
+    let second_run = launcher.run(&plan_command(env, &second_file)?).await?;
+    report::map(&mut second, &second_run, &second_file, max_plan, redactor);
+    let diagnostics = Some(second_run.stderr.redacted(redactor));
+    if second.error.is_some() {
+        // The second run's failure is the operation's: report it as it is.
+        *payload = second;
+        return Ok(diagnostics);
+    }
+    if let Some(error) = disagreement(payload, &second) {
+        refuse(
+            payload,
+            failure(ErrorCode::NondeterministicPlan, None, &error, redactor),
+        );
+        return Ok(diagnostics);
+    }
+
+    // The dry-run reads its own copy of exactly the bytes that will be reported.
+    let (Some(plan), Some(bytes)) = (payload.plan.clone(), payload.stdout.clone()) else {
+        return Err(RunnerError::Internal("a mapped plan has no bytes".into()));
+    };
+    let dry_file = work.join("dry-run.plan");
+    std::fs::write(&dry_file, bytes.as_bytes())
+        .map_err(|e| RunnerError::Internal(format!("cannot write {}: {}", dry_file.display(), e.kind())))?;
+    let dry = launcher.run(&command::plan_dry_run(env, &dry_file)?).await?;
+    let diagnostics = Some(dry.stderr.redacted(redactor));
+    if let Some(stopped) = report::stop_error(&dry, redactor) {
+        refuse(payload, stopped);
+        payload.child_exit_code = dry.exit_code;
+    } else if let Err(error) = check_dry_run(&dry, &plan, redactor) {
+        refuse(payload, error);
+        payload.child_exit_code = dry.exit_code;
+    }
+    Ok(diagnostics)
+}
+
+fn plan_command(env: &Env, output: &Path) -> Result<ChildCommand, RunnerError> {
+    let files = command::Files {
+        plan_output: output,
+        approved_plan: None,
+    };
+    command::build(Operation::Plan, env, &files)
+}
+
+/// Drops the plan from the payload and records why.
+fn refuse(payload: &mut ResultPayload, error: ptah_dataplane::ResultError) {
+    payload.plan = None;
+    payload.stdout = None;
+    payload.error = Some(error);
+}
+
+/// Why two successful plan runs are not the same plan, if they are not.
+fn disagreement(first: &ResultPayload, second: &ResultPayload) -> Option<String> {
+    let digest = |p: &ResultPayload| {
+        p.plan
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |plan| plan.plan_content_digest.to_string())
+    };
+    if first.stdout != second.stdout {
+        return Some(format!(
+            "two plan runs under the same inputs wrote different plans ({} and {})",
+            digest(first),
+            digest(second)
+        ));
+    }
+    if first.plan != second.plan || first.child_exit_code != second.child_exit_code {
+        return Some(format!(
+            "two plan runs wrote the same plan {} but reported it differently",
+            digest(first)
+        ));
+    }
+    None
+}
+
+/// Checks the dry-run's JSON report against the plan.
+fn check_dry_run(
+    run: &ChildRun,
+    plan: &PlanResult,
+    redactor: &Redactor,
+) -> Result<(), ptah_dataplane::ResultError> {
+    let refused = |child_code: Option<&str>, message: &str| {
+        failure(ErrorCode::PlanDryRunFailed, child_code, message, redactor)
+    };
+    let report: Option<Value> = if run.stdout.truncated() {
+        None
+    } else {
+        serde_json::from_slice(run.stdout.raw()).ok()
+    };
+    let Some(report) = report else {
+        let message = format!("the dry-run exited with {} without a JSON report", run.exit_code);
+        return Err(refused(None, &message));
+    };
+    if let Some(err) = report.get("error").filter(|e| e.is_object()) {
+        let code = err.get("code").and_then(Value::as_str);
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the dry-run failed");
+        return Err(refused(
+            code,
+            &format!("the dry-run of the plan failed: {message}"),
+        ));
+    }
+    let fingerprint = |key: &str| {
+        report
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<Fingerprint>().ok())
+    };
+    let mismatch = if run.exit_code != 0 {
+        Some("exit code")
+    } else if report.get("outcome").and_then(Value::as_str) != Some("dry_run") {
+        Some("outcome")
+    } else if report.get("total").and_then(Value::as_u64) != Some(plan.statement_count) {
+        Some("statement count")
+    } else if report.get("destructive").and_then(Value::as_bool) != Some(plan.destructive) {
+        Some("destructive flag")
+    } else if fingerprint("from_fingerprint") != Some(plan.from_fingerprint) {
+        Some("from_fingerprint")
+    } else if fingerprint("to_fingerprint") != Some(plan.to_fingerprint) {
+        Some("to_fingerprint")
+    } else {
+        None
+    };
+    match mismatch {
+        Some(what) => Err(refused(
+            None,
+            &format!(
+                "the dry-run of plan {} disagrees with it: {what}",
+                plan.plan_content_digest
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+#[path = "planning_tests.rs"]
+mod tests;
