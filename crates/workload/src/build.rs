@@ -9,7 +9,7 @@ use k8s_openapi::{
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
-use ptah_dataplane::{Operation, PROTOCOL_VERSION, env};
+use ptah_dataplane::{Operation, PROTOCOL_VERSION, env, scope};
 
 use crate::{
     JobIntent, OperationInputs, WorkloadError,
@@ -94,8 +94,15 @@ fn check(intent: &JobIntent) -> Result<(), WorkloadError> {
         OperationInputs::Verify {
             resolved_reference, ..
         } => require_pinned("resolved_reference", resolved_reference),
-        OperationInputs::Observe { db, fetch } | OperationInputs::Plan { db, fetch, .. } => {
+        OperationInputs::Observe { db, fetch } => {
             check_db(intent.operation, db)?;
+            require_pinned("fetch.resolved_reference", &fetch.resolved_reference)
+        }
+        OperationInputs::Plan { db, fetch, .. } => {
+            check_db(intent.operation, db)?;
+            let invalid = |field| move |reason| WorkloadError::InvalidScope { field, reason };
+            scope::check_exclude(&db.exclude).map_err(invalid("db.exclude"))?;
+            scope::check_protected_tables(&db.protected_tables).map_err(invalid("db.protected_tables"))?;
             require_pinned("fetch.resolved_reference", &fetch.resolved_reference)
         }
         OperationInputs::Apply { db, fetch, plan } => {
@@ -188,7 +195,6 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
     ];
     let mut mounts = Vec::new();
     let mut volumes = Vec::new();
-    let mut home = v::WORK_DIR.to_owned();
     let mut fetch = None;
     match &intent.inputs {
         OperationInputs::Resolve {
@@ -202,14 +208,7 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
         } => {
             env_vars.push(value(env::REQUESTED_REFERENCE, reference));
             let wiring = c::registry_wiring(access, false)?;
-            for var in wiring.env {
-                // The Docker config layout moves HOME (see `registry_wiring`).
-                if var.name == env::HOME {
-                    home = var.value.unwrap_or_default();
-                } else {
-                    env_vars.push(var);
-                }
-            }
+            env_vars.extend(wiring.env);
             mounts.extend(wiring.mounts);
             volumes.extend(wiring.volumes);
             if let OperationInputs::Verify { policy, .. } = &intent.inputs {
@@ -231,6 +230,13 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             if let Some(dev) = dev_url_from {
                 env_vars.push(secret(env::DEV_URL, dev));
             }
+            // Omitted when empty: the contract reads an absent list as no entries.
+            if !db.exclude.is_empty() {
+                env_vars.push(value(env::EXCLUDE, scope::encode(&db.exclude)));
+            }
+            if !db.protected_tables.is_empty() {
+                env_vars.push(value(env::PROTECTED_TABLES, scope::encode(&db.protected_tables)));
+            }
             fetch = Some(f.clone());
         }
         OperationInputs::Apply { db, fetch: f, plan } => {
@@ -249,7 +255,7 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
     if fetch.is_some() {
         mounts.push(v::mount(v::SCHEMA_SOURCE_VOLUME, v::SOURCE_DIR, true));
     }
-    env_vars.push(value(env::HOME, home));
+    env_vars.push(value(env::HOME, v::WORK_DIR));
     Ok(Plan {
         env: contract_order(env_vars),
         mounts,

@@ -22,7 +22,7 @@ pub const FETCH_SCHEMA_CONTAINER: &str = "fetch-schema";
 /// The main container: the runner supervising `ptah`.
 pub const MAIN_CONTAINER: &str = "ptah";
 /// `DOCKER_CONFIG`, read by `ptah`'s registry client (`ptah_artifact::auth`).
-pub const DOCKER_CONFIG_ENV: &str = "DOCKER_CONFIG";
+pub const DOCKER_CONFIG_ENV: &str = env::DOCKER_CONFIG;
 /// Where the kubelet writes the termination message (the runner's summary goes there).
 pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
 
@@ -64,8 +64,8 @@ fn secret_key(name: &str, secret: &str, key: &str, optional: Option<bool>) -> En
 }
 
 /// How a container reaches the registry. `runs_ptah_directly` is false for the runner, which
-/// passes its child only the contract's variables: `DOCKER_CONFIG` is not among them but `HOME`
-/// is, so the Docker config is laid out as `$HOME/.docker/config.json` and `HOME` points there.
+/// turns `PTAH_PLAIN_HTTP` into `--plain-http` itself; `DOCKER_CONFIG` is a contract variable of
+/// Resolve and Verify, so both kinds of container get it unchanged.
 pub(crate) fn registry_wiring(
     access: &SourceAccess,
     runs_ptah_directly: bool,
@@ -95,11 +95,7 @@ pub(crate) fn registry_wiring(
                 w.volumes.push(v::docker_config(auth, key));
                 w.mounts
                     .push(v::mount(v::DOCKER_CONFIG_VOLUME, v::DOCKER_CONFIG_HOME, true));
-                w.env.push(if runs_ptah_directly {
-                    value(DOCKER_CONFIG_ENV, v::DOCKER_CONFIG_DIR)
-                } else {
-                    value(env::HOME, v::DOCKER_CONFIG_HOME)
-                });
+                w.env.push(value(env::DOCKER_CONFIG, v::DOCKER_CONFIG_DIR));
             }
         }
     }

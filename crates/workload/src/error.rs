@@ -63,4 +63,12 @@ pub enum WorkloadError {
         /// The most allowed.
         max: usize,
     },
+    /// A Plan's exclude or protected-table list is one the runner would refuse.
+    #[error("{field} {reason}")]
+    InvalidScope {
+        /// `db.exclude` or `db.protected_tables`.
+        field: &'static str,
+        /// What is wrong, from [`ptah_dataplane::scope::ScopeError`].
+        reason: ptah_dataplane::scope::ScopeError,
+    },
 }

@@ -64,6 +64,13 @@ pub struct DatabaseAccess {
     pub connect_timeout: Option<String>,
     /// `PTAH_LOCK_TIMEOUT` (Apply only).
     pub lock_timeout: Option<String>,
+    /// `spec.policy.exclude` as snapshotted in the claim: `PTAH_EXCLUDE` of a Plan, omitted when
+    /// empty. Observe reads raw drift and Apply takes the scope recorded in its plan, so neither
+    /// gets it.
+    pub exclude: Vec<String>,
+    /// `spec.policy.protectedTables` as snapshotted in the claim: `PTAH_PROTECTED_TABLES` of a
+    /// Plan only, omitted when empty.
+    pub protected_tables: Vec<String>,
 }
 
 /// The approved plan of an Apply, as projection ConfigMaps.

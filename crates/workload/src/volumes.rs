@@ -41,10 +41,10 @@ pub const FETCH_WORK_VOLUME: &str = "fetch-work";
 pub const FETCH_WORK_DIR: &str = "/fetch-work";
 /// The registry Docker config Secret (DockerConfigJSON mode).
 pub const DOCKER_CONFIG_VOLUME: &str = "registry-docker-config";
-/// Where the Docker config volume is mounted; the file is at `.docker/config.json` below it so
-/// the directory also works as a `HOME` (see `containers::registry_wiring`).
+/// Where the Docker config volume is mounted; the file is at `.docker/config.json` below it
+/// (the layout predates `DOCKER_CONFIG` in the runner's contract and is kept stable).
 pub const DOCKER_CONFIG_HOME: &str = "/credentials/registry";
-/// `DOCKER_CONFIG` for a container that runs `ptah` directly.
+/// `DOCKER_CONFIG` of every container that reaches the registry with a Docker config.
 pub const DOCKER_CONFIG_DIR: &str = "/credentials/registry/.docker";
 /// The registry CA ConfigMap.
 pub const CA_VOLUME: &str = "registry-ca";

@@ -93,6 +93,8 @@ pub fn intent(
                 .as_ref()
                 .map(|d| d.as_str().to_owned()),
             lock_timeout: c.observation_lock_timeout.as_ref().map(|d| d.as_str().to_owned()),
+            exclude: c.observation_exclude.clone(),
+            protected_tables: c.observation_protected_tables.clone(),
         })
     };
     let inputs = match op {

@@ -105,6 +105,9 @@ pub fn db() -> DatabaseAccess {
         expected_target_identity: Some(TARGET_IDENTITY.to_owned()),
         connect_timeout: Some("10s".to_owned()),
         lock_timeout: Some("5s".to_owned()),
+        // Set on every database intent: only the Plan Job may carry them.
+        exclude: vec!["audit_*".to_owned(), "public.tmp_?".to_owned()],
+        protected_tables: vec!["billing.invoices".to_owned(), "users".to_owned()],
     }
 }
 
