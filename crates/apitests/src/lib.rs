@@ -195,3 +195,4 @@ mod tests {
 }
 
 pub mod client;
+pub mod e2e;

@@ -9,7 +9,7 @@ mod common;
 
 use std::{
     collections::HashMap,
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::Command,
     time::{Duration, Instant},
 };
@@ -19,75 +19,18 @@ use common::{admin, namespace};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret};
 use kube::{
     Api,
-    api::{DeleteParams, LogParams, PostParams},
+    api::{DeleteParams, LogParams},
 };
-use ptah_apitests::{ClusterFiles, workspace_root};
+use ptah_apitests::{
+    ClusterFiles,
+    e2e::{create, host_ptah, pod_endpoints},
+};
 use ptah_testservices::TestServices;
 use serde_json::{Value, json};
 
-/// The endpoints file of the cluster directory (`$PTAH_CLUSTER_DIR` or `target/cluster`).
-fn pod_endpoints() -> HashMap<String, String> {
-    let dir = std::env::var_os(ptah_apitests::DIR_ENV)
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| workspace_root().join("target").join("cluster"), PathBuf::from);
-    let path = dir.join("pod-endpoints.env");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run `cargo xtask services up` then `cargo xtask cluster relay`",
-            path.display()
-        )
-    });
-    text.lines()
-        .filter_map(|line| line.strip_prefix("export "))
-        .filter_map(|line| line.split_once('='))
-        .map(|(name, value)| {
-            let value = value
-                .strip_prefix('\'')
-                .and_then(|v| v.strip_suffix('\''))
-                .expect("single-quoted value")
-                .replace(r"'\''", "'");
-            (name.to_owned(), value)
-        })
-        .collect()
-}
-
-/// The host's `ptah`, built like the runner's tests build it (same features as the test run).
-fn ptah() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "--workspace", "--bin", "ptah"])
-        .current_dir(workspace_root())
-        .status()
-        .expect("run cargo build --bin ptah");
-    assert!(status.success(), "cargo build --workspace --bin ptah failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    target.join("debug").join("ptah")
-}
-
-/// `ptah <args> --format json` on the host against the services' registry; the JSON report.
-fn host_ptah(bin: &Path, services: &TestServices, args: &[&str]) -> Value {
-    let out = Command::new(bin)
-        .args(args)
-        .args(["--format", "json"])
-        .env("PTAH_OCI_CA_FILE", &services.registry.ca_path)
-        .env("PTAH_REGISTRY_USERNAME", &services.registry.username)
-        .env("PTAH_REGISTRY_PASSWORD", services.registry.password.expose())
-        .env("PTAH_LOG", "warn")
-        .output()
-        .expect("run ptah");
-    assert!(
-        out.status.success(),
-        "ptah {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
-}
-
 /// Pushes a one-migration artifact from the host; returns its manifest digest.
 fn push_artifact(services: &TestServices, repository: &str) -> String {
-    let bin = ptah();
+    let bin = ptah_apitests::e2e::build_bin("ptah-cli", "ptah");
     let dir = tempfile_dir();
     std::fs::write(
         dir.join("0000000001_probe.up.sql"),
@@ -123,18 +66,6 @@ fn tempfile_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(ptah_apitests::client::unique("pod-reach"));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-async fn create<K>(api: &Api<K>, value: Value) -> K
-where
-    K: kube::Resource
-        + Clone
-        + k8s_openapi::serde::de::DeserializeOwned
-        + k8s_openapi::serde::Serialize
-        + std::fmt::Debug,
-{
-    let object: K = serde_json::from_value(value).expect("object");
-    api.create(&PostParams::default(), &object).await.expect("create")
 }
 
 /// A container of the probe Pod: the image's `ptah` with `args`, read-only root, non-root.

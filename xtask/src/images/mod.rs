@@ -107,7 +107,10 @@ pub fn run_task(args: Args) -> anyhow::Result<()> {
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace(registry.password.expose(), "***")))
     })?;
-    println!("{reference}@{}", built.manifest_digest);
+    let pinned = format!("{reference}@{}", built.manifest_digest);
+    // Tests and the e2e driver read the pinned reference from here (the manager needs digests).
+    std::fs::write(work.join("reference"), format!("{pinned}\n"))?;
+    println!("{pinned}");
     Ok(())
 }
 

@@ -292,13 +292,17 @@ fn placeholder_digest() -> Sha256Digest {
     ptah_fingerprint::Digest::of(b"").into()
 }
 
-/// The operation id: binds the resource, the operation, its inputs, the attempt and the epoch.
+/// The operation id: binds the resource, the operation, its inputs, the attempt, the epoch and
+/// the moment of the claim. The moment makes every claim's id (and so its Job name) unique: a
+/// later cycle with identical inputs must never adopt an earlier cycle's finished Job and its
+/// old result. The id is persisted with the claim and never re-derived.
 pub fn operation_id(
     uid: &str,
     op: SchemaOperationType,
     input: &Sha256Digest,
     attempt: i32,
     epoch: &str,
+    claimed_at: Timestamp,
 ) -> Sha256Digest {
     #[derive(Serialize)]
     struct Id<'a> {
@@ -307,6 +311,7 @@ pub fn operation_id(
         input_fingerprint: &'a str,
         attempt: i32,
         execution_binding_id: &'a str,
+        claimed_at_ns: String,
     }
     digest_of(&Id {
         uid,
@@ -314,6 +319,7 @@ pub fn operation_id(
         input_fingerprint: input.as_str(),
         attempt,
         execution_binding_id: epoch,
+        claimed_at_ns: claimed_at.as_nanosecond().to_string(),
     })
 }
 
@@ -321,7 +327,7 @@ pub fn operation_id(
 pub fn new_claim(o: &Observed<'_>, sources: &ClaimSources<'_>, attempt: i32) -> SchemaOperationStatus {
     let epoch = o.binding.epoch.as_str();
     let input = sources.fingerprint(epoch);
-    let id = operation_id(&o.meta.uid, sources.op, &input, attempt, epoch);
+    let id = operation_id(&o.meta.uid, sources.op, &input, attempt, epoch, o.now);
     let job_name = ptah_workload::job_name(
         &o.meta.name,
         &o.meta.uid,
@@ -369,6 +375,9 @@ pub fn new_claim(o: &Observed<'_>, sources: &ClaimSources<'_>, attempt: i32) -> 
 /// Deadlines written with `dispatchStarted`: the Pod must start its child before the first and
 /// finish before the second.
 pub fn deadlines(now: Timestamp, active_deadline_seconds: i64) -> (Timestamp, Timestamp) {
+    // Whole seconds: the API server stores `Time` at second precision, and the Job read back
+    // must equal the one built before the write.
+    let now = Timestamp::from_second(now.as_second()).unwrap_or(now);
     let window = DISPATCH_WINDOW_SECONDS.min(active_deadline_seconds).max(0) as u64;
     let total = active_deadline_seconds.max(0) as u64;
     (

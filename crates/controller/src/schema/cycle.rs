@@ -64,7 +64,10 @@ pub fn next(o: &Observed<'_>) -> Action {
     match step(o) {
         Step::Wait(after) => Action::Wait { after, renew: None },
         Step::Claim(op) => new_claim(o, op, false),
-        Step::Gate => gate::gate(o, idle),
+        Step::Gate { due } => match gate::gate(o, idle) {
+            Action::Wait { .. } if due => new_claim(o, Op::Resolve, false),
+            action => action,
+        },
     }
 }
 
@@ -80,10 +83,20 @@ fn cycle_due_at(o: &Observed<'_>) -> Timestamp {
         let since = s.last_attempt_time.as_ref().map_or(o.now, |t| t.0);
         return record::after(since, o.spec.execution.failure_retry_interval.as_duration());
     }
-    match s.source.as_ref().and_then(|src| src.resolved_at.as_ref()) {
-        Some(t) => record::after(t.0, o.spec.interval.as_duration()),
-        None => o.now,
-    }
+    // The interval runs from the last step of the previous cycle, so a cycle longer than the
+    // interval still completes (and reaches its gate) before the next one starts.
+    let src = s.source.as_ref();
+    let last = [
+        src.and_then(|x| x.resolved_at.as_ref()),
+        src.and_then(|x| x.verified_at.as_ref()),
+        s.target.as_ref().and_then(|t| t.last_observed_at.as_ref()),
+        s.last_successful_reconciliation.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.0)
+    .max();
+    last.map_or(o.now, |t| record::after(t, o.spec.interval.as_duration()))
 }
 
 /// Refusals that block every Job: unsupported engine, realm not authorized or contested,
@@ -186,7 +199,7 @@ fn execution_binding(o: &Observed<'_>) -> ptah_api::shared::ExecutionBindingStat
 enum Step {
     Wait(Duration),
     Claim(Op),
-    Gate,
+    Gate { due: bool },
 }
 
 /// Where the cycle stands, from the recorded times.
@@ -204,12 +217,20 @@ fn step(o: &Observed<'_>) -> Step {
     let Some(resolved_at) = resolved_at else {
         return Step::Claim(Op::Resolve);
     };
-    if generation_moved || reference_moved || due {
+    if generation_moved || reference_moved || s.phase == Some(SchemaPhase::Failed) {
         return Step::Claim(Op::Resolve);
     }
+    // Mid-cycle the interval does not interrupt; at a rest point it starts the next cycle.
+    let rest = |o: &Observed<'_>| {
+        if due {
+            Step::Claim(Op::Resolve)
+        } else {
+            Step::Wait(idle_wait(o))
+        }
+    };
     let policy = match o.policy {
         PolicyRead::Ok { uid, digest } => (uid, digest),
-        PolicyRead::Refused(_) => return Step::Wait(idle_wait(o)),
+        PolicyRead::Refused(_) => return rest(o),
     };
     let verified_at = src.and_then(|x| x.verified_at.as_ref()).map(|t| t.0);
     let same_policy = src.is_some_and(|x| {
@@ -222,7 +243,7 @@ fn step(o: &Observed<'_>) -> Step {
     }
     if src.and_then(|x| x.verified) != Some(true) {
         // Refused for this digest and this policy: blocked until either changes or the interval.
-        return Step::Wait(idle_wait(o));
+        return rest(o);
     }
     let verified_at = verified_at.unwrap_or(resolved_at);
     let observed_at = s
@@ -236,11 +257,11 @@ fn step(o: &Observed<'_>) -> Step {
     let planned_at = s.last_successful_reconciliation.as_ref().map(|t| t.0);
     if planned_at.is_none_or(|p| p < observed_at) {
         if s.phase == Some(SchemaPhase::Blocked) && blocked_at_plan(o) {
-            return Step::Wait(idle_wait(o));
+            return rest(o);
         }
         return Step::Claim(Op::Plan);
     }
-    Step::Gate
+    Step::Gate { due }
 }
 
 /// A Plan refused this cycle (protected table): no re-plan within the cycle.

@@ -88,13 +88,19 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
         );
     }
     let passed = a.verification_passed == Some(true);
-    let type_ok = a.artifact_type.as_deref() == Some(SCHEMA_ARTIFACT_TYPE);
+    // The type comes from the manifest read at Resolve (same digest) when Verify does not
+    // repeat it: either way it is checked here, independently of what the policy requires.
+    let artifact_type = a
+        .artifact_type
+        .clone()
+        .or_else(|| o.status.source.as_ref().and_then(|x| x.artifact_type.clone()));
+    let type_ok = artifact_type.as_deref() == Some(SCHEMA_ARTIFACT_TYPE);
     if let Some(src) = s.source.as_mut() {
         src.verified = Some(passed && type_ok);
         src.verified_at = Some(record::now(o));
         src.verification_policy_uid = c.verification_policy_uid.clone();
         src.verification_policy_digest = c.verification_policy_digest.clone();
-        src.artifact_type = a.artifact_type.clone();
+        src.artifact_type = artifact_type.clone();
     }
     if !type_ok {
         let m = format!(

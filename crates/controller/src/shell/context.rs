@@ -23,6 +23,8 @@ pub struct ManagerConfig {
     pub coordination_namespace: String,
     /// This replica's identity (Pod name).
     pub identity: String,
+    /// Reconcile only this namespace (all namespaces when `None`).
+    pub watch_namespace: Option<String>,
 }
 
 /// Shared by every reconciliation.

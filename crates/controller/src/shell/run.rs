@@ -112,16 +112,27 @@ pub fn error_policy(schema: Arc<PtahSchema>, error: &ShellError, _ctx: Arc<Conte
     Requeue::requeue(Duration::from_secs(5))
 }
 
-/// Runs the PtahSchema controller until `shutdown` resolves.
+fn scoped<K>(client: &kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    }
+}
+
+/// Runs the PtahSchema controller (over `watch_namespace`, or all) until `shutdown` resolves.
 pub async fn run(
     ctx_parts: impl FnOnce(kube::runtime::reflector::Store<PtahSchema>) -> Context,
     client: kube::Client,
+    watch_namespace: Option<&str>,
     shutdown: impl std::future::Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let schemas: Api<PtahSchema> = Api::all(client.clone());
-    let jobs: Api<k8s_openapi::api::batch::v1::Job> = Api::all(client.clone());
-    let approvals: Api<PtahSchemaApproval> = Api::all(client.clone());
-    let plans: Api<PtahSchemaPlan> = Api::all(client.clone());
+    let schemas: Api<PtahSchema> = scoped(&client, watch_namespace);
+    let jobs: Api<k8s_openapi::api::batch::v1::Job> = scoped(&client, watch_namespace);
+    let approvals: Api<PtahSchemaApproval> = scoped(&client, watch_namespace);
+    let plans: Api<PtahSchemaPlan> = scoped(&client, watch_namespace);
     let controller = Controller::new(schemas, watcher::Config::default().any_semantic());
     let ctx = Arc::new(ctx_parts(controller.store()));
     let job_selector = watcher::Config::default().labels(&format!(

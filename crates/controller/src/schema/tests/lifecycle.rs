@@ -308,3 +308,34 @@ fn status_never_carries_the_plan_sql() {
     let text = serde_json::to_string(&w.status).expect("json");
     assert!(!text.contains("secret_payroll"), "{text}");
 }
+
+#[test]
+fn a_cycle_longer_than_the_interval_still_reaches_its_plan() {
+    let mut w = World::new();
+    w.spec.interval = ptah_api::shared::GoDuration::parse("10s").expect("duration");
+    w.complete(Op::Resolve, World::success);
+    w.now = t(30);
+    w.complete(Op::Verify, World::success);
+    w.now = t(60);
+    w.complete(Op::Observe, World::success);
+    w.now = t(90);
+    w.step();
+    assert_eq!(
+        w.claim().operation_type,
+        Op::Plan,
+        "the interval does not interrupt a cycle"
+    );
+}
+
+#[test]
+fn a_later_cycle_never_reuses_an_earlier_job_name() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.complete(Op::Plan, World::plan_none);
+    let first = w.created[0].clone();
+    w.now = t(601);
+    w.run_until_dispatched(Op::Resolve);
+    assert_ne!(w.claim().job_name, first, "same inputs, new claim, new Job");
+}

@@ -1,0 +1,97 @@
+//! Fixtures of the full-tier (T4) tests: the pod relay's endpoints, host binaries, the locally
+//! built data-plane image, and object creation from JSON.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use kube::{Api, api::PostParams};
+use serde_json::Value;
+
+use crate::{DIR_ENV, workspace_root};
+
+/// The pod relay's endpoints (`target/cluster/pod-endpoints.env`): service URLs as Pods see them.
+pub fn pod_endpoints() -> HashMap<String, String> {
+    let dir = std::env::var_os(DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| workspace_root().join("target").join("cluster"), PathBuf::from);
+    let path = dir.join("pod-endpoints.env");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run `cargo xtask services up` then `cargo xtask cluster relay`",
+            path.display()
+        )
+    });
+    text.lines()
+        .filter_map(|line| line.strip_prefix("export "))
+        .filter_map(|line| line.split_once('='))
+        .map(|(name, value)| {
+            let value = value
+                .strip_prefix('\'')
+                .and_then(|v| v.strip_suffix('\''))
+                .unwrap_or_else(|| panic!("{}: {name} is not single-quoted", path.display()))
+                .replace(r"'\''", "'");
+            (name.to_owned(), value)
+        })
+        .collect()
+}
+
+/// Builds a workspace binary with the test run's cargo and returns its path.
+pub fn build_bin(package: &str, bin: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--bin", bin])
+        .current_dir(workspace_root())
+        .status()
+        .unwrap_or_else(|e| panic!("run cargo build --bin {bin}: {e}"));
+    assert!(status.success(), "cargo build -p {package} --bin {bin} failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join("debug").join(bin)
+}
+
+/// The pinned reference of the data-plane image `cargo xtask images` pushed last.
+pub fn data_plane_image() -> String {
+    let path = workspace_root().join("target/images/data-plane/reference");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run `cargo xtask images` (the e2e driver does)",
+            path.display()
+        )
+    });
+    text.trim().to_owned()
+}
+
+/// Runs the host's `ptah` with `args --format json` against the services' TLS registry and
+/// returns its JSON report; panics with stderr on failure.
+pub fn host_ptah(bin: &Path, services: &ptah_testservices::TestServices, args: &[&str]) -> Value {
+    let out = Command::new(bin)
+        .args(args)
+        .args(["--format", "json"])
+        .env("PTAH_OCI_CA_FILE", &services.registry.ca_path)
+        .env("PTAH_REGISTRY_USERNAME", &services.registry.username)
+        .env("PTAH_REGISTRY_PASSWORD", services.registry.password.expose())
+        .env("PTAH_LOG", "warn")
+        .output()
+        .unwrap_or_else(|e| panic!("run ptah: {e}"));
+    assert!(
+        out.status.success(),
+        "ptah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("ptah {args:?}: not JSON: {e}"))
+}
+
+/// Creates an object from its JSON manifest.
+pub async fn create<K>(api: &Api<K>, value: Value) -> K
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    let object: K = serde_json::from_value(value).unwrap_or_else(|e| panic!("manifest: {e}"));
+    api.create(&PostParams::default(), &object)
+        .await
+        .unwrap_or_else(|e| panic!("create: {e}"))
+}

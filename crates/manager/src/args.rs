@@ -1,0 +1,48 @@
+//! Command-line arguments (each also read from the environment the chart sets).
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use ptah_telemetry::LogFormat;
+
+/// The ptah-operator manager.
+#[derive(Clone, Debug, Parser)]
+#[command(name = "manager", version, about)]
+pub struct Args {
+    /// Namespace of realm Leases, the leader Lease and the state ConfigMap.
+    #[arg(long, env = "PTAH_COORDINATION_NAMESPACE", default_value = "ptah-system")]
+    pub coordination_namespace: String,
+    /// Reconcile PtahSchemas of this namespace only (default: every namespace).
+    #[arg(long, env = "PTAH_WATCH_NAMESPACE")]
+    pub watch_namespace: Option<String>,
+    /// The executor image, pinned by digest (`name@sha256:…`).
+    #[arg(long, env = "PTAH_EXECUTOR_IMAGE")]
+    pub executor_image: String,
+    /// The runner image, pinned by digest.
+    #[arg(long, env = "PTAH_RUNNER_IMAGE")]
+    pub runner_image: String,
+    /// This manager's own image (recorded with every plan; not part of the binding).
+    #[arg(long, env = "PTAH_CONTROLLER_IMAGE", default_value = "unknown")]
+    pub controller_image: String,
+    /// This manager's revision.
+    #[arg(long, env = "PTAH_CONTROLLER_REVISION", default_value = env!("CARGO_PKG_VERSION"))]
+    pub controller_revision: String,
+    /// The executor's version (part of the execution binding).
+    #[arg(long, env = "PTAH_VERSION", default_value = env!("CARGO_PKG_VERSION"))]
+    pub ptah_version: String,
+    /// This replica's identity (the Pod name in a cluster).
+    #[arg(long, env = "POD_NAME", default_value = "manager-local")]
+    pub identity: String,
+    /// Where `/healthz`, `/readyz` and `/metrics` are served.
+    #[arg(long, env = "PTAH_HTTP_ADDR", default_value = "0.0.0.0:8080")]
+    pub http_addr: SocketAddr,
+    /// Name of the leader-election Lease.
+    #[arg(long, default_value = "ptah-operator-leader")]
+    pub leader_lease: String,
+    /// Leader Lease duration in seconds.
+    #[arg(long, default_value_t = 15)]
+    pub leader_lease_seconds: u64,
+    /// Log format: `json` or `pretty` (default: pretty on a terminal, else JSON).
+    #[arg(long, env = "PTAH_LOG_FORMAT")]
+    pub log_format: Option<LogFormat>,
+}

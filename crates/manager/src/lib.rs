@@ -1,0 +1,97 @@
+//! The manager process: the execution binding, leader election, the PtahSchema controller while
+//! leading, and the health and metrics endpoints every replica serves.
+//!
+//! The manager never connects to a database and never reads a Secret: every database operation
+//! is a Job whose Pod holds the credential.
+
+mod args;
+mod http;
+mod leader;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+pub use args::Args;
+use ptah_api::shared::PinnedImage;
+use ptah_controller::{schema::Binding, shell};
+use tokio::sync::watch;
+use tracing::info;
+
+/// Runs the manager until SIGTERM or SIGINT.
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API")?;
+    let binding = binding(&client, &args).await?;
+    info!(epoch = %binding.epoch.as_str(), executor = %binding.executor_image.as_str(), "execution binding");
+    let metrics = Arc::new(ptah_telemetry::Metrics::new());
+    let (ready_tx, ready_rx) = watch::channel(false);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let server = tokio::spawn(http::serve(
+        args.http_addr,
+        metrics.clone(),
+        ready_rx,
+        stop_rx.clone(),
+    ));
+    let config = shell::ManagerConfig {
+        coordination_namespace: args.coordination_namespace.clone(),
+        identity: args.identity.clone(),
+        watch_namespace: args.watch_namespace.clone(),
+    };
+    let leading = tokio::spawn(leader::lead(
+        client,
+        args.clone(),
+        binding,
+        config,
+        metrics,
+        ready_tx,
+        stop_rx,
+    ));
+    shutdown_signal().await;
+    info!("shutting down");
+    let _ = stop_tx.send(true);
+    leading.await.context("the leader task panicked")??;
+    server.await.context("the HTTP server panicked")??;
+    Ok(())
+}
+
+async fn binding(client: &kube::Client, args: &Args) -> anyhow::Result<Binding> {
+    let inputs = ptah_controllerstate::BindingInputs {
+        controller_state_version: ptah_controllerstate::CONTROLLER_STATE_VERSION,
+        ptah_version: args.ptah_version.clone(),
+        executor_image: args.executor_image.clone(),
+        runner_protocol_version: i64::from(ptah_dataplane::PROTOCOL_VERSION),
+    };
+    let state = ptah_controllerstate::ensure(client.clone(), &args.coordination_namespace, inputs)
+        .await
+        .context(
+            "reading the manager state (refusing to start over state this manager does not understand)",
+        )?;
+    Ok(Binding {
+        epoch: state.epoch,
+        controller_state_version: state.inputs.controller_state_version,
+        ptah_version: state.inputs.ptah_version,
+        executor_image: PinnedImage::parse(&args.executor_image)
+            .context("--executor-image must be pinned by digest")?,
+        runner_image: PinnedImage::parse(&args.runner_image)
+            .context("--runner-image must be pinned by digest")?,
+        runner_protocol_version: state.inputs.runner_protocol_version,
+        controller_image: args.controller_image.clone(),
+        controller_revision: args.controller_revision.clone(),
+    })
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
