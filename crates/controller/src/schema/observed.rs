@@ -96,7 +96,8 @@ pub enum JobState {
         finished: Option<Finished>,
         /// The cleanup TTL is set.
         ttl_set: bool,
-        /// Why its Pod could not be created, when the Job controller says so.
+        /// Why its Pod cannot start (admission refused, an image that cannot be pulled, a missing
+        /// Secret key), when that is visible.
         admission_refused: Option<String>,
     },
 }

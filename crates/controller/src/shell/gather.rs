@@ -202,13 +202,18 @@ async fn job(
     } else {
         ResultRead::NotRead
     };
+    let stuck = if finished.is_none() {
+        results::stuck(&ctx.client, &meta.namespace, &uid).await
+    } else {
+        None
+    };
     Ok((
         JobState::Present {
             uid,
             matches_intent,
             finished,
             ttl_set,
-            admission_refused: None,
+            admission_refused: stuck,
         },
         result,
     ))

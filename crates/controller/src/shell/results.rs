@@ -56,3 +56,43 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
         Err(e) => ResultRead::NoFrame(e.to_string()),
     }
 }
+
+/// Waiting reasons that do not resolve by themselves: the Pod will not start until someone acts.
+const STUCK: &[&str] = &[
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+];
+
+/// Why the Job's Pod cannot start (a missing Secret key, an image that cannot be pulled), if it
+/// is stuck; `None` while it progresses or cannot be read.
+pub async fn stuck(client: &Client, namespace: &str, job_uid: &str) -> Option<String> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    let list = pods
+        .list(&ListParams::default().labels(&format!("batch.kubernetes.io/controller-uid={job_uid}")))
+        .await
+        .ok()?;
+    list.items.iter().find_map(|pod| {
+        let status = pod.status.as_ref()?;
+        let all = status
+            .init_container_statuses
+            .iter()
+            .flatten()
+            .chain(status.container_statuses.iter().flatten());
+        all.filter_map(|cs| {
+            let waiting = cs.state.as_ref()?.waiting.as_ref()?;
+            let reason = waiting.reason.as_deref()?;
+            STUCK.contains(&reason).then(|| {
+                format!(
+                    "Pod {} container {}: {reason}: {}",
+                    pod.metadata.name.as_deref().unwrap_or("?"),
+                    cs.name,
+                    waiting.message.as_deref().unwrap_or("")
+                )
+            })
+        })
+        .next()
+    })
+}
