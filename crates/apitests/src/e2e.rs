@@ -95,3 +95,33 @@ where
         .await
         .unwrap_or_else(|e| panic!("create: {e}"))
 }
+
+/// The cache `cargo xtask k8s-bin` builds into (`$PTAH_K8S_CACHE`, else `~/.cache/ptah-operator/k8s`).
+pub fn k8s_cache() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = var("PTAH_K8S_CACHE") {
+        return dir;
+    }
+    var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("/root/.cache"))
+        .join("ptah-operator")
+        .join("k8s")
+}
+
+/// The helm binary built by `cargo xtask k8s-bin` (the newest cached one).
+pub fn helm() -> PathBuf {
+    let root = k8s_cache();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("helm-"))
+        .map(|e| e.path().join("helm"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .unwrap_or_else(|| panic!("no helm under {}/helm-*/; build it with `cargo xtask k8s-bin --only helm`", root.display()))
+}

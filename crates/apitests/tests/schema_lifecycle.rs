@@ -290,7 +290,9 @@ async fn lifecycle(engine: Engine) {
         }
     })).await;
 
-    let mut manager = Manager::start(&ns, &image);
+    // The manager runs as the chart's ServiceAccount with exactly the chart's RBAC.
+    let (kubeconfig, cluster_scoped) = lifecycle::chart_kubeconfig(&client, &ns, &ns, &image).await;
+    let mut manager = Manager::start(&ns, &image, kubeconfig);
     let waiting = |s: &PtahSchema| {
         phase(s) == Some(SchemaPhase::AwaitingApproval)
             && s.status.as_ref().is_some_and(|st| st.plan.is_some())
@@ -408,6 +410,7 @@ async fn lifecycle(engine: Engine) {
         "the database password appeared in a log, Event or status"
     );
     drop(manager);
+    lifecycle::delete_cluster_scoped(&client, &cluster_scoped).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -20,12 +20,14 @@ pub struct Manager {
     bin: PathBuf,
     args: Vec<String>,
     log: PathBuf,
+    kubeconfig: PathBuf,
     child: Option<Child>,
 }
 
 impl Manager {
-    /// Starts `manager` scoped to `namespace` (also its coordination namespace).
-    pub fn start(namespace: &str, image: &str) -> Manager {
+    /// Starts `manager` scoped to `namespace` (also its coordination namespace), authenticated
+    /// by `kubeconfig`.
+    pub fn start(namespace: &str, image: &str, kubeconfig: PathBuf) -> Manager {
         let bin = ptah_apitests::e2e::build_bin("ptah-manager", "manager");
         let dir = workspace_root().join("target/e2e/logs");
         std::fs::create_dir_all(&dir).expect("log dir");
@@ -43,6 +45,7 @@ impl Manager {
             bin,
             args,
             log: dir.join(format!("manager-{namespace}.log")),
+            kubeconfig,
             child: None,
         };
         m.spawn();
@@ -58,7 +61,7 @@ impl Manager {
         let err = log.try_clone().expect("log handle");
         let child = Command::new(&self.bin)
             .args(&self.args)
-            .env("KUBECONFIG", &ClusterFiles::require().admin_kubeconfig)
+            .env("KUBECONFIG", &self.kubeconfig)
             .env("RUST_LOG", "info,ptah_controller=debug")
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(err))
@@ -187,4 +190,93 @@ pub async fn everything_said(client: &Client, namespace: &str, schema: &PtahSche
         text.push_str(e.note.as_deref().unwrap_or_default());
     }
     text
+}
+
+/// A kubeconfig for the manager's own ServiceAccount with exactly the chart's RBAC (rendered by
+/// helm for release `release` in `namespace`): the e2e manager runs with what a real install
+/// grants, so a missing permission — or a needed Secret read — fails the suite.
+pub async fn chart_kubeconfig(client: &Client, namespace: &str, release: &str, image: &str) -> (PathBuf, Vec<(String, String)>) {
+    use k8s_openapi::api::{
+        authentication::v1::TokenRequest,
+        core::v1::ServiceAccount,
+        rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding},
+    };
+    use kube::api::{Patch, PatchParams, PostParams};
+    let chart = workspace_root().join("charts/ptah-operator");
+    let mut cmd = Command::new(ptah_apitests::e2e::helm());
+    cmd.args(["template", release]).arg(&chart).args(["--namespace", namespace]);
+    for key in ["manager", "executor", "runner", "certRotator"] {
+        cmd.args(["--set", &format!("image.{key}={image}")]);
+    }
+    cmd.args(["--show-only", "templates/serviceaccount.yaml", "--show-only", "templates/rbac.yaml"]);
+    let out = cmd.output().expect("run helm template");
+    assert!(out.status.success(), "helm template: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let apply = PatchParams::apply("ptah-e2e").force();
+    let mut account = None;
+    let mut cluster_scoped = Vec::new();
+    for doc in text.split("\n---").filter(|d| d.contains("kind:")) {
+        let value: serde_json::Value = serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("rendered YAML: {e}\n{doc}"));
+        let kind = value["kind"].as_str().unwrap_or_default().to_owned();
+        let name = value["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+        let ns = value["metadata"]["namespace"].as_str().unwrap_or(namespace).to_owned();
+        macro_rules! put {
+            ($t:ty, $api:expr) => {{
+                let api: Api<$t> = $api;
+                api.patch(&name, &apply, &Patch::Apply(&value)).await.unwrap_or_else(|e| panic!("apply {kind} {name}: {e}"));
+            }};
+        }
+        match kind.as_str() {
+            "ServiceAccount" => {
+                put!(ServiceAccount, Api::namespaced(client.clone(), &ns));
+                account = Some((ns.clone(), name.clone()));
+            }
+            "ClusterRole" => {
+                put!(ClusterRole, Api::all(client.clone()));
+                cluster_scoped.push((kind.clone(), name.clone()));
+            }
+            "ClusterRoleBinding" => {
+                put!(ClusterRoleBinding, Api::all(client.clone()));
+                cluster_scoped.push((kind.clone(), name.clone()));
+            }
+            "Role" => put!(Role, Api::namespaced(client.clone(), &ns)),
+            "RoleBinding" => put!(RoleBinding, Api::namespaced(client.clone(), &ns)),
+            other => panic!("unexpected {other} in the rendered RBAC"),
+        }
+    }
+    let (sa_ns, sa) = account.expect("the chart renders the manager's ServiceAccount");
+    let request: TokenRequest = serde_json::from_value(serde_json::json!({"spec": {"expirationSeconds": 7200}})).expect("token request");
+    let token = Api::<ServiceAccount>::namespaced(client.clone(), &sa_ns)
+        .create_token_request(&sa, &PostParams::default(), &request)
+        .await
+        .expect("a token for the manager's ServiceAccount")
+        .status
+        .expect("token status")
+        .token;
+    let admin = std::fs::read_to_string(&ClusterFiles::require().admin_kubeconfig).expect("admin kubeconfig");
+    let admin: serde_json::Value = serde_saphyr::from_str(&admin).expect("kubeconfig YAML");
+    let cluster = admin["clusters"][0]["cluster"].clone();
+    let kubeconfig = serde_json::json!({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "e2e", "cluster": cluster}],
+        "users": [{"name": sa, "user": {"token": token}}],
+        "contexts": [{"name": "e2e", "context": {"cluster": "e2e", "user": sa, "namespace": namespace}}],
+        "current-context": "e2e",
+    });
+    let path = workspace_root().join("target/e2e/logs").join(format!("{namespace}-manager.kubeconfig"));
+    std::fs::create_dir_all(path.parent().expect("dir")).expect("dir");
+    std::fs::write(&path, kubeconfig.to_string()).expect("kubeconfig");
+    (path, cluster_scoped)
+}
+
+/// Deletes cluster-scoped objects a test created (best effort; namespaces are left to expire).
+pub async fn delete_cluster_scoped(client: &Client, objects: &[(String, String)]) {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    use kube::api::DeleteParams;
+    for (kind, name) in objects {
+        let _ = match kind.as_str() {
+            "ClusterRole" => Api::<ClusterRole>::all(client.clone()).delete(name, &DeleteParams::default()).await.map(|_| ()),
+            _ => Api::<ClusterRoleBinding>::all(client.clone()).delete(name, &DeleteParams::default()).await.map(|_| ()),
+        };
+    }
 }
