@@ -19,6 +19,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     step("cargo-nextest present", ensure_nextest)?;
+    // The chart's render tests run helm; it is built from its Go module once and cached.
+    step("helm present", ensure_helm)?;
     step("cargo fmt --check", || {
         run_command(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))
     })?;
@@ -44,6 +46,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .args(&args.nextest_args),
         )
     })
+}
+
+/// A fresh machine has no helm in the cache; build the pinned one (minutes, once).
+fn ensure_helm() -> anyhow::Result<()> {
+    let root = workspace_root();
+    let matrix = crate::k8s::matrix::Matrix::load(&root)?;
+    let minor = matrix.select(None)?;
+    crate::k8s::Binaries::new(minor, &matrix)?.ensure(&[crate::k8s::Component::Helm])
 }
 
 /// A fresh machine has no cargo-nextest; build the pinned release from crates.io.
