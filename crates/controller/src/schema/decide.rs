@@ -16,7 +16,7 @@ use super::{
     claim, cycle,
     observed::{JobState, Observed, ResultRead},
     record::{self, POLL, cond, edit, write_or_wait},
-    settle, verify,
+    settle, settle_apply, verify,
 };
 use crate::conditions::Status;
 
@@ -80,7 +80,7 @@ fn supervise(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
     match o.job {
         JobState::Absent => {
             if apply {
-                settle::apply_unknown(o, c, "the Apply Job is missing after its dispatch was committed")
+                settle_apply::apply_unknown(o, c, "the Apply Job is missing after its dispatch was committed")
             } else {
                 reclaim(
                     o,
@@ -104,7 +104,7 @@ fn supervise(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
                     "the Job under the claimed name differs from the one the claim built"
                 };
                 return if apply {
-                    settle::apply_unknown(o, c, why)
+                    settle_apply::apply_unknown(o, c, why)
                 } else {
                     reclaim(o, c, why)
                 };
@@ -127,7 +127,7 @@ fn supervise(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
             };
             if c.lease_continuity_lost == Some(true) {
                 return if apply {
-                    settle::apply_unknown(o, c, "the realm Lease changed hands while the Apply ran")
+                    settle_apply::apply_unknown(o, c, "the realm Lease changed hands while the Apply ran")
                 } else {
                     reclaim(
                         o,
@@ -154,7 +154,7 @@ fn finished_result(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         ResultRead::PodCount(n) => {
             let why = format!("{n} Pods ran for one operation; nothing can be attributed");
             if apply {
-                settle::apply_unknown(o, c, &why)
+                settle_apply::apply_unknown(o, c, &why)
             } else {
                 settle::failed(o, c, Reason::OperationFailed, &why)
             }
@@ -162,7 +162,7 @@ fn finished_result(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         ResultRead::NoFrame(why) => {
             let why = format!("no valid result frame: {why}");
             if apply {
-                settle::apply_unknown(o, c, &why)
+                settle_apply::apply_unknown(o, c, &why)
             } else {
                 settle::failed(o, c, Reason::OperationFailed, &why)
             }
@@ -170,7 +170,7 @@ fn finished_result(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         ResultRead::Frame(payload) => match verify::bind(o, c, payload) {
             Err((reason, why)) => {
                 if apply {
-                    settle::apply_unknown(o, c, &why)
+                    settle_apply::apply_unknown(o, c, &why)
                 } else {
                     settle::failed(o, c, reason, &why)
                 }

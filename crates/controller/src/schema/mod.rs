@@ -9,6 +9,8 @@ pub mod intent;
 pub mod observed;
 pub mod record;
 mod settle;
+mod settle_apply;
+mod settle_plan;
 mod settle_source;
 mod verify;
 

@@ -122,6 +122,15 @@ where
     }
 }
 
+/// `Api<PartialObjectMeta<_>>` lists and watches with `as=PartialObjectMetadata`: the data of a
+/// ConfigMap never enters the manager through a watch.
+fn scoped_meta(client: &kube::Client, namespace: Option<&str>) -> Api<ptah_managercache::ConfigMapMeta> {
+    match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    }
+}
+
 /// Runs the PtahSchema controller (over `watch_namespace`, or all) until `shutdown` resolves.
 pub async fn run(
     ctx_parts: impl FnOnce(kube::runtime::reflector::Store<PtahSchema>) -> Context,
@@ -140,7 +149,21 @@ pub async fn run(
         ptah_workload::MANAGED_BY_LABEL,
         ptah_workload::MANAGED_BY_VALUE
     ));
+    // A verification-policy ConfigMap changing (recreated: they are immutable) must wake the
+    // schemas that name it; the watch carries metadata only, never the policy bytes.
+    let configmaps: Api<ptah_managercache::ConfigMapMeta> = scoped_meta(&client, watch_namespace);
+    let schema_store = controller.store();
+    let policy_users = move |cm: ptah_managercache::ConfigMapMeta| {
+        let (ns, name) = (cm.namespace(), cm.name_any());
+        schema_store
+            .state()
+            .into_iter()
+            .filter(|s| s.namespace() == ns && s.spec.desired.verification_policy_from.name == name)
+            .map(|s| kube::runtime::reflector::ObjectRef::from(&*s))
+            .collect::<Vec<_>>()
+    };
     controller
+        .watches(configmaps, ptah_managercache::watcher_config(None), policy_users)
         .owns(jobs, job_selector)
         .owns(plans, watcher::Config::default())
         .watches(approvals, watcher::Config::default(), |a: PtahSchemaApproval| {
