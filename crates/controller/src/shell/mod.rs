@@ -8,4 +8,5 @@ mod results;
 mod run;
 
 pub use context::{Context, ManagerConfig};
+pub use perform::write_status;
 pub use run::{FIELD_MANAGER, FINALIZER, ShellError, error_policy, reconcile, run};
