@@ -32,16 +32,113 @@ ptah-operator-state
 {{- end -}}
 
 {{/*
+The fixed names of the admission singleton. They are not release-prefixed: the cert rotator, the
+webhook configurations and the Service must agree on them, and there is one release per cluster.
+*/}}
+{{- define "ptah-operator.webhookService" -}}
+ptah-operator-webhook
+{{- end -}}
+{{- define "ptah-operator.webhookSecret" -}}
+ptah-operator-webhook-tls
+{{- end -}}
+{{- define "ptah-operator.webhookConfiguration" -}}
+ptah-operator
+{{- end -}}
+
+{{/* The cert rotator's ServiceAccount (and Role, ClusterRole) name. */}}
+{{- define "ptah-operator.certRotatorName" -}}
+{{- printf "%s-cert-rotator" (include "ptah-operator.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels selecting one component's Pods; `component` is passed in a dict with the root as `root`. */}}
+{{- define "ptah-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/*
+A Pod template's labels: the release labels, the component and `podLabels`. The chart's own keys
+win over `podLabels`, so no value can give a manager Pod `app.kubernetes.io/managed-by:
+ptah-operator` (which would send it through the operation-pod webhook it serves itself).
+*/}}
+{{- define "ptah-operator.podLabels" -}}
+{{- $own := printf "%s\n%s" (include "ptah-operator.labels" .root) (include "ptah-operator.selectorLabels" .) | fromYaml -}}
+{{- toYaml (merge $own (deepCopy (default (dict) .root.Values.podLabels))) -}}
+{{- end -}}
+
+{{/*
+The caBundle the cert rotator injected into the live webhook configuration, so an upgrade writes
+it back instead of wiping it: the live bundle of the webhook with the same name, else of any live
+webhook of either configuration (all of them are served by one Service with one certificate).
+Empty under `helm template`, `helm lint` and a client-side dry run (`lookup` sees no cluster) and on
+first install; the rotator then injects it.
+*/}}
+{{- define "ptah-operator.liveCABundle" -}}
+{{- $byName := "" -}}
+{{- $any := "" -}}
+{{- range $live := .lives -}}
+{{- range $w := (dig "webhooks" (list) $live) -}}
+{{- $bundle := dig "clientConfig" "caBundle" "" $w -}}
+{{- if and $bundle (eq (toString $w.name) $.name) (not $byName) -}}
+{{- $byName = $bundle -}}
+{{- end -}}
+{{- if and $bundle (not $any) -}}
+{{- $any = $bundle -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- default $any $byName -}}
+{{- end -}}
+
+{{/*
+One webhook's clientConfig: the webhook Service in the release namespace, on `path`, with the live
+caBundle when there is one. Takes a dict: root, name, path, lives.
+*/}}
+{{- define "ptah-operator.webhookClientConfig" -}}
+clientConfig:
+  service:
+    name: {{ include "ptah-operator.webhookService" .root }}
+    namespace: {{ .root.Release.Namespace }}
+    path: {{ .path }}
+    port: 443
+{{- with include "ptah-operator.liveCABundle" . }}
+  caBundle: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Stops the render with message `.`. `fail` and `required` only log under `helm lint`, which would let
+a chart without its required images lint clean; so, reached only there, an include of a template
+that cannot exist fails the lint too, carrying the same message in its error.
+*/}}
+{{- define "ptah-operator.refuse" -}}
+{{- fail . -}}
+{{- include (printf "refused: %s" .) nil -}}
+{{- end -}}
+
+{{/*
+Refuses an image value that is missing or not pinned by digest. Takes a dict: value, name (the
+value's path, e.g. `image.manager`), what (the image, in words) and why (why it must be pinned).
+*/}}
+{{- define "ptah-operator.pinnedImage" -}}
+{{- $image := toString (default "" .value) -}}
+{{- if not $image -}}
+{{- include "ptah-operator.refuse" (printf "%s is required: set it to the %s pinned by digest, <name>@sha256:<64 hex> (e.g. --set %s=registry.example/ptah@sha256:...)" .name .what .name) -}}
+{{- else if not (regexMatch "^[^\\s@]+@sha256:[0-9a-f]{64}$" $image) -}}
+{{- include "ptah-operator.refuse" (printf "%s %q must be pinned by digest (<name>@sha256:<64 hex>): %s" .name $image .why) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 Refuses values the release cannot run with. Included once, from serviceaccount.yaml, so every
-render checks them: required images, a digest-pinned executor, and a trusted namespace.
+render checks them: required images pinned by digest, and a trusted namespace.
 */}}
 {{- define "ptah-operator.validate" -}}
-{{- $_ := required "image.manager is required" .Values.image.manager -}}
-{{- $executor := required "image.executor is required (<name>@sha256:<64 hex>)" .Values.image.executor -}}
-{{- $_ := required "image.runner is required" .Values.image.runner -}}
-{{- if not (regexMatch "^[^\\s@]+@sha256:[0-9a-f]{64}$" $executor) -}}
-{{- fail (printf "image.executor %q must be pinned by digest (<name>@sha256:<64 hex>): plans and approvals bind it" $executor) -}}
-{{- end -}}
+{{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.manager "name" "image.manager" "what" "manager image" "why" "plans record the manager image that made them") -}}
+{{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.executor "name" "image.executor" "what" "Ptah executor image" "why" "plans and approvals bind it") -}}
+{{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.runner "name" "image.runner" "what" "runner image" "why" "plans and approvals bind it") -}}
+{{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.certRotator "name" "image.certRotator" "what" "cert rotator image" "why" "it writes the webhooks' trust anchor") -}}
 {{- range $ns := list .Release.Namespace (include "ptah-operator.coordinationNamespace" .) -}}
 {{- if or (eq $ns "default") (hasPrefix "kube-" $ns) -}}
 {{- fail (printf "namespace %q is shared infrastructure; install ptah-operator into a namespace of its own" $ns) -}}

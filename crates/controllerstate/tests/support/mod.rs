@@ -1,0 +1,244 @@
+//! Shared by the chart tests (`rbac.rs`, `chart.rs`): the cached helm, rendering the chart with its
+//! required values, and reading the rendered objects and RBAC rules.
+//!
+//! Each test file is its own crate and uses a different subset of these.
+#![allow(dead_code)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use serde_json::Value;
+
+pub const BUILD_HELM: &str = "cargo xtask k8s-bin --only helm";
+pub const RELEASE: &str = "ptah";
+pub const RELEASE_NAMESPACE: &str = "ptah-system";
+/// The four image values the chart requires.
+pub const IMAGE_VALUES: [&str; 4] = [
+    "image.manager",
+    "image.executor",
+    "image.runner",
+    "image.certRotator",
+];
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn chart() -> PathBuf {
+    workspace().join("charts/ptah-operator")
+}
+
+/// The cache `cargo xtask k8s-bin` writes to (xtask/src/k8s/mod.rs `cache_root`).
+pub fn cache_root() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("PTAH_K8S_CACHE") {
+        return dir;
+    }
+    var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".cache")))
+        .expect("HOME is set")
+        .join("ptah-operator")
+        .join("k8s")
+}
+
+/// The newest cached `helm-<version>/helm`.
+pub fn helm() -> PathBuf {
+    let root = cache_root();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("helm-"))
+        .map(|e| e.path().join("helm"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop().unwrap_or_else(|| {
+        panic!(
+            "no helm under {}/helm-*/; build it with `{BUILD_HELM}`",
+            root.display()
+        )
+    })
+}
+
+/// A digest-pinned image reference for `component`.
+pub fn pinned(component: &str) -> String {
+    format!("registry.local/{component}@sha256:{}", "a".repeat(64))
+}
+
+/// `--set` arguments for every required image, digest-pinned.
+pub fn image_args() -> Vec<String> {
+    let mut args = Vec::new();
+    for (value, component) in
+        IMAGE_VALUES
+            .iter()
+            .zip(["ptah-manager", "ptah", "ptah-runner", "ptah-cert-rotator"])
+    {
+        args.push("--set".to_owned());
+        args.push(format!("{value}={}", pinned(component)));
+    }
+    args
+}
+
+/// Runs helm with `args`; Ok(stdout) on success, Err(stdout and stderr) on failure.
+pub fn run_helm(args: &[String]) -> Result<String, String> {
+    let out = Command::new(helm())
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run helm: {e}; build it with `{BUILD_HELM}`"));
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    if out.status.success() {
+        Ok(stdout)
+    } else {
+        Err(format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)))
+    }
+}
+
+/// `helm template` of the chart with the required images and `extra` (later `--set`s win).
+pub fn render(extra: &[&str]) -> Result<String, String> {
+    let mut args: Vec<String> = vec![
+        "template".into(),
+        RELEASE.into(),
+        chart().to_str().expect("utf-8 path").into(),
+        "--namespace".into(),
+        RELEASE_NAMESPACE.into(),
+    ];
+    args.extend(image_args());
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    run_helm(&args)
+}
+
+/// Every rendered object, as JSON.
+pub fn objects(text: &str) -> Vec<Value> {
+    let mut docs = Vec::new();
+    let mut current = String::new();
+    for line in text.lines().chain(std::iter::once("---")) {
+        if line == "---" {
+            let doc: Value = serde_saphyr::from_str(&current)
+                .unwrap_or_else(|e| panic!("rendered YAML does not parse: {e}\n{current}"));
+            if !doc.is_null() {
+                docs.push(doc);
+            }
+            current.clear();
+        } else {
+            current.push_str(line);
+            current.push('\n');
+        }
+    }
+    docs
+}
+
+/// The objects of one `app.kubernetes.io/component`.
+pub fn component(docs: &[Value], name: &str) -> Vec<Value> {
+    docs.iter()
+        .filter(|d| d["metadata"]["labels"]["app.kubernetes.io/component"] == name)
+        .cloned()
+        .collect()
+}
+
+pub fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Every forbidden grant in `role`, described; empty when the role is clean.
+pub fn forbidden_grants(role: &Value) -> Vec<String> {
+    let name = role["metadata"]["name"].as_str().unwrap_or("?");
+    let mut found = Vec::new();
+    for (i, rule) in role["rules"].as_array().into_iter().flatten().enumerate() {
+        let mut flag = |what: String| found.push(format!("{name} rule {i}: {what}"));
+        for resource in strings(&rule["resources"]) {
+            if resource.contains('*') {
+                flag(format!("wildcard resource {resource:?}"));
+            }
+            let base = resource.split('/').next().unwrap_or(resource);
+            if base == "secrets" {
+                flag(format!("Secret access {resource:?}"));
+            }
+            if [
+                "pods/exec",
+                "pods/attach",
+                "pods/portforward",
+                "nodes/proxy",
+                "services/proxy",
+            ]
+            .contains(&resource)
+            {
+                flag(format!("{resource} reaches into workloads"));
+            }
+        }
+        for verb in strings(&rule["verbs"]) {
+            if verb.contains('*') {
+                flag("wildcard verb".into());
+            }
+            if ["escalate", "bind", "impersonate"].contains(&verb) {
+                flag(format!("privilege verb {verb}"));
+            }
+        }
+        if strings(&rule["apiGroups"]).iter().any(|g| g.contains('*')) {
+            flag("wildcard apiGroup".into());
+        }
+        if rule.get("nonResourceURLs").is_some() {
+            flag("nonResourceURLs".into());
+        }
+        if rule.get("resources").is_none() {
+            flag("rule without resources".into());
+        }
+    }
+    found
+}
+
+pub fn roles(docs: &[Value]) -> Vec<&Value> {
+    docs.iter()
+        .filter(|d| matches!(d["kind"].as_str(), Some("Role" | "ClusterRole")))
+        .collect()
+}
+
+pub fn one<'d>(docs: &'d [Value], kind: &str) -> &'d Value {
+    let found: Vec<&Value> = docs.iter().filter(|d| d["kind"] == kind).collect();
+    assert_eq!(found.len(), 1, "one {kind}");
+    found[0]
+}
+
+/// The one object of `kind` named `name`.
+pub fn named<'d>(docs: &'d [Value], kind: &str, name: &str) -> &'d Value {
+    let found: Vec<&Value> = docs
+        .iter()
+        .filter(|d| d["kind"] == kind && d["metadata"]["name"] == name)
+        .collect();
+    assert_eq!(found.len(), 1, "one {kind} {name}");
+    found[0]
+}
+
+/// The verbs `role` grants on `group`/`resource`, with the resourceNames they are limited to.
+pub fn grants(role: &Value, group: &str, resource: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for rule in role["rules"].as_array().into_iter().flatten() {
+        if strings(&rule["apiGroups"]).contains(&group) && strings(&rule["resources"]).contains(&resource) {
+            let names: Vec<String> = strings(&rule["resourceNames"])
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            for verb in strings(&rule["verbs"]) {
+                out.push((verb.to_owned(), names.clone()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+pub fn verbs(role: &Value, group: &str, resource: &str) -> Vec<String> {
+    grants(role, group, resource)
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect()
+}
