@@ -1,6 +1,7 @@
 //! Command-line arguments (each also read from the environment the chart sets).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::Parser;
 use ptah_telemetry::LogFormat;
@@ -42,6 +43,20 @@ pub struct Args {
     /// Leader Lease duration in seconds.
     #[arg(long, default_value_t = 15)]
     pub leader_lease_seconds: u64,
+    /// Where the admission webhooks are served (TLS).
+    #[arg(long, env = "PTAH_WEBHOOK_ADDR", default_value = "0.0.0.0:9443")]
+    pub webhook_addr: SocketAddr,
+    /// Directory holding the webhook serving `tls.crt`/`tls.key` (re-read when they change);
+    /// when it does not exist no webhook is served.
+    #[arg(long, env = "PTAH_WEBHOOK_CERT_DIR", default_value = "/etc/ptah/webhook-tls")]
+    pub webhook_cert_dir: PathBuf,
+    /// The manager's own username (`system:serviceaccount:<ns>:<sa>`), the only writer of
+    /// manager-owned objects the write guard admits.
+    #[arg(long, env = "PTAH_MANAGER_USERNAME", default_value = "")]
+    pub manager_username: String,
+    /// Four-eyes: refuse approvals by the last writer of a schema's spec.
+    #[arg(long, env = "PTAH_REQUIRE_DISTINCT_APPROVER")]
+    pub require_distinct_approver: bool,
     /// Log format: `json` or `pretty` (default: pretty on a terminal, else JSON).
     #[arg(long, env = "PTAH_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,

@@ -1,5 +1,5 @@
 //! The manager process: the execution binding, leader election, the PtahSchema controller while
-//! leading, and the health and metrics endpoints every replica serves.
+//! leading, and the health and metrics endpoints and admission webhooks every replica serves.
 //!
 //! The manager never connects to a database and never reads a Secret: every database operation
 //! is a Job whose Pod holds the credential.
@@ -7,6 +7,7 @@
 mod args;
 mod http;
 mod leader;
+mod webhook;
 
 use std::sync::Arc;
 
@@ -33,6 +34,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         ready_rx,
         stop_rx.clone(),
     ));
+    let webhooks = tokio::spawn(webhook::serve(client.clone(), args.clone(), stop_rx.clone()));
     let config = shell::ManagerConfig {
         coordination_namespace: args.coordination_namespace.clone(),
         identity: args.identity.clone(),
@@ -52,6 +54,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let _ = stop_tx.send(true);
     leading.await.context("the leader task panicked")??;
     server.await.context("the HTTP server panicked")??;
+    webhooks.await.context("the webhook server panicked")??;
     Ok(())
 }
 
