@@ -10,14 +10,23 @@ use tokio::sync::watch;
 #[derive(Clone)]
 struct Shared {
     metrics: Arc<Metrics>,
-    ready: watch::Receiver<bool>,
+    ready: Readiness,
+}
+
+/// What `/readyz` waits for.
+#[derive(Clone)]
+pub struct Readiness {
+    /// The execution binding is known and the leader (or standby) loop runs.
+    pub controller: watch::Receiver<bool>,
+    /// The webhook server holds a certificate and listens: the webhook Service may route here.
+    pub webhooks: watch::Receiver<bool>,
 }
 
 /// Serves until `stop` turns true.
 pub async fn serve(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
-    ready: watch::Receiver<bool>,
+    ready: Readiness,
     mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let app = Router::new()
@@ -37,12 +46,18 @@ pub async fn serve(
         .context("the HTTP server failed")
 }
 
-/// Ready once the execution binding is known and the controller (or standby) loop runs.
+/// Ready once the controller (or standby) loop runs and, when webhooks are configured, they
+/// are served: with `failurePolicy: Fail` a replica that cannot answer must not get traffic.
 async fn readyz(State(s): State<Shared>) -> (StatusCode, &'static str) {
-    if *s.ready.borrow() {
-        (StatusCode::OK, "ready")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "starting")
+    let controller = *s.ready.controller.borrow();
+    let webhooks = *s.ready.webhooks.borrow();
+    match (controller, webhooks) {
+        (true, true) => (StatusCode::OK, "ready"),
+        (false, _) => (StatusCode::SERVICE_UNAVAILABLE, "starting"),
+        (true, false) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "waiting for the webhook certificate",
+        ),
     }
 }
 

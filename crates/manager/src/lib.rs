@@ -27,14 +27,24 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     info!(epoch = %binding.epoch.as_str(), executor = %binding.executor_image.as_str(), "execution binding");
     let metrics = Arc::new(ptah_telemetry::Metrics::new());
     let (ready_tx, ready_rx) = watch::channel(false);
+    // Without a certificate directory no webhooks are configured, so readiness does not wait for them.
+    let (webhooks_tx, webhooks_rx) = watch::channel(!args.webhook_cert_dir.is_dir());
     let (stop_tx, stop_rx) = watch::channel(false);
     let server = tokio::spawn(http::serve(
         args.http_addr,
         metrics.clone(),
-        ready_rx,
+        http::Readiness {
+            controller: ready_rx,
+            webhooks: webhooks_rx,
+        },
         stop_rx.clone(),
     ));
-    let webhooks = tokio::spawn(webhook::serve(client.clone(), args.clone(), stop_rx.clone()));
+    let webhooks = tokio::spawn(webhook::serve(
+        client.clone(),
+        args.clone(),
+        webhooks_tx,
+        stop_rx.clone(),
+    ));
     let config = shell::ManagerConfig {
         coordination_namespace: args.coordination_namespace.clone(),
         identity: args.identity.clone(),

@@ -17,21 +17,38 @@ const CERT_POLL: Duration = Duration::from_secs(5);
 pub(crate) async fn serve(
     client: kube::Client,
     args: Args,
+    serving: watch::Sender<bool>,
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     // Logged now: the caller only sees the error at shutdown.
-    run(client, args, stop)
+    run(client, args, serving, stop)
         .await
         .inspect_err(|e| tracing::error!(error = format!("{e:#}"), "admission webhooks failed"))
 }
 
-async fn run(client: kube::Client, args: Args, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+async fn run(
+    client: kube::Client,
+    args: Args,
+    serving: watch::Sender<bool>,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<()> {
     let dir = &args.webhook_cert_dir;
     if !dir.is_dir() {
         warn!(dir = %dir.display(), "webhook certificate directory does not exist; admission webhooks are not served");
         return Ok(());
     }
-    let cert = ReloadingCert::load(dir).context("loading the webhook serving certificate")?;
+    // The Secret is mounted optionally: until the rotator has written it the directory is empty.
+    // Wait for a loadable pair instead of giving up; readiness stays false meanwhile.
+    let cert = loop {
+        match ReloadingCert::load(dir) {
+            Ok(cert) => break cert,
+            Err(e) => warn!(dir = %dir.display(), error = %e, "waiting for the webhook serving certificate"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => return Ok(()),
+            _ = tokio::time::sleep(CERT_POLL) => {}
+        }
+    };
     let tls = ptah_admission::server_config(cert.clone())?;
     let listener = tokio::net::TcpListener::bind(args.webhook_addr)
         .await
@@ -44,6 +61,7 @@ async fn run(client: kube::Client, args: Args, stop: watch::Receiver<bool>) -> a
         warn!("--manager-username is empty: the write guard refuses every write to manager-owned objects");
     }
     info!(addr = %args.webhook_addr, four_eyes = config.require_distinct_approver, "serving admission webhooks");
+    let _ = serving.send(true);
     let watcher = tokio::spawn(cert.watch(CERT_POLL, stop.clone()));
     let router = ptah_admission::router(Admission::new(client, config));
     ptah_admission::serve(listener, tls, router, stop).await?;
