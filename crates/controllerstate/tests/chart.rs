@@ -686,3 +686,36 @@ fn every_manager_object_is_labelled_and_in_the_release_namespace() {
         );
     }
 }
+
+#[test]
+fn a_webhook_namespace_selector_and_a_watch_namespace_scope_a_release() {
+    let docs = rendered(&[
+        "--set",
+        "webhooks.namespaceSelector.matchLabels.ptah-e2e=yes",
+        "--set",
+        "watchNamespace=apps",
+        "--set",
+        "approvals.requireDistinctApprover=true",
+    ]);
+    for (kind, hook) in webhooks(&docs) {
+        assert_eq!(
+            hook["namespaceSelector"],
+            json!({"matchLabels": {"ptah-e2e": "yes"}}),
+            "{kind} {}",
+            hook["name"]
+        );
+    }
+    let args = strings(&manager_container(&docs)["args"]);
+    assert!(args.contains(&"--watch-namespace=apps"), "{args:?}");
+    let default = rendered(&[]);
+    assert!(
+        webhooks(&default)
+            .iter()
+            .all(|(_, h)| h.get("namespaceSelector").is_none())
+    );
+    assert!(
+        !strings(&manager_container(&default)["args"])
+            .iter()
+            .any(|a| a.starts_with("--watch-namespace"))
+    );
+}
