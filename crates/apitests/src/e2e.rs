@@ -55,7 +55,15 @@ pub fn build_bin(package: &str, bin: &str) -> PathBuf {
 
 /// The pinned reference of the data-plane image `cargo xtask images` pushed last.
 pub fn data_plane_image() -> String {
-    let path = workspace_root().join("target/images/data-plane/reference");
+    image_reference("data-plane")
+}
+
+/// The pinned reference of a locally built image (`target/images/<name>/reference`).
+pub fn image_reference(name: &str) -> String {
+    let path = workspace_root()
+        .join("target/images")
+        .join(name)
+        .join("reference");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "{}: {e}; run `cargo xtask images` (the e2e driver does)",
@@ -63,6 +71,18 @@ pub fn data_plane_image() -> String {
         )
     });
     text.trim().to_owned()
+}
+
+/// The kubectl built by `cargo xtask k8s-bin` for the cluster's Kubernetes version.
+pub fn kubectl() -> PathBuf {
+    let version = crate::ClusterFiles::require().version;
+    let path = k8s_cache().join(&version).join("kubectl");
+    assert!(
+        path.is_file(),
+        "{} is missing; build it with `cargo xtask k8s-bin --only kubectl`",
+        path.display()
+    );
+    path
 }
 
 /// Runs the host's `ptah` with `args --format json` against the services' TLS registry and
@@ -98,7 +118,11 @@ where
 
 /// The cache `cargo xtask k8s-bin` builds into (`$PTAH_K8S_CACHE`, else `~/.cache/ptah-operator/k8s`).
 pub fn k8s_cache() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(dir) = var("PTAH_K8S_CACHE") {
         return dir;
     }
@@ -121,7 +145,10 @@ pub fn helm() -> PathBuf {
         .filter(|p| p.is_file())
         .collect();
     found.sort();
-    found
-        .pop()
-        .unwrap_or_else(|| panic!("no helm under {}/helm-*/; build it with `cargo xtask k8s-bin --only helm`", root.display()))
+    found.pop().unwrap_or_else(|| {
+        panic!(
+            "no helm under {}/helm-*/; build it with `cargo xtask k8s-bin --only helm`",
+            root.display()
+        )
+    })
 }

@@ -1,5 +1,8 @@
-//! Support of the schema-lifecycle suite: the manager as a process, the database on the host,
-//! waiting on a PtahSchema, and the credential scan.
+//! Support of the schema suites: the manager as a process, the database on the host, waiting on
+//! a PtahSchema, and the credential scan.
+
+// Each suite that includes this module uses a different part of it.
+#![allow(dead_code)]
 
 use std::{
     path::{Path, PathBuf},
@@ -14,6 +17,8 @@ use kube::{
 };
 use ptah_api::PtahSchema;
 use ptah_apitests::{ClusterFiles, workspace_root};
+
+pub mod app;
 
 /// The manager binary running against the test cluster, killed when dropped.
 pub struct Manager {
@@ -123,13 +128,31 @@ pub fn summary(s: &PtahSchema) -> String {
     )
 }
 
-/// Polls the schema until `pred` holds; panics with its last status and the manager's log tail.
+/// Where a failing wait finds the manager's story: its log tail.
+pub trait Diagnose {
+    /// A few dozen lines explaining what the manager did.
+    fn diagnose(&self) -> String;
+}
+
+impl Diagnose for Manager {
+    fn diagnose(&self) -> String {
+        let log = self.log();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        format!(
+            "manager log ({}) tail:\n{}",
+            self.log_path().display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )
+    }
+}
+
+/// Polls the schema until `pred` holds; panics with its last status and the manager's story.
 pub async fn wait_for(
     api: &Api<PtahSchema>,
     name: &str,
     what: &str,
     timeout: Duration,
-    manager: &Manager,
+    manager: &dyn Diagnose,
     pred: impl Fn(&PtahSchema) -> bool,
 ) -> PtahSchema {
     let deadline = Instant::now() + timeout;
@@ -139,13 +162,10 @@ pub async fn wait_for(
             return s;
         }
         if Instant::now() > deadline {
-            let log = manager.log();
-            let tail: Vec<&str> = log.lines().rev().take(40).collect();
             panic!(
-                "timed out after {timeout:?} waiting for {what}\nstatus: {}\nmanager log ({}) tail:\n{}",
+                "timed out after {timeout:?} waiting for {what}\nstatus: {}\n{}",
                 summary(&s),
-                manager.log_path().display(),
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                manager.diagnose()
             );
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -195,7 +215,12 @@ pub async fn everything_said(client: &Client, namespace: &str, schema: &PtahSche
 /// A kubeconfig for the manager's own ServiceAccount with exactly the chart's RBAC (rendered by
 /// helm for release `release` in `namespace`): the e2e manager runs with what a real install
 /// grants, so a missing permission — or a needed Secret read — fails the suite.
-pub async fn chart_kubeconfig(client: &Client, namespace: &str, release: &str, image: &str) -> (PathBuf, Vec<(String, String)>) {
+pub async fn chart_kubeconfig(
+    client: &Client,
+    namespace: &str,
+    release: &str,
+    image: &str,
+) -> (PathBuf, Vec<(String, String)>) {
     use k8s_openapi::api::{
         authentication::v1::TokenRequest,
         core::v1::ServiceAccount,
@@ -204,26 +229,43 @@ pub async fn chart_kubeconfig(client: &Client, namespace: &str, release: &str, i
     use kube::api::{Patch, PatchParams, PostParams};
     let chart = workspace_root().join("charts/ptah-operator");
     let mut cmd = Command::new(ptah_apitests::e2e::helm());
-    cmd.args(["template", release]).arg(&chart).args(["--namespace", namespace]);
+    cmd.args(["template", release])
+        .arg(&chart)
+        .args(["--namespace", namespace]);
     for key in ["manager", "executor", "runner", "certRotator"] {
         cmd.args(["--set", &format!("image.{key}={image}")]);
     }
-    cmd.args(["--show-only", "templates/serviceaccount.yaml", "--show-only", "templates/rbac.yaml"]);
+    cmd.args([
+        "--show-only",
+        "templates/serviceaccount.yaml",
+        "--show-only",
+        "templates/rbac.yaml",
+    ]);
     let out = cmd.output().expect("run helm template");
-    assert!(out.status.success(), "helm template: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "helm template: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("utf-8");
     let apply = PatchParams::apply("ptah-e2e").force();
     let mut account = None;
     let mut cluster_scoped = Vec::new();
     for doc in text.split("\n---").filter(|d| d.contains("kind:")) {
-        let value: serde_json::Value = serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("rendered YAML: {e}\n{doc}"));
+        let value: serde_json::Value =
+            serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("rendered YAML: {e}\n{doc}"));
         let kind = value["kind"].as_str().unwrap_or_default().to_owned();
         let name = value["metadata"]["name"].as_str().unwrap_or_default().to_owned();
-        let ns = value["metadata"]["namespace"].as_str().unwrap_or(namespace).to_owned();
+        let ns = value["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or(namespace)
+            .to_owned();
         macro_rules! put {
             ($t:ty, $api:expr) => {{
                 let api: Api<$t> = $api;
-                api.patch(&name, &apply, &Patch::Apply(&value)).await.unwrap_or_else(|e| panic!("apply {kind} {name}: {e}"));
+                api.patch(&name, &apply, &Patch::Apply(&value))
+                    .await
+                    .unwrap_or_else(|e| panic!("apply {kind} {name}: {e}"));
             }};
         }
         match kind.as_str() {
@@ -245,7 +287,9 @@ pub async fn chart_kubeconfig(client: &Client, namespace: &str, release: &str, i
         }
     }
     let (sa_ns, sa) = account.expect("the chart renders the manager's ServiceAccount");
-    let request: TokenRequest = serde_json::from_value(serde_json::json!({"spec": {"expirationSeconds": 7200}})).expect("token request");
+    let request: TokenRequest =
+        serde_json::from_value(serde_json::json!({"spec": {"expirationSeconds": 7200}}))
+            .expect("token request");
     let token = Api::<ServiceAccount>::namespaced(client.clone(), &sa_ns)
         .create_token_request(&sa, &PostParams::default(), &request)
         .await
@@ -263,7 +307,9 @@ pub async fn chart_kubeconfig(client: &Client, namespace: &str, release: &str, i
         "contexts": [{"name": "e2e", "context": {"cluster": "e2e", "user": sa, "namespace": namespace}}],
         "current-context": "e2e",
     });
-    let path = workspace_root().join("target/e2e/logs").join(format!("{namespace}-manager.kubeconfig"));
+    let path = workspace_root()
+        .join("target/e2e/logs")
+        .join(format!("{namespace}-manager.kubeconfig"));
     std::fs::create_dir_all(path.parent().expect("dir")).expect("dir");
     std::fs::write(&path, kubeconfig.to_string()).expect("kubeconfig");
     (path, cluster_scoped)
@@ -275,8 +321,14 @@ pub async fn delete_cluster_scoped(client: &Client, objects: &[(String, String)]
     use kube::api::DeleteParams;
     for (kind, name) in objects {
         let _ = match kind.as_str() {
-            "ClusterRole" => Api::<ClusterRole>::all(client.clone()).delete(name, &DeleteParams::default()).await.map(|_| ()),
-            _ => Api::<ClusterRoleBinding>::all(client.clone()).delete(name, &DeleteParams::default()).await.map(|_| ()),
+            "ClusterRole" => Api::<ClusterRole>::all(client.clone())
+                .delete(name, &DeleteParams::default())
+                .await
+                .map(|_| ()),
+            _ => Api::<ClusterRoleBinding>::all(client.clone())
+                .delete(name, &DeleteParams::default())
+                .await
+                .map(|_| ()),
         };
     }
 }

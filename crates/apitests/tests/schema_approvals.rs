@@ -1,0 +1,271 @@
+//! T4 (`e2e_schema_approvals_…`, phase `schema-approvals` of `cargo xtask e2e --suite
+//! schema-approvals`): `helm install` the chart with the locally built images; the manager
+//! becomes ready (the cert rotator has issued the webhook certificate); the schema lifecycle
+//! passes through a real approval made with `kubectl` by an unprivileged person, stamped with
+//! that person's identity by the admission webhook although the manifest forged another; `helm
+//! uninstall` leaves the database untouched.
+
+mod common;
+mod lifecycle;
+
+use std::{
+    path::Path,
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use k8s_openapi::api::{
+    apps::v1::Deployment,
+    core::v1::{Namespace, Pod, Secret},
+    rbac::v1::RoleBinding,
+};
+use kube::{
+    Api, Client, ResourceExt,
+    api::{ListParams, LogParams, Patch, PatchParams},
+};
+use lifecycle::{
+    Diagnose,
+    app::{App, Engine, phase},
+    everything_said, wait_for,
+};
+use ptah_api::{PtahSchema, PtahSchemaApproval, schema::SchemaPhase};
+use ptah_apitests::{
+    ClusterFiles,
+    e2e::{create, helm, image_reference, kubectl},
+    workspace_root,
+};
+use serde_json::json;
+
+const STEP: Duration = Duration::from_secs(300);
+
+/// The in-cluster manager's story: its Pods' log tails.
+struct InCluster {
+    client: Client,
+    namespace: String,
+}
+
+impl Diagnose for InCluster {
+    fn diagnose(&self) -> String {
+        let (client, ns) = (self.client.clone(), self.namespace.clone());
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let pods: Api<Pod> = Api::namespaced(client, &ns);
+                let mut out = String::new();
+                for pod in pods
+                    .list(&ListParams::default())
+                    .await
+                    .map(|l| l.items)
+                    .unwrap_or_default()
+                {
+                    let params = LogParams {
+                        tail_lines: Some(30),
+                        ..LogParams::default()
+                    };
+                    let log = pods
+                        .logs(&pod.name_any(), &params)
+                        .await
+                        .unwrap_or_else(|e| e.to_string());
+                    out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
+                }
+                out
+            })
+        })
+        .join()
+        .unwrap_or_default()
+    }
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn helm_cmd(kubeconfig: &Path) -> Command {
+    let mut cmd = Command::new(helm());
+    cmd.env("KUBECONFIG", kubeconfig);
+    cmd
+}
+
+async fn pull_secret(client: &Client, ns: &str, app: &App) {
+    let auth = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        format!(
+            "{}:{}",
+            app.services.registry.username,
+            app.services.registry.password.expose()
+        ),
+    );
+    let docker = json!({"auths": {app.services.registry.host.clone(): {"auth": auth}}}).to_string();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    create(
+        &secrets,
+        json!({"metadata": {"name": "pull"}, "type": "kubernetes.io/dockerconfigjson",
+        "stringData": {".dockerconfigjson": docker}}),
+    )
+    .await;
+}
+
+async fn ready_replicas(client: &Client, ns: &str, name: &str) -> i32 {
+    let d: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    d.get_opt(name)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|d| d.status)
+        .and_then(|s| s.ready_replicas)
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
+    let cluster = ClusterFiles::require();
+    let app = App::setup(Engine::Postgres, "e2e-approvals").await;
+    let client = app.client.clone();
+    // Only this application namespace is reconciled and guarded by this release's webhooks.
+    let scope = format!("ptah-e2e={}", app.ns);
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .patch(
+            &app.ns,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"ptah-e2e": app.ns}}})),
+        )
+        .await
+        .expect("label the application namespace");
+    let release_ns = common::namespace(&client, "ptah-system").await;
+    pull_secret(&client, &release_ns, &app).await;
+    let release = "ptah";
+    let chart = workspace_root().join("charts/ptah-operator");
+    let install = run(helm_cmd(&cluster.admin_kubeconfig)
+        .args(["install", release])
+        .arg(&chart)
+        .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
+        .args(["--set", &format!("image.manager={}", image_reference("manager"))])
+        .args([
+            "--set",
+            &format!("image.certRotator={}", image_reference("cert-rotator")),
+        ])
+        .args(["--set", &format!("image.executor={}", app.image)])
+        .args(["--set", &format!("image.runner={}", app.image)])
+        .args(["--set", "imagePullSecrets[0].name=pull"])
+        .args(["--set", &format!("watchNamespace={}", app.ns)])
+        .args([
+            "--set",
+            &format!("webhooks.namespaceSelector.matchLabels.ptah-e2e={}", app.ns),
+        ]));
+    assert!(install.contains("STATUS: deployed"), "{install}");
+    let manager = InCluster {
+        client: client.clone(),
+        namespace: release_ns.clone(),
+    };
+    // Ready means the webhook certificate was issued and loaded by every replica.
+    let deadline = Instant::now() + STEP;
+    while ready_replicas(&client, &release_ns, "ptah-ptah-operator-manager").await < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the manager never became ready\n{}",
+            manager.diagnose()
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let _ = &scope;
+
+    let waiting = |s: &PtahSchema| {
+        phase(s) == Some(SchemaPhase::AwaitingApproval)
+            && s.status.as_ref().is_some_and(|st| st.plan.is_some())
+    };
+    let s = wait_for(
+        &app.schemas,
+        "orders",
+        "a plan awaiting approval",
+        STEP,
+        &manager,
+        waiting,
+    )
+    .await;
+    let plan = s.status.as_ref().and_then(|st| st.plan.clone()).expect("plan");
+
+    // A person with the chart's approver role (created by the chart, bound here by hand).
+    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), &app.ns);
+    create(&bindings, json!({
+        "metadata": {"name": "approver"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ptah-ptah-operator-approver"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": cluster.user_name}]
+    })).await;
+    let manifest = json!({
+        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
+        "metadata": {"name": "approve-by-person", "namespace": app.ns},
+        "spec": {
+            "schemaRef": {"name": "orders", "uid": s.uid().expect("uid")},
+            "planRef": {"name": plan.name, "uid": plan.uid},
+            "planFingerprint": plan.fingerprint,
+            "approver": {"username": "mallory", "groups": ["system:masters"]}
+        }
+    });
+    let file = workspace_root()
+        .join("target/e2e/logs")
+        .join(format!("{}-approval.json", app.ns));
+    std::fs::write(&file, manifest.to_string()).expect("approval manifest");
+    run(Command::new(kubectl())
+        .env("KUBECONFIG", &cluster.user_kubeconfig)
+        .arg("create")
+        .arg("-f")
+        .arg(&file));
+    let approvals: Api<PtahSchemaApproval> = Api::namespaced(client.clone(), &app.ns);
+    let stamped = approvals.get("approve-by-person").await.expect("the approval");
+    let approver = stamped.spec.approver.expect("stamped approver");
+    assert_eq!(
+        approver.username, cluster.user_name,
+        "the webhook stamps the requester, not what the client wrote"
+    );
+    assert!(!approver.groups.iter().any(|g| g == "system:masters"));
+    assert!(stamped.spec.mutation_request_uid.is_some());
+
+    let in_sync = |s: &PtahSchema| {
+        phase(s) == Some(SchemaPhase::InSync) && s.status.as_ref().is_some_and(|st| st.applied.is_some())
+    };
+    let done = wait_for(
+        &app.schemas,
+        "orders",
+        "InSync after the approved Apply",
+        STEP,
+        &manager,
+        in_sync,
+    )
+    .await;
+    assert!(app.engine_has_table("items").await);
+
+    let said = everything_said(&client, &app.ns, &done).await + &manager.diagnose();
+    assert!(
+        !said.contains(&app.password),
+        "the database password appeared in a log, Event or status"
+    );
+
+    run(helm_cmd(&cluster.admin_kubeconfig).args([
+        "uninstall",
+        release,
+        "--namespace",
+        &release_ns,
+        "--wait",
+    ]));
+    assert!(
+        app.engine_has_table("items").await && app.engine_has_table("audit").await,
+        "uninstall leaves the database untouched"
+    );
+    let still = app
+        .schemas
+        .get("orders")
+        .await
+        .expect("the PtahSchema outlives the release (CRDs stay)");
+    assert_eq!(phase(&still), Some(SchemaPhase::InSync));
+}
