@@ -207,13 +207,14 @@ async fn e2e_cluster_services_manager_pod_reaches_the_api_through_the_kubernetes
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let pod = pods.get("manager").await.expect("get pod");
-    assert!(
+    // The kubelet reports the Pod IP a moment after the container started.
+    let on_bridge = |pod: &Pod| {
         pod.status
-            .and_then(|s| s.pod_ip)
-            .is_some_and(|ip| ip.starts_with("10.244.77.")),
-        "the manager runs on the CNI bridge"
-    );
+            .as_ref()
+            .and_then(|s| s.pod_ip.as_ref())
+            .is_some_and(|ip| ip.starts_with("10.244.77."))
+    };
+    wait_pod(&pods, "manager", Duration::from_secs(30), on_bridge).await;
 
     let _ = bindings.delete(&binding, &DeleteParams::default()).await;
     delete_namespace(&client, &ns).await;
@@ -329,18 +330,27 @@ async fn e2e_cluster_services_a_pod_behind_a_service_is_reached_by_api_server_ho
     );
     assert_eq!(proxied.trim(), GREETING);
 
-    // This host, on the Pod IP (over the bridge) and on the ClusterIP (kube-proxy's rules).
+    // This host, on the Pod IP (over the bridge) and on the ClusterIP (kube-proxy's rules, which
+    // follow the EndpointSlice within its sync period: retried for a while).
     for addr in [format!("{pod_ip}:8080"), format!("{cluster_ip}:80")] {
-        let target = addr.clone();
-        let response = tokio::task::spawn_blocking(move || http_get(&target))
-            .await
-            .expect("join")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let response = loop {
+            let target = addr.clone();
+            match tokio::task::spawn_blocking(move || http_get(&target))
+                .await
+                .expect("join")
+            {
+                Ok(response) => break response,
+                Err(e) if Instant::now() > deadline => panic!("{e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+            }
+        };
         assert!(response.contains(GREETING), "{addr} answered {response:?}");
     }
 
     // Another Pod, through the Service's environment variables and kube-proxy.
-    let fetch = "exec /bin/busybox wget -q -T 5 -O- http://$WEB_SERVICE_HOST:$WEB_SERVICE_PORT/";
+    // No `-T`: busybox-static 1.35's wget segfaults with it; the wait below bounds the time.
+    let fetch = "exec /bin/busybox wget -q -O- http://$WEB_SERVICE_HOST:$WEB_SERVICE_PORT/";
     create(
         &pods,
         json!({

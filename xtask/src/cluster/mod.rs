@@ -4,7 +4,12 @@
 //!   service-account signing keys, `Node,RBAC` authorization and the default admission plugins
 //!   (plus NodeRestriction).
 //! * `--tier full` (T4): plus kube-controller-manager, kube-scheduler and a kubelet (see
-//!   [`node`]).
+//!   [`node`]), kube-proxy for Services with the `kubernetes` Service's endpoint on the bridge
+//!   gateway (see [`proxy`]), and the pod relay.
+//!
+//! kube-apiserver runs with `--enable-aggregator-routing=true` in both tiers: admission webhooks
+//! behind a Service are called on a Pod IP. `up` restarts a running API server alone (etcd and
+//! PKI kept) when its flags changed.
 //!
 //! Everything lives in `target/cluster/`: `pki/`, one directory per process (log, pid, data),
 //! `admin.kubeconfig` (system:masters), `user.kubeconfig` (an unprivileged person,
@@ -16,15 +21,18 @@
 pub mod kubeconfig;
 mod node;
 pub mod pki;
+mod proc;
+mod proxy;
 
 use std::{
     fs,
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::Command,
     time::{Duration, Instant},
 };
 
 use anyhow::{Context, bail};
+use proc::Proc;
 use serde_json::{Value, json};
 
 use crate::{
@@ -116,74 +124,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Action::Status => cluster.status(),
         Action::Relay => cluster.relay(),
         Action::RelayServe(_) => Ok(()),
-    }
-}
-
-/// One process of the cluster.
-pub(crate) struct Proc {
-    /// Directory name under `target/cluster/` and label.
-    pub name: &'static str,
-    /// The program (absolute path).
-    pub program: PathBuf,
-    /// Its arguments; one of them carries [`Proc::marker`].
-    pub args: Vec<String>,
-    /// Extra environment.
-    pub env: Vec<(String, String)>,
-    /// A path of ours in its command line (`--opt=PATH`), which recognises it.
-    pub marker: PathBuf,
-    /// How long it may take to become ready.
-    pub timeout: Duration,
-}
-
-impl Proc {
-    fn program_name(&self) -> String {
-        self.program
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    }
-
-    fn dir(&self, root: &Path) -> PathBuf {
-        root.join(self.name)
-    }
-
-    fn running(&self, root: &Path) -> Option<u32> {
-        process::recorded(&self.dir(root), &self.program_name(), &self.marker)
-    }
-
-    /// Starts it detached (log in its dir) and waits until `ready` answers.
-    fn start(&self, root: &Path, ready: impl FnMut() -> bool) -> anyhow::Result<u32> {
-        let dir = self.dir(root);
-        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let log = dir.join("log");
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args);
-        let mut env_prefix = Vec::new();
-        for (name, value) in &self.env {
-            env_prefix.push(format!("{name}={value}"));
-        }
-        // `spawn_detached` runs `setsid PROGRAM ARGS`; `env` in front carries the variables.
-        let pid = if env_prefix.is_empty() {
-            process::spawn_detached(&cmd, &log, &dir)?
-        } else {
-            let mut with_env = Command::new("env");
-            with_env.args(&env_prefix).arg(&self.program).args(&self.args);
-            process::spawn_detached(&with_env, &log, &dir)?
-        };
-        process::wait_ready(self.name, pid, self.timeout, &log, ready)?;
-        Ok(pid)
-    }
-
-    fn stop(&self) -> anyhow::Result<()> {
-        let pids = process::find(&self.program_name(), &self.marker);
-        if pids.is_empty() {
-            eprintln!("    {}: not running", self.name);
-        }
-        for pid in pids {
-            process::stop(pid, "TERM")?;
-            eprintln!("    {}: stopped pid {pid}", self.name);
-        }
-        Ok(())
     }
 }
 
@@ -282,10 +222,14 @@ impl Cluster {
                 "--authorization-mode=Node,RBAC".to_owned(),
                 // The default plugins stay on; NodeRestriction is what kubeadm adds.
                 "--enable-admission-plugins=NodeRestriction".to_owned(),
-                "--service-cluster-ip-range=10.96.0.0/16".to_owned(),
+                format!("--service-cluster-ip-range={}", proxy::SERVICE_CIDR),
                 "--allow-privileged=true".to_owned(),
                 "--profiling=false".to_owned(),
                 "--enable-priority-and-fairness=true".to_owned(),
+                // Webhooks and aggregated APIs behind a Service are called on an endpoint (Pod)
+                // IP, which this host reaches over the bridge, instead of the ClusterIP, which
+                // only kube-proxy's rules (full tier) make reachable.
+                "--enable-aggregator-routing=true".to_owned(),
             ],
             env: Vec::new(),
             marker: dir,
@@ -341,6 +285,7 @@ impl Cluster {
                 Component::KubeControllerManager,
                 Component::KubeScheduler,
                 Component::Kubelet,
+                Component::KubeProxy,
             ]);
         }
         step(&format!("binaries for Kubernetes {version}"), || {
@@ -355,8 +300,20 @@ impl Cluster {
             && self.apiserver().running(&self.root).is_some()
             && self.etcd_healthy()
             && self.apiserver_ready();
-        if same_version && api_running {
+        let apiserver = self.apiserver();
+        let current_flags = apiserver
+            .running(&self.root)
+            .is_some_and(|pid| apiserver.runs_these_args(pid));
+        if same_version && api_running && current_flags {
             eprintln!("    API tier of {version} running and ready: kept");
+        } else if same_version && api_running {
+            // Only the flags changed: keep etcd's data and the PKI, so that the objects and
+            // credentials of whoever uses the cluster survive.
+            step("kube-apiserver with changed flags: restart it alone", || {
+                apiserver.stop()?;
+                process::ensure_port_free(self.apiserver_port, "kube-apiserver")?;
+                apiserver.start(&self.root, || self.apiserver_ready()).map(|_| ())
+            })?;
         } else {
             step("stop what runs from target/cluster", || self.stop_all())?;
             step("fresh target/cluster with PKI and kubeconfigs", || self.prepare())?;
@@ -374,7 +331,6 @@ impl Cluster {
                     etcd.start(&self.root, || self.etcd_healthy()).map(|_| ())
                 },
             )?;
-            let apiserver = self.apiserver();
             step(
                 &format!("kube-apiserver {version} on 127.0.0.1:{}", self.apiserver_port),
                 || {
@@ -391,12 +347,15 @@ impl Cluster {
         if tier == Tier::Full {
             let full_started = Instant::now();
             node::up(self)?;
+            proxy::up(self, node::POD_SUBNET)?;
             eprintln!(
                 "    full tier ready {:.1}s after its first component started",
                 full_started.elapsed().as_secs_f64()
             );
             self.write_state(Tier::Full)?;
-            step("pod relay to the test services", || relay::up(&self.root))?;
+            step("pod relay (API server and test services)", || {
+                relay::up(&self.root, self.apiserver_port)
+            })?;
         }
         eprintln!(
             "cluster up ({} tier, Kubernetes {version}) in {:.1}s; kubectl --kubeconfig {}",
@@ -460,6 +419,7 @@ impl Cluster {
     fn all_procs(&self) -> Vec<Proc> {
         let mut procs = vec![self.etcd(), self.apiserver()];
         procs.extend(node::procs(self));
+        procs.push(proxy::proc(self));
         procs
     }
 
@@ -468,7 +428,8 @@ impl Cluster {
         for proc in self.all_procs().iter().rev() {
             proc.stop()?;
         }
-        node::clean_host(self)
+        node::clean_host(self)?;
+        proxy::clean_host(self)
     }
 
     fn down(&self) -> anyhow::Result<()> {
@@ -489,7 +450,9 @@ impl Cluster {
     fn relay(&self) -> anyhow::Result<()> {
         fs::create_dir_all(&self.root).context("cannot create target/cluster")?;
         let _lock = self.lock()?;
-        step("pod relay to the test services", || relay::up(&self.root))
+        step("pod relay (API server and test services)", || {
+            relay::up(&self.root, self.apiserver_port)
+        })
     }
 
     fn status(&self) -> anyhow::Result<()> {
@@ -579,5 +542,12 @@ mod tests {
                 .args
                 .contains(&"--etcd-servers=http://127.0.0.1:3".to_owned())
         );
+        for flag in [
+            "--enable-aggregator-routing=true",
+            "--service-cluster-ip-range=10.96.0.0/16",
+        ] {
+            assert!(apiserver.args.contains(&flag.to_owned()), "{flag}");
+        }
+        assert!(cluster.all_procs().iter().any(|p| p.name == "kube-proxy"));
     }
 }

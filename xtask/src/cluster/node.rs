@@ -29,7 +29,7 @@ const KUBELET_HEALTHZ_PORT: u16 = 56248;
 /// The CNI bridge this node creates (removed by `down`).
 const BRIDGE: &str = "ptahcni0";
 /// The pod subnet on that bridge.
-const POD_SUBNET: &str = "10.244.77.0/24";
+pub(super) const POD_SUBNET: &str = "10.244.77.0/24";
 /// The cgroup (in every v1 hierarchy) under which the kubelet puts pods.
 const CGROUP_ROOT: &str = "ptah";
 /// Debian packages of the node.
@@ -60,7 +60,7 @@ fn controller_manager(cluster: &Cluster) -> Proc {
             format!("--root-ca-file={}", file("ca.crt")),
             format!("--cluster-signing-cert-file={}", file("ca.crt")),
             "--controllers=*,-bootstrapsigner,-tokencleaner,-csrsigning".to_owned(),
-            "--service-cluster-ip-range=10.96.0.0/16".to_owned(),
+            format!("--service-cluster-ip-range={}", super::proxy::SERVICE_CIDR),
             "--profiling=false".to_owned(),
         ],
         env: Vec::new(),

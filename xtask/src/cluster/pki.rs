@@ -1,6 +1,6 @@
 //! The cluster's PKI, generated in Rust (rcgen, ECDSA P-256): one CA, the API server's serving
 //! certificate, client certificates for the admin, an unprivileged user, the controller manager,
-//! the scheduler, the kubelet (client and serving) and the API server's kubelet client, plus the
+//! the scheduler, kube-proxy, the kubelet (client and serving) and the API server's kubelet client, plus the
 //! service-account signing key pair.
 
 use std::{
@@ -30,6 +30,8 @@ pub const USER: &str = "user";
 pub const CONTROLLER_MANAGER: &str = "controller-manager";
 /// `system:kube-scheduler`.
 pub const SCHEDULER: &str = "scheduler";
+/// `system:kube-proxy`, which the default RBAC binds to `system:node-proxier`.
+pub const KUBE_PROXY: &str = "kube-proxy";
 /// `system:node:<node>` in `system:nodes`.
 pub const KUBELET: &str = "kubelet";
 /// The kubelet's serving certificate.
@@ -92,7 +94,12 @@ pub fn write_all(dir: &Path) -> anyhow::Result<()> {
     let apiserver_sans = [
         "127.0.0.1",
         "localhost",
+        // The `kubernetes` Service's ClusterIP (the first address of the Service range): Pods'
+        // in-cluster configuration connects there (cluster/proxy.rs).
         "10.96.0.1",
+        // The bridge gateway, where the pod relay forwards the API server's port: a Pod may
+        // also connect there directly.
+        "10.244.77.1",
         "kubernetes",
         "kubernetes.default",
         "kubernetes.default.svc",
@@ -132,6 +139,11 @@ pub fn write_all(dir: &Path) -> anyhow::Result<()> {
         Client {
             file: SCHEDULER,
             user: "system:kube-scheduler".to_owned(),
+            groups: &[],
+        },
+        Client {
+            file: KUBE_PROXY,
+            user: "system:kube-proxy".to_owned(),
             groups: &[],
         },
         Client {
@@ -217,6 +229,7 @@ mod tests {
             KUBELET_SERVING,
             CONTROLLER_MANAGER,
             SCHEDULER,
+            KUBE_PROXY,
         ] {
             let (crt, key) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
             let crt = fs::read_to_string(crt).expect("crt");

@@ -1,8 +1,10 @@
-//! The pod relay: lets Pods of the full tier reach the test services, which listen on 127.0.0.1.
+//! The pod relay: lets Pods of the full tier reach the API server and the test services, which
+//! listen on 127.0.0.1.
 //!
 //! Pods live on the CNI bridge `ptahcni0` (10.244.77.0/24) whose gateway, 10.244.77.1, is this
 //! host. The relay listens on the gateway address on the same ports as the services and copies
-//! every connection to 127.0.0.1:<port>, so a Pod reaches PostgreSQL at `10.244.77.1:<pg port>`
+//! every connection to 127.0.0.1:<port>, so a Pod reaches PostgreSQL at `10.244.77.1:<pg port>`,
+//! the API server at `10.244.77.1:<apiserver port>` (the `kubernetes` Service's endpoint)
 //! and the TLS registry at `10.244.77.1:<registry port>` (its certificate has that IP as a SAN).
 //!
 //! `cargo xtask cluster up` (full tier) and `cargo xtask cluster relay` start it detached from
@@ -68,19 +70,18 @@ pub fn running(cluster_root: &Path) -> Vec<u32> {
     process::find(PROGRAM, &dir(cluster_root))
 }
 
-/// Starts the relay (or keeps one forwarding the same ports) and writes the endpoints file. Without
-/// test services there is nothing to relay: it says so and removes a stale endpoints file.
-pub fn up(cluster_root: &Path) -> anyhow::Result<()> {
+/// Starts the relay (or keeps one forwarding the same ports) for the API server's port (the
+/// endpoint of the `kubernetes` Service, see cluster/proxy.rs) and the test services' ports, and
+/// writes the endpoints file. Without test services it relays the API server alone and removes a
+/// stale endpoints file.
+pub fn up(cluster_root: &Path, apiserver_port: u16) -> anyhow::Result<()> {
     let endpoints_file = cluster_root.join(ENDPOINTS_FILE);
-    let services = match TestServices::load() {
-        Ok(services) => services,
-        Err(err) => {
-            eprintln!("    services not up, no pod relay ({err})");
-            let _ = fs::remove_file(&endpoints_file);
-            return Ok(());
-        }
-    };
-    let ports = service_ports(&services)?;
+    let services = TestServices::load();
+    let mut ports = vec![apiserver_port];
+    match &services {
+        Ok(services) => ports.extend(service_ports(services)?),
+        Err(err) => eprintln!("    services not up: the relay forwards the API server only ({err})"),
+    }
     let dir = dir(cluster_root);
     let wanted = render_ports(&ports);
     let pids = running(cluster_root);
@@ -91,7 +92,15 @@ pub fn up(cluster_root: &Path) -> anyhow::Result<()> {
         start(&dir, &ports)?;
         fs::write(dir.join(PORTS_FILE), &wanted).context("cannot record the relay's ports")?;
     }
-    write_env(&endpoints_file, &endpoints(&services)?)
+    match services {
+        Ok(services) => write_env(&endpoints_file, &endpoints(&services)?),
+        Err(_) => match fs::remove_file(&endpoints_file) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                Err(err).with_context(|| format!("cannot remove {}", endpoints_file.display()))
+            }
+            _ => Ok(()),
+        },
+    }
 }
 
 fn start(dir: &Path, ports: &[u16]) -> anyhow::Result<()> {

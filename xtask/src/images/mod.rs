@@ -1,30 +1,75 @@
 //! Container images built without Docker, as OCI image layouts (see [`oci`]).
 //!
 //! * the pause image of the local node (busybox-static in a shell loop that exits on SIGTERM);
-//! * `cargo xtask images`: the data-plane image (`ptah` + `ptah-runner`) from this workspace's
-//!   binaries: the binaries, the shared libraries `ldd` names, CA certificates, `/etc/passwd`
-//!   with the non-root user 65532, `/tmp`; imported into the local cluster's containerd and
-//!   pushed to the TLS registry of `cargo xtask services` through it. The `manager` image waits
-//!   for a `manager` binary in the workspace.
+//! * `cargo xtask images`: the images of this workspace's binaries (see [`IMAGES`]): the
+//!   data-plane image (`ptah` + `ptah-runner`), the manager (`/manager`) and the cert-rotator
+//!   (`/ptah-cert-rotator`, built only when the workspace has that binary). Each holds its
+//!   binaries, the shared libraries `ldd` names, CA certificates, `/etc/passwd` with the non-root
+//!   user 65532 and `/tmp` ([`rootfs`]); it is imported into the local cluster's containerd and
+//!   pushed to the TLS registry of `cargo xtask services` through it, and its pinned reference
+//!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`.
 
 pub mod oci;
+pub mod rootfs;
 
 use std::{
     fs,
-    os::unix::fs::{PermissionsExt, symlink},
+    os::unix::fs::symlink,
     path::{Path, PathBuf},
     process::Command,
 };
 
 use anyhow::{Context, bail};
 use ptah_testservices::TestServices;
+use serde_json::Value;
 
 use crate::step::{cargo, output, run, step, workspace_root};
 
 /// The data-plane image's repository in the services registry.
 pub const DATA_PLANE_REPOSITORY: &str = "ptah/data-plane";
-/// Its tag.
+/// The manager image's repository.
+pub const MANAGER_REPOSITORY: &str = "ptah/manager";
+/// The cert-rotator image's repository.
+pub const CERT_ROTATOR_REPOSITORY: &str = "ptah/cert-rotator";
+/// Their tag.
 pub const TAG: &str = "dev";
+
+/// One image of workspace binaries.
+pub struct Image {
+    /// Directory under `target/images/` (which holds `reference`).
+    pub name: &'static str,
+    /// Repository in the services registry.
+    pub repository: &'static str,
+    /// `(cargo package, binary, path in the image)`; the first is the entrypoint.
+    pub binaries: &'static [(&'static str, &'static str, &'static str)],
+    /// Skipped with a message (instead of failing) while the workspace has no such binary.
+    pub optional: bool,
+}
+
+/// The images `cargo xtask images` builds, in order.
+pub const IMAGES: &[Image] = &[
+    Image {
+        name: "data-plane",
+        repository: DATA_PLANE_REPOSITORY,
+        binaries: &[
+            ("ptah-cli", "ptah", "/usr/local/bin/ptah"),
+            ("ptah-runner", "ptah-runner", "/usr/local/bin/ptah-runner"),
+        ],
+        optional: false,
+    },
+    Image {
+        name: "manager",
+        repository: MANAGER_REPOSITORY,
+        binaries: &[("ptah-manager", "manager", "/manager")],
+        optional: false,
+    },
+    Image {
+        name: "cert-rotator",
+        repository: CERT_ROTATOR_REPOSITORY,
+        binaries: &[("ptah-certrotation", "ptah-cert-rotator", "/ptah-cert-rotator")],
+        optional: true,
+    },
+];
 
 /// Arguments of `cargo xtask images`.
 #[derive(clap::Args)]
@@ -38,137 +83,166 @@ pub struct Args {
 pub fn run_task(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     let profile = if args.release { "release" } else { "debug" };
-    step("cargo build -p ptah-cli -p ptah-runner", || {
-        let mut cmd = cargo();
-        cmd.args(["build", "-p", "ptah-cli", "-p", "ptah-runner"])
-            .current_dir(&root);
-        if args.release {
-            cmd.arg("--release");
+    let bins = workspace_bins(&root)?;
+    let mut wanted: Vec<&Image> = Vec::new();
+    for image in IMAGES {
+        let missing: Vec<&str> = image
+            .binaries
+            .iter()
+            .map(|(_, bin, _)| *bin)
+            .filter(|bin| !bins.iter().any(|b| b == bin))
+            .collect();
+        match (missing.is_empty(), image.optional) {
+            (true, _) => wanted.push(image),
+            (false, true) => eprintln!(
+                "    image {}: skipped, the workspace has no binary {} yet (`cargo build --bin {}` \
+                 would fail); it is built once the binary exists",
+                image.name,
+                missing.join(", "),
+                missing[0]
+            ),
+            (false, false) => bail!(
+                "image {}: the workspace has no binary {}",
+                image.name,
+                missing.join(", ")
+            ),
         }
-        run(&mut cmd)
-    })?;
+    }
+    // One cargo invocation per image, with the same packages the tests build on their own:
+    // features unify per invocation, so a combined build would recompile the dependencies in
+    // yet another feature set.
+    for image in &wanted {
+        let mut build = cargo();
+        build.arg("build").current_dir(&root);
+        if args.release {
+            build.arg("--release");
+        }
+        for (package, bin, _) in image.binaries {
+            build.args(["-p", package, "--bin", bin]);
+        }
+        step(&crate::step::describe(&build), || run(&mut build))?;
+    }
+
     let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cluster = Cluster::require(&root)?;
+    for image in wanted {
+        let pinned = build_and_push(&root, profile, image, &services, &cluster)?;
+        println!("{pinned}");
+    }
+    Ok(())
+}
+
+/// The binary targets of the workspace's packages (`cargo metadata --no-deps`).
+fn workspace_bins(root: &Path) -> anyhow::Result<Vec<String>> {
+    let text = output(
+        cargo()
+            .args(["metadata", "--no-deps", "--format-version", "1"])
+            .current_dir(root),
+    )?;
+    Ok(bin_targets(
+        &serde_json::from_str(&text).context("cargo metadata printed no JSON")?,
+    ))
+}
+
+fn bin_targets(metadata: &Value) -> Vec<String> {
+    metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin")))
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The local cluster's containerd, which imports and pushes the images.
+struct Cluster {
+    socket: PathBuf,
+    hosts_dir: PathBuf,
+}
+
+impl Cluster {
+    fn require(root: &Path) -> anyhow::Result<Self> {
+        let dir = root.join("target").join("cluster").join("containerd");
+        let socket = dir.join("containerd.sock");
+        if !socket.exists() {
+            bail!(
+                "{} does not exist: start the full tier with `cargo xtask cluster up` first (its \
+                 containerd imports and pushes the images)",
+                socket.display()
+            );
+        }
+        Ok(Self {
+            socket,
+            hosts_dir: dir.join("certs.d"),
+        })
+    }
+
+    fn ctr(&self) -> Command {
+        let mut cmd = Command::new("ctr");
+        cmd.arg("--address").arg(&self.socket).args(["-n", "k8s.io"]);
+        cmd
+    }
+}
+
+/// Builds the layout of `image`, imports it, pushes it and writes its pinned reference.
+fn build_and_push(
+    root: &Path,
+    profile: &str,
+    image: &Image,
+    services: &TestServices,
+    cluster: &Cluster,
+) -> anyhow::Result<String> {
     let registry = &services.registry;
-    let reference = format!("{}/{DATA_PLANE_REPOSITORY}:{TAG}", registry.host);
-    let work = root.join("target").join("images").join("data-plane");
+    let reference = format!("{}/{}:{TAG}", registry.host, image.repository);
+    let work = root.join("target").join("images").join(image.name);
     let built = step(&format!("OCI layout {reference}"), || {
         let bins = root.join("target").join(profile);
+        let files: Vec<(PathBuf, &str)> = image
+            .binaries
+            .iter()
+            .map(|(_, bin, at)| (bins.join(bin), *at))
+            .collect();
         let rootfs = work.join("rootfs");
-        data_plane_rootfs(&rootfs, &[bins.join("ptah"), bins.join("ptah-runner")])?;
+        rootfs::build(&rootfs, &files)?;
+        let entrypoint = image.binaries.first().map_or("/", |(_, _, at)| *at);
         oci::build(
             &rootfs,
             &work.join("oci"),
             &oci::ImageConfig {
                 name: &reference,
-                entrypoint: vec!["/usr/local/bin/ptah".to_owned()],
+                entrypoint: vec![entrypoint.to_owned()],
                 user: "65532:65532",
                 env: vec![
-                    "PATH=/usr/local/bin".to_owned(),
+                    "PATH=/usr/local/bin:/".to_owned(),
                     "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt".to_owned(),
                 ],
             },
         )
     })?;
-    let socket = root
-        .join("target")
-        .join("cluster")
-        .join("containerd")
-        .join("containerd.sock");
-    if !socket.exists() {
-        bail!(
-            "{} does not exist: start the full tier with `cargo xtask cluster up` first (its \
-             containerd imports and pushes the image)",
-            socket.display()
-        );
-    }
-    let hosts_dir = root
-        .join("target")
-        .join("cluster")
-        .join("containerd")
-        .join("certs.d");
-    step("import into the cluster's containerd (namespace k8s.io)", || {
-        run(Command::new("ctr")
-            .arg("--address")
-            .arg(&socket)
-            .args(["-n", "k8s.io", "images", "import"])
-            .arg(&built.tarball))
-    })?;
+    step(
+        &format!("import {} into the cluster's containerd", image.name),
+        || run(cluster.ctr().args(["images", "import"]).arg(&built.tarball)),
+    )?;
     step(&format!("push {reference}"), || {
         // The password goes through ctr's argv: a throw-away test registry credential.
         let user = format!("{}:{}", registry.username, registry.password.expose());
         output(
-            Command::new("ctr")
-                .arg("--address")
-                .arg(&socket)
-                .args(["-n", "k8s.io", "images", "push", "--hosts-dir"])
-                .arg(&hosts_dir)
+            cluster
+                .ctr()
+                .args(["images", "push", "--hosts-dir"])
+                .arg(&cluster.hosts_dir)
                 .args(["--user", &user, &reference]),
         )
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace(registry.password.expose(), "***")))
     })?;
     let pinned = format!("{reference}@{}", built.manifest_digest);
-    // Tests and the e2e driver read the pinned reference from here (the manager needs digests).
-    std::fs::write(work.join("reference"), format!("{pinned}\n"))?;
-    println!("{pinned}");
-    Ok(())
-}
-
-/// The data-plane root filesystem: binaries in /usr/local/bin, their shared libraries at the
-/// paths `ldd` names, CA certificates, passwd/group with 65532, /tmp.
-fn data_plane_rootfs(rootfs: &Path, binaries: &[PathBuf]) -> anyhow::Result<()> {
-    if rootfs.exists() {
-        fs::remove_dir_all(rootfs).with_context(|| format!("cannot wipe {}", rootfs.display()))?;
-    }
-    let bin = rootfs.join("usr/local/bin");
-    fs::create_dir_all(&bin)?;
-    let mut libs: Vec<PathBuf> = Vec::new();
-    for binary in binaries {
-        let name = binary.file_name().context("binary without a name")?;
-        fs::copy(binary, bin.join(name)).with_context(|| format!("cannot copy {}", binary.display()))?;
-        libs.extend(shared_libraries(&output(Command::new("ldd").arg(binary))?));
-    }
-    libs.sort();
-    libs.dedup();
-    for lib in libs {
-        let target = rootfs.join(lib.strip_prefix("/").unwrap_or(&lib));
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        // Copy the file the path resolves to (the libraries are symlinks on Debian).
-        fs::copy(&lib, &target).with_context(|| format!("cannot copy {}", lib.display()))?;
-    }
-    let certs = rootfs.join("etc/ssl/certs");
-    fs::create_dir_all(&certs)?;
-    fs::copy(
-        "/etc/ssl/certs/ca-certificates.crt",
-        certs.join("ca-certificates.crt"),
-    )
-    .context("cannot copy the CA certificates (install ca-certificates)")?;
-    fs::write(
-        rootfs.join("etc/passwd"),
-        "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
-    )?;
-    fs::write(rootfs.join("etc/group"), "root:x:0:\nnonroot:x:65532:\n")?;
-    let tmp = rootfs.join("tmp");
-    fs::create_dir_all(&tmp)?;
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777))?;
-    fs::create_dir_all(rootfs.join("home/nonroot"))?;
-    Ok(())
-}
-
-/// The absolute library paths of `ldd` output (`libc.so.6 => /lib/… (0x…)`, `/lib64/ld-…`).
-fn shared_libraries(ldd: &str) -> Vec<PathBuf> {
-    ldd.lines()
-        .filter_map(|line| {
-            let line = line.trim();
-            let path = match line.split_once("=>") {
-                Some((_, right)) => right.split_whitespace().next()?,
-                None => line.split_whitespace().next()?,
-            };
-            path.starts_with('/').then(|| PathBuf::from(path))
-        })
-        .collect()
+    // Tests, the e2e driver and chart installs read the pinned reference from here (the manager
+    // needs digests).
+    fs::write(work.join("reference"), format!("{pinned}\n"))
+        .with_context(|| format!("cannot write {}", work.join("reference").display()))?;
+    Ok(pinned)
 }
 
 /// The pause image's name in containerd (registry.k8s.io is unreachable here).
@@ -208,17 +282,30 @@ pub fn pause(rootfs: &Path, work: &Path) -> anyhow::Result<oci::Built> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
-    fn ldd_output_gives_absolute_library_paths_only() {
-        let ldd = "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f)\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f)\n";
-        assert_eq!(
-            shared_libraries(ldd),
-            [
-                PathBuf::from("/lib/x86_64-linux-gnu/libc.so.6"),
-                PathBuf::from("/lib64/ld-linux-x86-64.so.2")
-            ]
+    fn images_run_their_first_binary_and_only_the_cert_rotator_is_optional() {
+        let names: Vec<&str> = IMAGES.iter().map(|i| i.name).collect();
+        assert_eq!(names, ["data-plane", "manager", "cert-rotator"]);
+        assert!(
+            IMAGES
+                .iter()
+                .all(|i| i.binaries.iter().all(|(_, _, at)| at.starts_with('/')))
         );
+        let optional: Vec<&str> = IMAGES.iter().filter(|i| i.optional).map(|i| i.name).collect();
+        assert_eq!(optional, ["cert-rotator"]);
+    }
+
+    #[test]
+    fn bin_targets_are_read_from_cargo_metadata() {
+        let metadata = json!({"packages": [
+            {"targets": [{"name": "manager", "kind": ["bin"]}, {"name": "ptah_manager", "kind": ["lib"]}]},
+            {"targets": [{"name": "ptah", "kind": ["bin"]}]},
+        ]});
+        assert_eq!(bin_targets(&metadata), ["manager", "ptah"]);
+        assert!(bin_targets(&json!({})).is_empty());
     }
 }

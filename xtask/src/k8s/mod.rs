@@ -44,6 +44,8 @@ pub enum Component {
     Kubelet,
     /// `k8s.io/kubernetes/cmd/kubectl`
     Kubectl,
+    /// `k8s.io/kubernetes/cmd/kube-proxy`
+    KubeProxy,
     /// `helm.sh/helm/v3/cmd/helm`
     Helm,
     /// `oras.land/oras/cmd/oras`
@@ -52,13 +54,14 @@ pub enum Component {
 
 impl Component {
     /// Every component, in build order (the API tier's two first).
-    pub const ALL: [Component; 8] = [
+    pub const ALL: [Component; 9] = [
         Component::KubeApiserver,
         Component::Etcd,
         Component::KubeControllerManager,
         Component::KubeScheduler,
         Component::Kubelet,
         Component::Kubectl,
+        Component::KubeProxy,
         Component::Helm,
         Component::Oras,
     ];
@@ -72,6 +75,7 @@ impl Component {
             Component::KubeScheduler => "kube-scheduler",
             Component::Kubelet => "kubelet",
             Component::Kubectl => "kubectl",
+            Component::KubeProxy => "kube-proxy",
             Component::Helm => "helm",
             Component::Oras => "oras",
         }
@@ -488,6 +492,6 @@ mod tests {
             PathBuf::from(format!("/cache/helm-{}/helm", matrix.helm))
         );
         assert_eq!(Component::Kubelet.package(), "k8s.io/kubernetes/cmd/kubelet");
-        assert_eq!(Group::Kubernetes.members().len(), 5);
+        assert_eq!(Group::Kubernetes.members().len(), 6);
     }
 }
