@@ -126,13 +126,12 @@ async fn ready_replicas(client: &Client, ns: &str, name: &str) -> i32 {
         .unwrap_or(0)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
+const RELEASE: &str = "ptah";
+
+/// Installs the chart for `app` (its namespace only: watch scope and webhook namespaceSelector)
+/// and waits until both manager replicas are ready — which needs the rotator's certificate.
+async fn install(client: &Client, app: &App) -> (String, InCluster) {
     let cluster = ClusterFiles::require();
-    let app = App::setup(Engine::Postgres, "e2e-approvals").await;
-    let client = app.client.clone();
-    // Only this application namespace is reconciled and guarded by this release's webhooks.
-    let scope = format!("ptah-e2e={}", app.ns);
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
         .patch(
@@ -142,12 +141,11 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         )
         .await
         .expect("label the application namespace");
-    let release_ns = common::namespace(&client, "ptah-system").await;
-    pull_secret(&client, &release_ns, &app).await;
-    let release = "ptah";
+    let release_ns = common::namespace(client, "ptah-system").await;
+    pull_secret(client, &release_ns, app).await;
     let chart = workspace_root().join("charts/ptah-operator");
     let install = run(helm_cmd(&cluster.admin_kubeconfig)
-        .args(["install", release])
+        .args(["install", RELEASE])
         .arg(&chart)
         .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
         .args(["--set", &format!("image.manager={}", image_reference("manager"))])
@@ -168,9 +166,8 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         client: client.clone(),
         namespace: release_ns.clone(),
     };
-    // Ready means the webhook certificate was issued and loaded by every replica.
     let deadline = Instant::now() + STEP;
-    while ready_replicas(&client, &release_ns, "ptah-ptah-operator-manager").await < 2 {
+    while ready_replicas(client, &release_ns, "ptah-ptah-operator-manager").await < 2 {
         assert!(
             Instant::now() < deadline,
             "the manager never became ready\n{}",
@@ -178,7 +175,26 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
-    let _ = &scope;
+    (release_ns, manager)
+}
+
+fn uninstall(release_ns: &str) {
+    let cluster = ClusterFiles::require();
+    run(helm_cmd(&cluster.admin_kubeconfig).args([
+        "uninstall",
+        RELEASE,
+        "--namespace",
+        release_ns,
+        "--wait",
+    ]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
+    let cluster = ClusterFiles::require();
+    let app = App::setup(Engine::Postgres, "e2e-approvals").await;
+    let client = app.client.clone();
+    let (release_ns, manager) = install(&client, &app).await;
 
     let waiting = |s: &PtahSchema| {
         phase(s) == Some(SchemaPhase::AwaitingApproval)
@@ -251,13 +267,7 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         "the database password appeared in a log, Event or status"
     );
 
-    run(helm_cmd(&cluster.admin_kubeconfig).args([
-        "uninstall",
-        release,
-        "--namespace",
-        &release_ns,
-        "--wait",
-    ]));
+    uninstall(&release_ns);
     assert!(
         app.engine_has_table("items").await && app.engine_has_table("audit").await,
         "uninstall leaves the database untouched"
@@ -268,4 +278,107 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         .await
         .expect("the PtahSchema outlives the release (CRDs stay)");
     assert_eq!(phase(&still), Some(SchemaPhase::InSync));
+}
+
+/// What creating a deliberately invalid approval (it names no plan) produced.
+#[derive(Debug, PartialEq)]
+enum Probe {
+    /// The webhook answered and refused it on its merits.
+    Refused,
+    /// The API server could not call the webhook (TLS, connection): fail-closed.
+    CallFailed,
+    /// It was stored: a webhook let an unchecked approval through.
+    Admitted,
+}
+
+async fn probe(approvals: &Api<PtahSchemaApproval>, schema_uid: &str) -> (Probe, String) {
+    let approval: PtahSchemaApproval = serde_json::from_value(json!({
+        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
+        "metadata": {"generateName": "probe-"},
+        "spec": {
+            "schemaRef": {"name": "orders", "uid": schema_uid},
+            "planRef": {"name": "ptah-plan-000000000000000000000000", "uid": "no-such-plan"},
+            "planFingerprint": format!("sha256:{}", "0".repeat(64))
+        }
+    }))
+    .expect("probe approval");
+    let params = kube::api::PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    match approvals.create(&params, &approval).await {
+        Ok(_) => (Probe::Admitted, "admitted".into()),
+        Err(kube::Error::Api(s)) if s.message.contains("failed calling webhook") => {
+            (Probe::CallFailed, s.message)
+        }
+        Err(kube::Error::Api(s)) => (Probe::Refused, s.message),
+        Err(e) => (Probe::CallFailed, e.to_string()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_cert_rotation_a_corrupted_ca_is_recovered_and_nothing_is_admitted_meanwhile() {
+    let app = App::setup(Engine::Postgres, "e2e-certs").await;
+    let client = app.client.clone();
+    let (release_ns, manager) = install(&client, &app).await;
+    let approvals: Api<PtahSchemaApproval> = Api::namespaced(client.clone(), &app.ns);
+    let uid = app
+        .schemas
+        .get("orders")
+        .await
+        .expect("schema")
+        .uid()
+        .expect("uid");
+    let (first, message) = probe(&approvals, &uid).await;
+    assert_eq!(
+        first,
+        Probe::Refused,
+        "the webhook answers before the corruption: {message}"
+    );
+
+    // Corrupt the CA and the serving pair in the Secret the manager mounts and the rotator owns.
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &release_ns);
+    let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    secrets
+        .patch(
+            "ptah-operator-webhook-tls",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"ca.crt": garbage, "ca.key": "garbage", "tls.crt": garbage, "tls.key": "garbage"}})),
+        )
+        .await
+        .expect("corrupt the webhook certificate Secret");
+    let corrupted = Instant::now();
+    let mut outcomes = Vec::new();
+    let recovered = loop {
+        let (outcome, message) = probe(&approvals, &uid).await;
+        assert_ne!(
+            outcome,
+            Probe::Admitted,
+            "an approval was admitted unchecked: {message}"
+        );
+        outcomes.push(outcome);
+        if outcomes.last() == Some(&Probe::Refused) && outcomes.len() > 1 {
+            break corrupted.elapsed();
+        }
+        assert!(
+            corrupted.elapsed() < Duration::from_secs(300),
+            "the webhooks did not recover within 300 s: {message}\n{}",
+            manager.diagnose()
+        );
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    };
+    let failed = outcomes.iter().filter(|o| **o == Probe::CallFailed).count();
+    eprintln!(
+        "webhooks answered again {recovered:?} after the corruption ({failed} fail-closed calls of {})",
+        outcomes.len()
+    );
+    let tls = secrets.get("ptah-operator-webhook-tls").await.expect("secret");
+    let data = tls.data.unwrap_or_default();
+    let ca = data.get("ca.crt").map(|b| b.0.clone()).unwrap_or_default();
+    assert!(
+        String::from_utf8_lossy(&ca).contains("BEGIN CERTIFICATE")
+            && !String::from_utf8_lossy(&ca).contains("bm90IGEgY2VydGlmaWNhdGU="),
+        "the rotator issued a fresh CA"
+    );
+    uninstall(&release_ns);
 }
