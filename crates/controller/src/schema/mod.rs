@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod claim;
+pub mod classify;
 mod cycle;
 pub mod decide;
 pub mod gate;

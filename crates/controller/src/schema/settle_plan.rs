@@ -122,6 +122,11 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
     let Some(digest) = c.coordination_digest.clone() else {
         return failed(o, c, Reason::OperationFailed, "the Plan claim names no realm");
     };
+    // The operator's own reading may only raise what the executor reported.
+    let class = match super::classify::classify_plan(text.as_bytes()) {
+        Ok(class) => class,
+        Err(why) => return failed(o, c, Reason::PolicyRefused, &why),
+    };
     let bound = binding(o, c, digest);
     let actual: Sha256Digest = r.from_fingerprint.into();
     let desired: Sha256Digest = r.to_fingerprint.into();
@@ -141,8 +146,8 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
             Realm::Claimable { engine, .. } => (*engine).to_owned(),
             _ => o.spec.target.engine.as_str().to_owned(),
         },
-        destructive: r.destructive,
-        privilege_changes: Vec::new(),
+        destructive: class.destructive,
+        privilege_changes: class.privilege_changes.clone(),
         statement_count: i32::try_from(r.statement_count).unwrap_or(i32::MAX),
         chunks: Vec::new(),
     };
@@ -155,8 +160,8 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         actual_state_fingerprint: actual,
         desired_state_fingerprint: desired,
         binding: bound,
-        destructive: r.destructive,
-        privilege_changes: Vec::new(),
+        destructive: class.destructive,
+        privilege_changes: class.privilege_changes,
         statement_count: spec.statement_count,
         created_at: Some(record::now(o)),
         approval: None,
@@ -168,7 +173,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
     let m = format!(
         "{} statement(s){}",
         r.statement_count,
-        if r.destructive { ", destructive" } else { "" }
+        if class.destructive { ", destructive" } else { "" }
     );
     cond(
         o,

@@ -331,3 +331,44 @@ fn mutable_or_missing_policy_is_a_configuration_error() {
     assert_eq!(reason(&w, ConditionType::Ready), "ConfigurationError");
     assert!(w.created.is_empty());
 }
+
+#[test]
+fn privilege_changes_are_read_from_the_plan_sql_and_need_an_approval_under_always() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always"}"#);
+    w.reach_plan("GRANT SELECT ON items TO reporting", false);
+    let plan = w.status.plan.clone().expect("plan");
+    assert_eq!(plan.privilege_changes, vec![PrivilegeChangeKind::Grant]);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::AwaitingApproval));
+    assert_eq!(reason(&w, ConditionType::ApprovalRequired), "PrivilegeChanges");
+}
+
+#[test]
+fn the_operator_raises_destructive_when_the_executor_did_not() {
+    let mut w = World::new();
+    w.spec = spec(r#"{"apply": "Always"}"#);
+    w.reach_plan("DROP TABLE items", false);
+    assert!(
+        w.status.plan.as_ref().is_some_and(|p| p.destructive),
+        "classification only raises"
+    );
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::Ready), "DestructiveChangesDisabled");
+}
+
+#[test]
+fn credential_bearing_ddl_is_refused_without_a_plan() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, World::success);
+    w.complete(Op::Plan, |w| {
+        w.plan_changes("CREATE ROLE app_admin LOGIN PASSWORD 'hunter2'", false)
+    });
+    assert!(w.status.plan.is_none(), "nothing is published");
+    assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
+    assert_eq!(reason(&w, ConditionType::Ready), "PolicyRefused");
+    let text = serde_json::to_string(&w.status).expect("json");
+    assert!(!text.contains("hunter2"), "the refusal never quotes the SQL");
+    assert!(text.contains("sets a credential"), "{text}");
+}

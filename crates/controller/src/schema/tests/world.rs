@@ -251,10 +251,25 @@ impl World {
         p
     }
 
-    /// A Plan payload with changes (`sql` is the plan document).
+    /// A Plan payload with changes: a plan document of the one statement `sql`.
     pub fn plan_changes(&self, sql: &str, destructive: bool) -> ResultPayload {
+        let document = serde_json::json!({
+            "format_version": 1,
+            "dialect": "postgres",
+            "from_fingerprint": fp("live").to_string(),
+            "to_fingerprint": fp("desired").to_string(),
+            "destructive": destructive,
+            "statements": [{
+                "sql": sql,
+                "severity": if destructive { "destructive" } else { "safe" },
+                "reason": "test",
+                "transactional": true
+            }]
+        })
+        .to_string();
         let mut p = self.success();
-        p.stdout = Some(sql.to_owned());
+        p.stdout = Some(document.clone());
+        let sql = document.as_str();
         p.plan = Some(PlanResult {
             plan_content_digest: Digest::of(sql.as_bytes()),
             plan_outcome: PlanOutcome::Changes,
