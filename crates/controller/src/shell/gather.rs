@@ -56,13 +56,16 @@ pub async fn gather(ctx: &Context, schema: &PtahSchema) -> Result<Gathered, Shel
         Some(c) if c.dispatch_started == Some(true) => job(ctx, schema, &meta, &status, c).await?,
         _ => (JobState::Absent, ResultRead::NotRead),
     };
+    // Every chunk is re-read and re-hashed only where it authorizes something: just before an
+    // Apply is dispatched. An idle pass (a plan awaiting its approval, re-read on every event)
+    // checks the plan object alone instead of up to 8 MiB of chunks.
     let plan = match (&status.plan, &status.active_operation) {
-        (Some(p), None) => plan_state(ctx, &ns, p).await?,
         (Some(p), Some(c))
             if c.operation_type == SchemaOperationType::Apply && c.dispatch_started != Some(true) =>
         {
             plan_state(ctx, &ns, p).await?
         }
+        (Some(p), None) => plan_manifest_state(ctx, &ns, p).await?,
         (Some(_), Some(_)) => PlanState::Intact,
         (None, _) => PlanState::None,
     };
@@ -254,6 +257,39 @@ async fn plan_state(
         Err(e) if e.is_transient() => Err(ShellError::Plan(e)),
         Err(e) => Ok(PlanState::Broken(e.to_string())),
     }
+}
+
+/// The plan object alone: it exists under the recorded UID and fingerprint and is Ready for its
+/// generation.
+async fn plan_manifest_state(
+    ctx: &Context,
+    ns: &str,
+    p: &ptah_api::schema::CurrentPlanStatus,
+) -> Result<PlanState, ShellError> {
+    let plans: Api<ptah_api::PtahSchemaPlan> = Api::namespaced(ctx.client.clone(), ns);
+    let Some(plan) = plans.get_opt(&p.name).await? else {
+        return Ok(PlanState::Broken(format!("plan {} is missing", p.name)));
+    };
+    if plan.uid().as_deref() != Some(p.uid.as_str()) {
+        return Ok(PlanState::Broken(format!(
+            "plan {} was replaced (another UID)",
+            p.name
+        )));
+    }
+    if plan.spec.fingerprint != p.fingerprint {
+        return Ok(PlanState::Broken(
+            "the plan object's fingerprint differs from the recorded one".into(),
+        ));
+    }
+    let ready = plan.status.as_ref().is_some_and(|st| {
+        st.observed_generation == plan.metadata.generation
+            && conditions::is_true(&st.conditions, ptah_api::conditions::ConditionType::Ready)
+    });
+    Ok(if ready {
+        PlanState::Intact
+    } else {
+        PlanState::Broken(format!("plan {} is not Ready", p.name))
+    })
 }
 
 async fn approvals(ctx: &Context, ns: &str, uid: &str) -> Result<Vec<ApprovalView>, ShellError> {

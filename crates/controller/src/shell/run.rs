@@ -122,15 +122,6 @@ where
     }
 }
 
-/// `Api<PartialObjectMeta<_>>` lists and watches with `as=PartialObjectMetadata`: the data of a
-/// ConfigMap never enters the manager through a watch.
-fn scoped_meta(client: &kube::Client, namespace: Option<&str>) -> Api<ptah_managercache::ConfigMapMeta> {
-    match namespace {
-        Some(ns) => Api::namespaced(client.clone(), ns),
-        None => Api::all(client.clone()),
-    }
-}
-
 /// Runs the PtahSchema controller (over `watch_namespace`, or all) until `shutdown` resolves.
 pub async fn run(
     ctx_parts: impl FnOnce(kube::runtime::reflector::Store<PtahSchema>) -> Context,
@@ -151,7 +142,8 @@ pub async fn run(
     ));
     // A verification-policy ConfigMap changing (recreated: they are immutable) must wake the
     // schemas that name it; the watch carries metadata only, never the policy bytes.
-    let configmaps: Api<ptah_managercache::ConfigMapMeta> = scoped_meta(&client, watch_namespace);
+    // `Api<PartialObjectMeta<_>>` lists and watches with `as=PartialObjectMetadata`.
+    let configmaps: Api<ptah_managercache::ConfigMapMeta> = scoped(&client, watch_namespace);
     let schema_store = controller.store();
     let policy_users = move |cm: ptah_managercache::ConfigMapMeta| {
         let (ns, name) = (cm.namespace(), cm.name_any());

@@ -30,41 +30,9 @@ pub fn chart() -> PathBuf {
     workspace().join("charts/ptah-operator")
 }
 
-/// The cache `cargo xtask k8s-bin` writes to (xtask/src/k8s/mod.rs `cache_root`).
-pub fn cache_root() -> PathBuf {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(dir) = var("PTAH_K8S_CACHE") {
-        return dir;
-    }
-    var("XDG_CACHE_HOME")
-        .or_else(|| var("HOME").map(|h| h.join(".cache")))
-        .expect("HOME is set")
-        .join("ptah-operator")
-        .join("k8s")
-}
-
-/// The newest cached `helm-<version>/helm`.
+/// The cached helm (`cargo xtask k8s-bin --only helm`), found the way every e2e fixture finds it.
 pub fn helm() -> PathBuf {
-    let root = cache_root();
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("helm-"))
-        .map(|e| e.path().join("helm"))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop().unwrap_or_else(|| {
-        panic!(
-            "no helm under {}/helm-*/; build it with `{BUILD_HELM}`",
-            root.display()
-        )
-    })
+    ptah_apitests::e2e::helm()
 }
 
 /// A digest-pinned image reference for `component`.
