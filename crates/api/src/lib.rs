@@ -38,3 +38,6 @@ pub use schemaplan::{
 pub const GROUP: &str = "operator.ptah.run";
 /// The API version of every kind.
 pub const VERSION: &str = "v1alpha1";
+/// The one field manager of every write the manager makes (status, finalizers, Jobs, Leases,
+/// plans, the state ConfigMap).
+pub const FIELD_MANAGER: &str = "ptah-operator";

@@ -43,7 +43,7 @@ pub async fn lead(
                 }
             }
         }
-        info!(identity = %config.identity, "leading: starting the PtahSchema controller");
+        info!(identity = %config.identity, "leading: starting the PtahSchema and PtahMigration controllers");
         metrics.set_leader(true);
         let mut lost = leading.clone();
         let mut stopping = stop.clone();
@@ -56,14 +56,14 @@ pub async fn lead(
         let (c, b, cfg, m) = (client.clone(), binding.clone(), config.clone(), metrics.clone());
         let scope = config.watch_namespace.clone();
         shell::run(
-            move |store| shell::Context::new(c.clone(), b, cfg, m, store),
+            move |stores| shell::Context::new(c.clone(), b, cfg, m, stores),
             client.clone(),
             scope.as_deref(),
             until,
         )
         .await;
         metrics.set_leader(false);
-        info!("the PtahSchema controller stopped");
+        info!("the controllers stopped");
         if *stop.borrow() {
             break;
         }

@@ -156,6 +156,15 @@ pub struct MigrationOperationStatus {
     /// Apply: Lease epoch persisted before dispatch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_epoch: Option<Epoch>,
+    /// Apply: the realm Lease changed hands while the Job ran; its result is never believed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_continuity_lost: Option<bool>,
+    /// The database identity the operation is bound to, once a History reading learned it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_identity_digest: Option<Sha256Digest>,
+    /// Apply: the approval this dispatch spends (consumed before `dispatchStarted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_ref: Option<ImmutableObjectReference>,
 }
 
 /// A reading of the database's revision table.

@@ -10,26 +10,29 @@ use ptah_api::{
     shared::{GoDuration, OperationSource, OperationTarget, RegistryAuthSpec, Sha256Digest, TransportSpec},
 };
 use ptah_dataplane::Operation;
-use ptah_fingerprint::Fingerprint;
 use serde::Serialize;
 
 use super::observed::{Observed, PolicyRead, Realm};
 
-/// Grace added to a Job's deadline for the Lease, so the runner stops Ptah well before it lapses.
-pub const LEASE_GRACE_SECONDS: i64 = 60;
-/// Termination grace of operation Pods.
-pub const TERMINATION_GRACE_SECONDS: i64 = 30;
-/// How long after dispatch an Apply Pod may still start its child.
-pub const DISPATCH_WINDOW_SECONDS: i64 = 300;
+pub use crate::operation::claim::{
+    DISPATCH_WINDOW_SECONDS, LEASE_GRACE_SECONDS, TERMINATION_GRACE_SECONDS, deadlines, digest_of,
+};
 
 /// The data-plane operation a claim runs.
 pub fn operation(op: SchemaOperationType) -> Operation {
-    match op {
-        SchemaOperationType::Resolve => Operation::Resolve,
-        SchemaOperationType::Verify => Operation::Verify,
-        SchemaOperationType::Observe => Operation::Observe,
-        SchemaOperationType::Plan => Operation::Plan,
-        SchemaOperationType::Apply => Operation::Apply,
+    crate::operation::claim::schema_operation(op)
+}
+
+/// The holder identity of a claim: the Apply's for a proof step, else its own.
+pub fn holder_op(o: &Observed<'_>, c: &SchemaOperationStatus) -> Sha256Digest {
+    match &o.status.pending_observation {
+        Some(p)
+            if c.operation_type != SchemaOperationType::Apply
+                && c.lease_epoch.as_ref() == Some(&p.lease_epoch) =>
+        {
+            p.apply_operation_id.clone()
+        }
+        _ => c.id.clone(),
     }
 }
 
@@ -127,18 +130,6 @@ impl ClaimSources<'_> {
             proof_of: self.proof_of.as_ref().map(Sha256Digest::as_str),
         };
         digest_of(&inputs)
-    }
-}
-
-/// sha256 of the canonical JSON of a value built from strings only (cannot fail to serialize).
-pub fn digest_of<T: Serialize>(value: &T) -> Sha256Digest {
-    match Fingerprint::of(value) {
-        Ok(f) => f.into(),
-        // Serializing plain strings, booleans and integers cannot fail; fall back to hashing the
-        // debug-free JSON text so the function stays total.
-        Err(_) => {
-            ptah_fingerprint::Digest::of(serde_json::to_string(value).unwrap_or_default().as_bytes()).into()
-        }
     }
 }
 
@@ -292,10 +283,7 @@ fn placeholder_digest() -> Sha256Digest {
     ptah_fingerprint::Digest::of(b"").into()
 }
 
-/// The operation id: binds the resource, the operation, its inputs, the attempt, the epoch and
-/// the moment of the claim. The moment makes every claim's id (and so its Job name) unique: a
-/// later cycle with identical inputs must never adopt an earlier cycle's finished Job and its
-/// old result. The id is persisted with the claim and never re-derived.
+/// The operation id of a schema claim ([`crate::operation::claim::operation_id`]).
 pub fn operation_id(
     uid: &str,
     op: SchemaOperationType,
@@ -304,23 +292,7 @@ pub fn operation_id(
     epoch: &str,
     claimed_at: Timestamp,
 ) -> Sha256Digest {
-    #[derive(Serialize)]
-    struct Id<'a> {
-        uid: &'a str,
-        operation: &'static str,
-        input_fingerprint: &'a str,
-        attempt: i32,
-        execution_binding_id: &'a str,
-        claimed_at_ns: String,
-    }
-    digest_of(&Id {
-        uid,
-        operation: operation(op).as_str(),
-        input_fingerprint: input.as_str(),
-        attempt,
-        execution_binding_id: epoch,
-        claimed_at_ns: claimed_at.as_nanosecond().to_string(),
-    })
+    crate::operation::claim::operation_id(uid, operation(op), input, attempt, epoch, claimed_at)
 }
 
 /// A new claim for `sources` (attempt from 1), persisted before any Job exists.
@@ -366,22 +338,8 @@ pub fn new_claim(o: &Observed<'_>, sources: &ClaimSources<'_>, attempt: i32) -> 
         verification_policy_digest: sources.policy.as_ref().map(|p| p.1.clone()),
         source: sources.source.clone(),
         lease_duration_seconds: (locks(sources.op) || sources.proof_of.is_some())
-            .then(|| (deadline + LEASE_GRACE_SECONDS).clamp(5, 86_460)),
+            .then(|| crate::operation::claim::lease_duration(deadline)),
         lease_epoch: None,
         lease_continuity_lost: None,
     }
-}
-
-/// Deadlines written with `dispatchStarted`: the Pod must start its child before the first and
-/// finish before the second.
-pub fn deadlines(now: Timestamp, active_deadline_seconds: i64) -> (Timestamp, Timestamp) {
-    // Whole seconds: the API server stores `Time` at second precision, and the Job read back
-    // must equal the one built before the write.
-    let now = Timestamp::from_second(now.as_second()).unwrap_or(now);
-    let window = DISPATCH_WINDOW_SECONDS.min(active_deadline_seconds).max(0) as u64;
-    let total = active_deadline_seconds.max(0) as u64;
-    (
-        super::record::after(now, std::time::Duration::from_secs(window)),
-        super::record::after(now, std::time::Duration::from_secs(total)),
-    )
 }

@@ -14,9 +14,10 @@ use ptah_api::{
 
 use super::{
     action::{Action, Event},
-    claim, gate,
+    gate,
     observed::{Observed, PolicyRead, Realm},
     record::{self, cond, edit, phase, write_or_wait},
+    start,
 };
 use crate::conditions::Status;
 use ptah_targetlock::census::CensusVerdict;
@@ -63,9 +64,9 @@ pub fn next(o: &Observed<'_>) -> Action {
     }
     match step(o) {
         Step::Wait(after) => Action::Wait { after, renew: None },
-        Step::Claim(op) => new_claim(o, op, false),
+        Step::Claim(op) => start::new_claim(o, op, false),
         Step::Gate { due } => match gate::gate(o, idle) {
-            Action::Wait { .. } if due => new_claim(o, Op::Resolve, false),
+            Action::Wait { .. } if due => start::new_claim(o, Op::Resolve, false),
             action => action,
         },
     }
@@ -163,7 +164,7 @@ fn retire_binding(o: &Observed<'_>) -> Option<Action> {
         return None;
     }
     let mut s = edit(o);
-    s.execution_binding = Some(execution_binding(o));
+    s.execution_binding = Some(o.binding.status());
     let event = if s.plan.take().is_some() {
         cond(
             o,
@@ -184,16 +185,6 @@ fn retire_binding(o: &Observed<'_>) -> Option<Action> {
         status: Box::new(s),
         event,
     })
-}
-
-fn execution_binding(o: &Observed<'_>) -> ptah_api::shared::ExecutionBindingStatus {
-    ptah_api::shared::ExecutionBindingStatus {
-        epoch: Some(o.binding.epoch.clone()),
-        controller_state_version: Some(o.binding.controller_state_version),
-        ptah_version: Some(o.binding.ptah_version.clone()),
-        executor_image: Some(o.binding.executor_image.clone()),
-        runner_protocol_version: Some(o.binding.runner_protocol_version),
-    }
 }
 
 enum Step {
@@ -296,67 +287,5 @@ fn proof(o: &Observed<'_>) -> Action {
     } else {
         Op::Observe
     };
-    new_claim(o, op, true)
-}
-
-/// Records a new claim (nothing external exists yet).
-fn new_claim(o: &Observed<'_>, op: Op, proof: bool) -> Action {
-    let sources = if proof {
-        claim::from_proof(o, op)
-    } else {
-        Some(claim::from_spec(o, op))
-    };
-    let Some(sources) = sources else {
-        return Action::Wait {
-            after: record::POLL,
-            renew: None,
-        };
-    };
-    let mut c = claim::new_claim(o, &sources, 1);
-    let mut s = edit(o);
-    if proof && let Some(p) = &o.status.pending_observation {
-        c.lease_epoch = Some(p.lease_epoch.clone());
-        c.lease_duration_seconds = Some(p.lease_duration_seconds);
-    }
-    let (ph, reason) = match (op, proof) {
-        (_, true) => (SchemaPhase::VerifyingConvergence, Reason::VerifyingConvergence),
-        (Op::Resolve, _) => (SchemaPhase::Resolving, Reason::Refreshing),
-        (Op::Verify, _) => (SchemaPhase::Verifying, Reason::OperationInProgress),
-        (Op::Observe, _) => (SchemaPhase::Observing, Reason::OperationInProgress),
-        (Op::Plan, _) => (SchemaPhase::Planning, Reason::OperationInProgress),
-        (Op::Apply, _) => (SchemaPhase::Applying, Reason::ApplyPending),
-    };
-    if op == Op::Resolve {
-        s.observed_generation = Some(o.meta.generation);
-    }
-    s.execution_binding = Some(execution_binding(o));
-    s.phase = Some(ph);
-    cond(
-        o,
-        &mut s,
-        ConditionType::Progressing,
-        Status::True,
-        reason,
-        format!("{op:?} claimed as Job {}", c.job_name),
-    );
-    if op == Op::Apply {
-        cond(
-            o,
-            &mut s,
-            ConditionType::Applying,
-            Status::True,
-            Reason::ApplyPending,
-            "the approved plan is being applied",
-        );
-    }
-    s.active_operation = Some(c);
-    Action::WriteStatus {
-        status: Box::new(s),
-        event: None,
-    }
-}
-
-/// Records a new Apply claim for the current plan (used by the gate).
-pub fn claim_apply(o: &Observed<'_>) -> Action {
-    new_claim(o, Op::Apply, false)
+    start::new_claim(o, op, true)
 }

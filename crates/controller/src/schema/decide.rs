@@ -13,27 +13,33 @@ use ptah_api::{
 
 use super::{
     action::{Action, Event, Renewal},
-    claim, cycle,
-    observed::{JobState, Observed, ResultRead},
+    claim::{self, holder_op},
+    cycle,
+    observed::Observed,
     record::{self, POLL, cond, edit, write_or_wait},
-    settle, settle_apply, verify,
+    settle,
 };
-use crate::conditions::Status;
+use crate::{
+    conditions::Status,
+    operation::{Supervision, supervise},
+};
 
 /// The one step to take now.
 pub fn decide(o: &Observed<'_>) -> Action {
     if let Some(release) = &o.status.pending_lock_release {
-        let holder = ptah_targetlock::holder_identity(&o.meta.uid, release.operation_id.as_str());
+        let mut s = edit(o);
+        s.pending_lock_release = None;
         return Action::ReleaseLease {
             release: release.clone(),
-            holder,
+            holder: crate::operation::claim::holder(&o.meta.uid, &release.operation_id),
+            status: Box::new(s),
         };
     }
     if !o.meta.deleting && !o.meta.has_finalizer {
         return Action::AddFinalizer;
     }
     if let Some(claim) = &o.status.active_operation {
-        return supervise(o, claim);
+        return supervise_claim(o, claim);
     }
     if o.meta.deleting && o.status.pending_observation.is_none() {
         return if o.meta.has_finalizer {
@@ -46,16 +52,6 @@ pub fn decide(o: &Observed<'_>) -> Action {
         };
     }
     cycle::next(o)
-}
-
-/// The holder identity of a claim: the Apply's for a proof step, else its own.
-pub fn holder_op(o: &Observed<'_>, c: &SchemaOperationStatus) -> ptah_api::shared::Sha256Digest {
-    match &o.status.pending_observation {
-        Some(p) if c.operation_type != Op::Apply && c.lease_epoch.as_ref() == Some(&p.lease_epoch) => {
-            p.apply_operation_id.clone()
-        }
-        _ => c.id.clone(),
-    }
 }
 
 fn is_proof(o: &Observed<'_>, c: &SchemaOperationStatus) -> bool {
@@ -71,111 +67,59 @@ fn current_sources<'a>(o: &'a Observed<'_>, c: &SchemaOperationStatus) -> Option
     }
 }
 
-fn supervise(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
-    let dispatched = c.dispatch_started == Some(true);
-    if !dispatched {
-        return before_dispatch(o, c);
-    }
+fn supervise_claim(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
     let apply = c.operation_type == Op::Apply;
-    match o.job {
-        JobState::Absent => {
-            if apply {
-                settle_apply::apply_unknown(o, c, "the Apply Job is missing after its dispatch was committed")
-            } else {
-                reclaim(
-                    o,
-                    c,
-                    "the operation Job is missing after its dispatch was committed",
-                )
-            }
+    let lost = |why: &str| {
+        if apply {
+            settle::apply_unknown(o, c, why)
+        } else {
+            reclaim(o, c, why)
         }
-        JobState::Present {
-            uid,
-            matches_intent,
-            finished,
-            ttl_set,
-            admission_refused,
-        } => {
-            let recorded = c.job_uid.as_deref();
-            if recorded.is_some_and(|r| r != uid) || !matches_intent {
-                let why = if *matches_intent {
-                    "the Job under the claimed name was replaced"
-                } else {
-                    "the Job under the claimed name differs from the one the claim built"
-                };
-                return if apply {
-                    settle_apply::apply_unknown(o, c, why)
-                } else {
-                    reclaim(o, c, why)
-                };
-            }
-            if recorded.is_none() {
-                let mut s = edit(o);
-                if let Some(claim) = s.active_operation.as_mut() {
-                    claim.job_uid = Some(uid.clone());
-                }
-                return Action::AdoptJob { status: Box::new(s) };
-            }
-            if apply && let Some(consume) = unconsumed_approval(o) {
-                return Action::MarkApprovals {
-                    consumed: vec![consume],
-                    stale: Vec::new(),
-                };
-            }
-            let Some(_) = finished else {
-                return running(o, c, admission_refused.as_deref());
-            };
-            if c.lease_continuity_lost == Some(true) {
-                return if apply {
-                    settle_apply::apply_unknown(o, c, "the realm Lease changed hands while the Apply ran")
-                } else {
-                    reclaim(
-                        o,
-                        c,
-                        "the realm Lease changed hands while the operation ran; its result is discarded",
-                    )
-                };
-            }
-            if !ttl_set {
-                return Action::ScheduleJobCleanup;
-            }
-            finished_result(o, c)
+    };
+    let unattributable = |reason: Reason, why: &str| {
+        if apply {
+            settle::apply_unknown(o, c, why)
+        } else {
+            settle::failed(o, c, reason, why)
         }
+    };
+    let state = supervise(c, o.binding, o.job, o.result);
+    match state {
+        Supervision::BeforeDispatch => return before_dispatch(o, c),
+        Supervision::JobLost(why) => return lost(why),
+        Supervision::Adopt(uid) => {
+            let mut s = edit(o);
+            if let Some(claim) = s.active_operation.as_mut() {
+                claim.job_uid = Some(uid.to_owned());
+            }
+            return Action::AdoptJob { status: Box::new(s) };
+        }
+        _ => {}
     }
-}
-
-fn finished_result(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
-    let apply = c.operation_type == Op::Apply;
-    match o.result {
-        ResultRead::NotRead | ResultRead::Unavailable(_) => Action::Wait {
+    if apply && let Some(consume) = unconsumed_approval(o) {
+        return Action::MarkApprovals {
+            consumed: vec![consume],
+            stale: Vec::new(),
+        };
+    }
+    match state {
+        Supervision::Running(refused) => running(o, c, refused),
+        Supervision::ContinuityLost => lost(if apply {
+            "the realm Lease changed hands while the Apply ran"
+        } else {
+            "the realm Lease changed hands while the operation ran; its result is discarded"
+        }),
+        Supervision::ScheduleCleanup => Action::ScheduleJobCleanup,
+        Supervision::AwaitResult => Action::Wait {
             after: POLL,
             renew: renewal(o, c),
         },
-        ResultRead::PodCount(n) => {
-            let why = format!("{n} Pods ran for one operation; nothing can be attributed");
-            if apply {
-                settle_apply::apply_unknown(o, c, &why)
-            } else {
-                settle::failed(o, c, Reason::OperationFailed, &why)
-            }
-        }
-        ResultRead::NoFrame(why) => {
-            let why = format!("no valid result frame: {why}");
-            if apply {
-                settle_apply::apply_unknown(o, c, &why)
-            } else {
-                settle::failed(o, c, Reason::OperationFailed, &why)
-            }
-        }
-        ResultRead::Frame(payload) => match verify::bind(o, c, payload) {
-            Err((reason, why)) => {
-                if apply {
-                    settle_apply::apply_unknown(o, c, &why)
-                } else {
-                    settle::failed(o, c, reason, &why)
-                }
-            }
-            Ok(()) => settle::settle(o, c, payload),
+        Supervision::Unattributable(why) => unattributable(Reason::OperationFailed, &why),
+        Supervision::Unbound(reason, why) => unattributable(reason, &why),
+        Supervision::Bound(payload) => settle::settle(o, c, payload),
+        Supervision::BeforeDispatch | Supervision::JobLost(_) | Supervision::Adopt(_) => Action::Wait {
+            after: POLL,
+            renew: None,
         },
     }
 }
@@ -199,16 +143,21 @@ fn running(o: &Observed<'_>, c: &SchemaOperationStatus, refused: Option<&str>) -
     }
 }
 
-/// The renewal of the claim's Lease while its Job runs.
+/// The renewal of the claim's Lease while its Job runs, with the latch to record if it is lost.
 fn renewal(o: &Observed<'_>, c: &SchemaOperationStatus) -> Option<Renewal> {
     if c.lease_continuity_lost == Some(true) {
         return None;
     }
+    let mut lost = edit(o);
+    if let Some(claim) = lost.active_operation.as_mut() {
+        claim.lease_continuity_lost = Some(true);
+    }
     Some(Renewal {
         digest: c.coordination_digest.clone()?,
-        holder: ptah_targetlock::holder_identity(&o.meta.uid, holder_op(o, c).as_str()),
+        holder: crate::operation::claim::holder(&o.meta.uid, &holder_op(o, c)),
         duration_seconds: c.lease_duration_seconds?,
         epoch: c.lease_epoch.clone()?,
+        lost: Box::new(lost),
     })
 }
 
@@ -276,10 +225,8 @@ fn before_dispatch(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         if c.lease_epoch.is_none() {
             return Action::AcquireLease {
                 digest,
-                holder: ptah_targetlock::holder_identity(&o.meta.uid, holder_op(o, c).as_str()),
+                holder: crate::operation::claim::holder(&o.meta.uid, &holder_op(o, c)),
                 duration_seconds: c.lease_duration_seconds.unwrap_or(60),
-                expected: None,
-                dispatched: false,
             };
         }
     }

@@ -12,9 +12,9 @@ use ptah_api::{
 use super::{
     action::{Action, Event},
     claim::digest_of,
-    cycle,
     observed::{ApprovalView, Observed, PlanState, PolicyRead, Realm},
     record::{cond, edit, phase, write_or_wait},
+    start,
 };
 use crate::conditions::Status;
 
@@ -293,7 +293,7 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
             event: None,
         };
     }
-    cycle::claim_apply(o)
+    start::claim_apply(o)
 }
 
 fn kinds(p: &CurrentPlanStatus) -> String {

@@ -5,12 +5,12 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use ptah_api::{
     PtahSchemaSpec,
     schema::{SchemaOperationStatus, SchemaOperationType as Op},
-    shared::OperationSource,
 };
 use ptah_workload::{
     DatabaseAccess, Deadlines, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs, PlanProjection,
-    SourceAccess,
 };
+
+use crate::operation::source::{access, pinned};
 
 use super::{
     claim,
@@ -36,15 +36,6 @@ pub fn owner(meta: &Meta) -> OwnerReference {
         uid: meta.uid.clone(),
         controller: Some(true),
         block_owner_deletion: Some(true),
-    }
-}
-
-fn access(source: &OperationSource) -> SourceAccess {
-    let transport = source.transport.as_ref();
-    SourceAccess {
-        registry_auth: source.registry_auth_from.clone(),
-        plain_http: transport.is_some_and(|t| t.plain_http),
-        ca_from: transport.and_then(|t| t.ca_from.clone()),
     }
 }
 
@@ -167,23 +158,4 @@ pub fn intent(
         },
         inputs,
     })
-}
-
-/// `oci://host/repo@sha256:…` from a resolved reference, whatever tag it still carries.
-fn pinned(source: &OperationSource) -> String {
-    let reference = source.resolved_reference.as_str();
-    if reference.contains('@') {
-        return reference.to_owned();
-    }
-    let base = match reference.rfind(':') {
-        Some(i)
-            if reference[i..].find('/').is_none()
-                && i > reference.find("//").map_or(0, |j| j + 2)
-                && reference[..i].contains('/') =>
-        {
-            &reference[..i]
-        }
-        _ => reference,
-    };
-    format!("{base}@{}", source.digest.as_str())
 }

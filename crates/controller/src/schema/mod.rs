@@ -10,10 +10,7 @@ pub mod intent;
 pub mod observed;
 pub mod record;
 mod settle;
-mod settle_apply;
-mod settle_plan;
-mod settle_source;
-mod verify;
+mod start;
 
 pub use action::{Action, Event, PlanDraft, Renewal};
 pub use decide::decide;

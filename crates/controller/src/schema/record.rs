@@ -2,13 +2,11 @@
 
 use std::time::Duration;
 
-use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ptah_api::{
     PtahSchemaStatus,
     conditions::{ConditionType, Reason},
     schema::{SchemaOperationStatus, SchemaPhase},
-    shared::PendingLockRelease,
 };
 
 use super::{
@@ -17,8 +15,7 @@ use super::{
 };
 use crate::conditions::{self, Status};
 
-/// How long a pass waits when it only watches something progress.
-pub const POLL: Duration = Duration::from_secs(5);
+pub use crate::operation::time::{POLL, after, until};
 
 /// A copy of the status to edit, with `observedGeneration` untouched.
 pub fn edit(o: &Observed<'_>) -> PtahSchemaStatus {
@@ -81,33 +78,9 @@ pub fn stage_release(
     claim: &SchemaOperationStatus,
     holder_op: Option<&ptah_api::shared::Sha256Digest>,
 ) {
-    if let (Some(epoch), Some(digest), Some(duration)) = (
-        &claim.lease_epoch,
-        &claim.coordination_digest,
-        claim.lease_duration_seconds,
-    ) {
-        s.pending_lock_release = Some(PendingLockRelease {
-            coordination_digest: digest.clone(),
-            operation_id: holder_op.unwrap_or(&claim.id).clone(),
-            lease_duration_seconds: duration,
-            lease_epoch: epoch.clone(),
-        });
+    if let Some(release) = crate::operation::claim::staged_release(claim, holder_op.unwrap_or(&claim.id)) {
+        s.pending_lock_release = Some(release);
     }
-}
-
-/// `t + d`, saturating at `t` on overflow (never in practice: durations are bounded by the CRD).
-pub fn after(t: Timestamp, d: Duration) -> Timestamp {
-    SignedDuration::try_from(d)
-        .ok()
-        .and_then(|d| t.checked_add(d).ok())
-        .unwrap_or(t)
-}
-
-/// How long until `t`, at least one second.
-pub fn until(now: Timestamp, t: Timestamp) -> Duration {
-    Duration::try_from(now.duration_until(t))
-        .unwrap_or(Duration::ZERO)
-        .max(Duration::from_secs(1))
 }
 
 /// A `Time` of this pass.

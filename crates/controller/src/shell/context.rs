@@ -9,12 +9,12 @@ use kube::{
         reflector::Store,
     },
 };
-use ptah_api::PtahSchema;
+use ptah_api::{PtahMigration, PtahSchema};
 use ptah_planstore::PlanStore;
 use ptah_targetlock::RealmLeases;
 use ptah_telemetry::Metrics;
 
-use crate::schema::Binding;
+use crate::operation::Binding;
 
 /// Manager settings that are not per resource.
 #[derive(Clone, Debug)]
@@ -45,30 +45,42 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Every PtahSchema the controller watches (for the realm census).
     pub schemas: Store<PtahSchema>,
+    /// Every PtahMigration the controller watches (for the realm census).
+    pub migrations: Store<PtahMigration>,
+}
+
+/// The watch stores of both families, for the realm census.
+#[derive(Clone)]
+pub struct Stores {
+    /// PtahSchemas.
+    pub schemas: Store<PtahSchema>,
+    /// PtahMigrations.
+    pub migrations: Store<PtahMigration>,
 }
 
 impl Context {
-    /// A context for `binding`, with the controller's store for the census.
+    /// A context for `binding`, with the controllers' stores for the census.
     pub fn new(
         client: Client,
         binding: Binding,
         config: ManagerConfig,
         metrics: Arc<Metrics>,
-        schemas: Store<PtahSchema>,
+        stores: Stores,
     ) -> Self {
         let reporter = Reporter {
-            controller: "ptah-operator".into(),
+            controller: ptah_api::FIELD_MANAGER.into(),
             instance: Some(config.identity.clone()),
         };
         Context {
             leases: RealmLeases::new(client.clone(), config.coordination_namespace.clone()),
-            plans: PlanStore::new(client.clone()).with_field_manager(super::FIELD_MANAGER),
+            plans: PlanStore::new(client.clone()).with_field_manager(ptah_api::FIELD_MANAGER),
             recorder: Recorder::new(client.clone(), reporter),
             client,
             binding,
             config,
             metrics,
-            schemas,
+            schemas: stores.schemas,
+            migrations: stores.migrations,
         }
     }
 }

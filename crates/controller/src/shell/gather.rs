@@ -1,19 +1,15 @@
 //! Gathering the observed state of one PtahSchema. Every read that authorizes anything (the
 //! policy ConfigMap, the plan, approvals, the realm grant, the Job) goes to the API server.
 
-use k8s_openapi::api::batch::v1::Job;
 use kube::{Api, ResourceExt, api::ListParams};
 use ptah_api::{
-    PtahRealm, PtahSchema, PtahSchemaApproval,
-    schema::SchemaOperationType,
-    shared::{Coordination, ImmutableObjectReference},
+    PtahSchema, PtahSchemaApproval, schema::SchemaOperationType, shared::ImmutableObjectReference,
 };
-use ptah_targetlock::census::{self, Claimant};
 
-use super::{Context, ShellError, results};
+use super::{Context, ShellError};
 use crate::{
     conditions,
-    schema::{ApprovalView, Finished, JobState, Meta, PlanState, PolicyRead, Realm, ResultRead, intent},
+    schema::{ApprovalView, JobState, Meta, PlanState, PolicyRead, Realm, ResultRead, intent},
 };
 
 /// Everything [`crate::schema::Observed`] borrows, owned.
@@ -49,8 +45,8 @@ pub async fn gather(ctx: &Context, schema: &PtahSchema) -> Result<Gathered, Shel
         deleting: schema.metadata.deletion_timestamp.is_some(),
         has_finalizer: schema.finalizers().iter().any(|f| f == super::FINALIZER),
     };
-    let realm = realm(ctx, schema, &ns).await?;
-    let policy = policy(ctx, schema, &ns).await?;
+    let realm = super::census::realm(ctx, &schema.spec.target, &ns, &meta.uid).await?;
+    let policy = super::census::policy(ctx, &schema.spec.desired.verification_policy_from, &ns).await?;
     let status = schema.status.clone().unwrap_or_default();
     let (job, result) = match &status.active_operation {
         Some(c) if c.dispatch_started == Some(true) => job(ctx, schema, &meta, &status, c).await?,
@@ -81,74 +77,6 @@ pub async fn gather(ctx: &Context, schema: &PtahSchema) -> Result<Gathered, Shel
     })
 }
 
-async fn realm(ctx: &Context, schema: &PtahSchema, ns: &str) -> Result<Realm, ShellError> {
-    let target = &schema.spec.target;
-    let Some(family) = target.engine.family() else {
-        return Ok(Realm::UnsupportedEngine);
-    };
-    let engine = family.as_str();
-    let (digest, sharing) = match target.coordination() {
-        Some(Coordination::Key(key)) => (census::coordination_digest(engine, ns, key), None),
-        Some(Coordination::Realm(r)) => {
-            let realms: Api<PtahRealm> = Api::all(ctx.client.clone());
-            match realms.get_opt(&r.name).await? {
-                Some(realm) if census::realm_authorizes(&realm, ns, engine) => (
-                    census::realm_coordination_digest(engine, &r.name),
-                    Some(census::realm_allows_sharing(&realm)),
-                ),
-                _ => return Ok(Realm::NotAuthorized),
-            }
-        }
-        None => return Ok(Realm::NotAuthorized),
-    };
-    let me = claimant(schema, ns, &digest);
-    let all: Vec<Claimant> = ctx
-        .schemas
-        .state()
-        .iter()
-        .filter_map(|other| {
-            let other_ns = other.namespace()?;
-            let family = other.spec.target.engine.family()?;
-            let d = match other.spec.target.coordination()? {
-                Coordination::Key(key) => census::coordination_digest(family.as_str(), &other_ns, key),
-                Coordination::Realm(r) => census::realm_coordination_digest(family.as_str(), &r.name),
-            };
-            (d == digest).then(|| claimant(other, &other_ns, &d))
-        })
-        .collect();
-    Ok(Realm::Claimable {
-        engine,
-        coordination_digest: digest.clone(),
-        census: census::census(&me, &all, sharing),
-    })
-}
-
-fn claimant(s: &PtahSchema, ns: &str, digest: &ptah_api::shared::Sha256Digest) -> Claimant {
-    let status = s.status.as_ref();
-    let busy = status.is_some_and(|st| st.active_operation.is_some() || st.pending_observation.is_some());
-    Claimant {
-        kind: "PtahSchema",
-        namespace: ns.to_owned(),
-        name: s.name_any(),
-        uid: s.uid().unwrap_or_default(),
-        coordination_digest: digest.clone(),
-        shared_realm: s.spec.target.shared_realm,
-        dormant: s.metadata.deletion_timestamp.is_some() || (s.spec.suspend && !busy),
-    }
-}
-
-async fn policy(ctx: &Context, schema: &PtahSchema, ns: &str) -> Result<PolicyRead, ShellError> {
-    let from = &schema.spec.desired.verification_policy_from;
-    match ptah_managercache::read_configmap_key(ctx.client.clone(), ns, &from.name, &from.key).await {
-        Ok(read) => Ok(PolicyRead::Ok {
-            uid: read.uid,
-            digest: read.digest,
-        }),
-        Err(ptah_managercache::CacheError::Api { source, .. }) => Err(ShellError::Kube(*source)),
-        Err(refused) => Ok(PolicyRead::Refused(refused.to_string())),
-    }
-}
-
 async fn job(
     ctx: &Context,
     schema: &PtahSchema,
@@ -156,20 +84,6 @@ async fn job(
     status: &ptah_api::PtahSchemaStatus,
     c: &ptah_api::schema::SchemaOperationStatus,
 ) -> Result<(JobState, ResultRead), ShellError> {
-    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &meta.namespace);
-    let Some(mut live) = jobs.get_opt(&c.job_name).await? else {
-        return Ok((JobState::Absent, ResultRead::NotRead));
-    };
-    let uid = live.uid().unwrap_or_default();
-    let ttl_set = live
-        .spec
-        .as_ref()
-        .and_then(|s| s.ttl_seconds_after_finished)
-        .is_some();
-    // The TTL is the one field the manager adds after the fact; compare without it.
-    if let Some(spec) = live.spec.as_mut() {
-        spec.ttl_seconds_after_finished = None;
-    }
     let chunks = if c.operation_type == SchemaOperationType::Apply {
         apply_chunks(ctx, &meta.namespace, status).await?
     } else {
@@ -179,47 +93,10 @@ async fn job(
         chunks: &chunks,
         content_digest: &p.content_digest,
     });
-    let matches_intent = intent::intent(meta, &schema.spec, &ctx.binding, c, plan)
+    let expected = intent::intent(meta, &schema.spec, &ctx.binding, c, plan)
         .ok()
-        .and_then(|i| ptah_workload::build(&i).ok())
-        .is_some_and(|built| ptah_workload::compare(&built, &live).is_ok());
-    let job_conditions = live
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.clone())
-        .unwrap_or_default();
-    let is = |t: &str| {
-        job_conditions
-            .iter()
-            .any(|jc| jc.type_ == t && jc.status == "True")
-    };
-    let finished = if is("Complete") {
-        Some(Finished::Succeeded)
-    } else if is("Failed") {
-        Some(Finished::Failed)
-    } else {
-        None
-    };
-    let result = if finished.is_some() && ttl_set && c.job_uid.as_deref() == Some(uid.as_str()) {
-        results::read(&ctx.client, &meta.namespace, &c.job_name, &uid).await
-    } else {
-        ResultRead::NotRead
-    };
-    let stuck = if finished.is_none() {
-        results::stuck(&ctx.client, &meta.namespace, &uid).await
-    } else {
-        None
-    };
-    Ok((
-        JobState::Present {
-            uid,
-            matches_intent,
-            finished,
-            ttl_set,
-            admission_refused: stuck,
-        },
-        result,
-    ))
+        .and_then(|i| ptah_workload::build(&i).ok());
+    super::jobs::observe(ctx, &meta.namespace, c, expected).await
 }
 
 /// The projection ConfigMap names of the current plan: named like its chunks, in order.

@@ -7,7 +7,7 @@ use kube::{
 };
 use ptah_dataplane::{ParsedFrame, parse_last_frame};
 
-use crate::schema::ResultRead;
+use crate::operation::ResultRead;
 
 /// The log bytes kept: one maximal frame plus room for diagnostics around it.
 const MAX_LOG_BYTES: i64 = (ptah_dataplane::MAX_PAYLOAD_BYTES + 4 * 64 * 1024) as i64;

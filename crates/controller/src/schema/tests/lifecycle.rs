@@ -68,7 +68,7 @@ fn proof_runs_under_the_apply_lease_holder_and_epoch() {
     let Action::Dispatch { .. } = w.decide() else {
         panic!("the proof needs no new Lease")
     };
-    assert_eq!(crate::schema::decide::holder_op(&w.observed(), &proof), apply.id);
+    assert_eq!(crate::schema::claim::holder_op(&w.observed(), &proof), apply.id);
 }
 
 #[test]

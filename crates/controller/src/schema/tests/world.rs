@@ -184,7 +184,7 @@ impl World {
                     }
                 }
             }
-            Action::Wait { .. } => {}
+            Action::MarkAcknowledgments { .. } | Action::Wait { .. } => {}
         }
     }
 

@@ -1,5 +1,6 @@
 //! Recording a finished operation: the claim is cleared and the outcome written in one status
-//! write; a Lease release is staged in that same write and performed only after it.
+//! write; a Lease release is staged in that same write and performed only after it. This folder
+//! owns every settlement: `failed` is its leaf, the per-operation modules build on it.
 
 use ptah_api::{
     conditions::{ConditionType, Reason},
@@ -7,82 +8,33 @@ use ptah_api::{
         DriftFinding, PendingObservationOutcome, SchemaOperationStatus, SchemaOperationType as Op,
         SchemaPhase, SchemaTargetStatus,
     },
-    shared::{ArtifactSourceStatus, Sha256Digest},
+    shared::Sha256Digest,
 };
 use ptah_dataplane::ResultPayload;
 
+mod apply;
+mod failed;
+mod plan;
+mod source;
+
+pub use apply::apply_unknown;
+pub use failed::failed;
+pub use source::SCHEMA_ARTIFACT_TYPE;
+
 use super::{
     action::{Action, Event},
-    decide::holder_op,
+    claim::holder_op,
     observed::Observed,
     record::{self, cond, edit, phase},
 };
 use crate::conditions::Status;
-
-/// The artifact type a schema artifact must carry (checked independently of the policy).
-pub const SCHEMA_ARTIFACT_TYPE: &str = "application/vnd.stokaro.ptah.schema.v1";
-
-/// A read-only operation failed: retried after `failureRetryInterval`.
-pub fn failed(o: &Observed<'_>, c: &SchemaOperationStatus, reason: Reason, why: &str) -> Action {
-    let mut s = edit(o);
-    if is_proof_step(o, c) {
-        // The proof keeps its Lease and is retried; nothing is released.
-        s.active_operation = None;
-    } else {
-        record::clear_claim(&mut s, c, Some(&holder_op(o, c)));
-    }
-    s.last_attempt_time = Some(record::now(o));
-    phase(o, &mut s, SchemaPhase::Failed, false, reason, why);
-    cond(
-        o,
-        &mut s,
-        ConditionType::ReconciliationFailed,
-        Status::True,
-        reason,
-        why,
-    );
-    cond(o, &mut s, ConditionType::Progressing, Status::False, reason, why);
-    match c.operation_type {
-        Op::Resolve => cond(
-            o,
-            &mut s,
-            ConditionType::ArtifactResolved,
-            Status::Unknown,
-            Reason::RefreshFailed,
-            why,
-        ),
-        Op::Observe | Op::Plan => cond(
-            o,
-            &mut s,
-            ConditionType::DatabaseReachable,
-            Status::Unknown,
-            reason,
-            why,
-        ),
-        _ => {}
-    }
-    Action::WriteStatus {
-        status: Box::new(s),
-        event: Some(Event::warning(
-            "OperationFailed",
-            format!("{:?}: {why}", c.operation_type),
-        )),
-    }
-}
-
-pub fn is_proof_step(o: &Observed<'_>, c: &SchemaOperationStatus) -> bool {
-    o.status.pending_observation.is_some() && c.operation_type != Op::Apply
-}
+use failed::is_proof_step;
 
 /// A result bound to its claim: record what it says.
 pub fn settle(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
     if let Some(e) = &p.error {
         if c.operation_type == Op::Apply {
-            return super::settle_apply::apply_unknown(
-                o,
-                c,
-                &format!("the Apply failed ({})", e.code.as_str()),
-            );
+            return apply::apply_unknown(o, c, &format!("the Apply failed ({})", e.code.as_str()));
         }
         if c.operation_type == Op::Plan && e.child_code.as_deref() == Some("protected_table") {
             return protected(o, c, &e.message);
@@ -95,12 +47,12 @@ pub fn settle(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) ->
         return failed(o, c, reason, &format!("{}: {}", e.code.as_str(), e.message));
     }
     match c.operation_type {
-        Op::Resolve | Op::Verify => super::settle_source::artifact(o, c, p),
+        Op::Resolve | Op::Verify => source::artifact(o, c, p),
         Op::Observe => observed(o, c, p),
-        Op::Plan => super::settle_plan::planned(o, c, p),
+        Op::Plan => plan::planned(o, c, p),
         Op::Apply => {
             if p.mutation_started == Some(true) && p.uncertain != Some(true) {
-                super::settle_apply::owe_proof(
+                apply::owe_proof(
                     o,
                     c,
                     PendingObservationOutcome::ApplySucceeded,
@@ -108,11 +60,7 @@ pub fn settle(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) ->
                     "the plan was applied",
                 )
             } else {
-                super::settle_apply::apply_unknown(
-                    o,
-                    c,
-                    "the Apply report does not prove the plan was applied",
-                )
+                apply::apply_unknown(o, c, "the Apply report does not prove the plan was applied")
             }
         }
     }
@@ -234,27 +182,5 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
     Action::WriteStatus {
         status: Box::new(s),
         event: None,
-    }
-}
-
-/// The source recorded by a Resolve.
-pub fn resolved_source(
-    o: &Observed<'_>,
-    reference: &str,
-    digest: Sha256Digest,
-    artifact_type: Option<String>,
-) -> ArtifactSourceStatus {
-    ArtifactSourceStatus {
-        requested_reference: Some(o.spec.desired.oci_ref.clone()),
-        resolved_reference: Some(reference.to_owned()),
-        digest: Some(digest),
-        media_type: None,
-        artifact_type,
-        size: None,
-        verified: Some(false),
-        verification_policy_uid: None,
-        verification_policy_digest: None,
-        resolved_at: Some(record::now(o)),
-        verified_at: None,
     }
 }

@@ -3,16 +3,20 @@
 use ptah_api::{
     conditions::{ConditionType, Reason},
     schema::{SchemaOperationStatus, SchemaOperationType as Op, SchemaPhase},
-    shared::Sha256Digest,
+    shared::{ArtifactSourceStatus, Sha256Digest},
 };
 use ptah_dataplane::ResultPayload;
 
-use super::{
+use super::failed::failed;
+use crate::schema::{
     action::{Action, Event},
     observed::Observed,
     record::{self, cond, edit, phase},
-    settle::{SCHEMA_ARTIFACT_TYPE, failed, resolved_source},
 };
+
+/// The artifact type a schema artifact must carry (checked independently of the policy).
+pub const SCHEMA_ARTIFACT_TYPE: &str = "application/vnd.stokaro.ptah.schema.v1";
+
 use crate::conditions::Status;
 
 /// Records a Resolve or Verify result.
@@ -171,5 +175,27 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
     Action::WriteStatus {
         status: Box::new(s),
         event: None,
+    }
+}
+
+/// The source recorded by a Resolve.
+pub fn resolved_source(
+    o: &Observed<'_>,
+    reference: &str,
+    digest: Sha256Digest,
+    artifact_type: Option<String>,
+) -> ArtifactSourceStatus {
+    ArtifactSourceStatus {
+        requested_reference: Some(o.spec.desired.oci_ref.clone()),
+        resolved_reference: Some(reference.to_owned()),
+        digest: Some(digest),
+        media_type: None,
+        artifact_type,
+        size: None,
+        verified: Some(false),
+        verification_policy_uid: None,
+        verification_policy_digest: None,
+        resolved_at: Some(record::now(o)),
+        verified_at: None,
     }
 }

@@ -8,15 +8,16 @@ use ptah_api::{
 };
 use ptah_dataplane::{PlanOutcome, ResultPayload};
 
-use super::{
+use super::failed::{failed, is_proof_step};
+use crate::conditions::Status;
+use crate::schema::{
     action::{Action, Event},
-    decide::holder_op,
+    claim::holder_op,
     observed::{Observed, Realm},
     record::{self, cond, edit, phase},
-    settle::{failed, is_proof_step},
 };
-use crate::conditions::Status;
 
+/// Records a Plan result.
 pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
     let Some(r) = &p.plan else {
         return failed(
@@ -123,7 +124,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         return failed(o, c, Reason::OperationFailed, "the Plan claim names no realm");
     };
     // The operator's own reading may only raise what the executor reported.
-    let class = match super::classify::classify_plan(text.as_bytes()) {
+    let class = match crate::schema::classify::classify_plan(text.as_bytes()) {
         Ok(class) => class,
         Err(why) => return failed(o, c, Reason::PolicyRefused, &why),
     };
@@ -200,7 +201,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         Event::normal("PlanPublished", m)
     };
     Action::PublishAndRecord {
-        draft: Box::new(super::action::PlanDraft {
+        draft: Box::new(crate::schema::action::PlanDraft {
             spec,
             bytes: text.as_bytes().to_vec(),
         }),
@@ -225,7 +226,7 @@ fn binding(o: &Observed<'_>, c: &SchemaOperationStatus, coordination: Sha256Dige
             .clone()
             .or_else(|| o.status.target.as_ref().and_then(|t| t.identity_digest.clone()))
             .unwrap_or_else(|| fallback.clone()),
-        policy_fingerprint: super::gate::policy_fingerprint(o),
+        policy_fingerprint: crate::schema::gate::policy_fingerprint(o),
         verification_policy_uid: c.verification_policy_uid.clone().unwrap_or_default(),
         verification_policy_digest: c.verification_policy_digest.clone().unwrap_or(fallback),
         execution_binding_id: o.binding.epoch.clone(),

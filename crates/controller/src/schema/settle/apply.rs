@@ -7,13 +7,13 @@ use ptah_api::{
     shared::ImmutableObjectReference,
 };
 
-use super::{
+use super::failed::failed;
+use crate::conditions::Status;
+use crate::schema::{
     action::{Action, Event},
     observed::Observed,
     record::{self, cond, edit},
-    settle::failed,
 };
-use crate::conditions::Status;
 
 /// A dispatched Apply whose outcome cannot be known: never replayed, settled by a proof.
 pub fn apply_unknown(o: &Observed<'_>, c: &SchemaOperationStatus, why: &str) -> Action {
@@ -35,6 +35,7 @@ pub fn apply_unknown(o: &Observed<'_>, c: &SchemaOperationStatus, why: &str) -> 
     )
 }
 
+/// Records the proof the Apply owes, clearing its claim in the same write.
 pub fn owe_proof(
     o: &Observed<'_>,
     c: &SchemaOperationStatus,

@@ -1,0 +1,143 @@
+//! The Job a migration claim builds: the same function serves the create and the read-back
+//! comparison, so a Job is only ever adopted if it equals what the claim would create now.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use ptah_api::{
+    PtahMigrationPlanSpec, PtahMigrationSpec,
+    migration::{MigrationOperationStatus, MigrationOperationType as Op},
+};
+use ptah_workload::{
+    DatabaseAccess, Deadlines, ExpectedSequence, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs,
+};
+
+use super::{observed::Meta, plan};
+use crate::operation::{
+    Binding,
+    claim::{TERMINATION_GRACE_SECONDS, migration_operation},
+    source::{access, pinned},
+};
+
+/// Why a claim cannot become a Job.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the {operation:?} claim lacks {missing}")]
+pub struct IncompleteClaim {
+    /// The operation.
+    pub operation: Op,
+    /// What is missing.
+    pub missing: &'static str,
+}
+
+/// The owner reference every migration operation Job carries.
+pub fn owner(meta: &Meta) -> OwnerReference {
+    OwnerReference {
+        api_version: format!("{}/{}", ptah_api::GROUP, ptah_api::VERSION),
+        kind: "PtahMigration".into(),
+        name: meta.name.clone(),
+        uid: meta.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+/// Builds the intent of the claim's Job (`plan` is required for an Apply).
+pub fn intent(
+    meta: &Meta,
+    spec: &PtahMigrationSpec,
+    binding: &Binding,
+    c: &MigrationOperationStatus,
+    plan_spec: Option<&PtahMigrationPlanSpec>,
+) -> Result<JobIntent, IncompleteClaim> {
+    let op = c.operation_type;
+    let missing = |what| IncompleteClaim {
+        operation: op,
+        missing: what,
+    };
+    let source = c.source.as_ref().ok_or(missing("a source"))?;
+    let fetch = || Fetch {
+        resolved_reference: pinned(source),
+        access: access(source),
+    };
+    let db = || -> Result<DatabaseAccess, IncompleteClaim> {
+        let target = c.target.as_ref().ok_or(missing("a target"))?;
+        let family = target.engine.family().ok_or(missing("a supported engine"))?;
+        Ok(DatabaseAccess {
+            url_from: target.url_from.clone(),
+            engine: family.as_str().to_owned(),
+            coordination_digest: c
+                .coordination_digest
+                .as_ref()
+                .ok_or(missing("a realm"))?
+                .as_str()
+                .to_owned(),
+            expected_target_identity: c.target_identity_digest.as_ref().map(|d| d.as_str().to_owned()),
+            connect_timeout: Some(spec.execution.connect_timeout.as_str().to_owned()),
+            lock_timeout: (op == Op::Apply).then(|| spec.policy.lock_timeout.as_str().to_owned()),
+            exclude: Vec::new(),
+            protected_tables: Vec::new(),
+        })
+    };
+    let inputs = match op {
+        Op::Resolve => OperationInputs::Resolve {
+            requested_reference: source.resolved_reference.clone(),
+            access: access(source),
+        },
+        Op::Verify => OperationInputs::Verify {
+            resolved_reference: pinned(source),
+            access: access(source),
+            policy: spec.artifact.verification_policy_from.clone(),
+        },
+        Op::History => OperationInputs::MigrationHistory {
+            db: db()?,
+            fetch: fetch(),
+        },
+        Op::Apply => {
+            let p = plan_spec.ok_or(missing("its plan"))?;
+            let (json, digest) = ptah_dataplane::expected_sequence(&plan::steps(p))
+                .map_err(|_| missing("a valid sequence"))?;
+            OperationInputs::MigrationApply {
+                db: db()?,
+                fetch: fetch(),
+                sequence: ExpectedSequence {
+                    json,
+                    digest: digest.to_string(),
+                },
+            }
+        }
+    };
+    let active = match (&c.execution_not_after, op) {
+        (Some(end), Op::Apply) => end
+            .0
+            .as_second()
+            .saturating_sub(c.started_at.0.as_second())
+            .max(1),
+        _ => spec.execution.active_deadline_seconds,
+    };
+    Ok(JobIntent {
+        namespace: meta.namespace.clone(),
+        owner: owner(meta),
+        resource_name: meta.name.clone(),
+        operation: migration_operation(op),
+        operation_id: c.id.as_str().to_owned(),
+        input_fingerprint: c.input_fingerprint.as_str().to_owned(),
+        job_name: c.job_name.clone(),
+        identity: ManagerIdentity {
+            controller_image: binding.controller_image.clone(),
+            controller_revision: binding.controller_revision.clone(),
+            controller_state_version: binding.controller_state_version,
+            ptah_version: binding.ptah_version.clone(),
+            execution_binding_id: c.execution_binding_id.as_str().to_owned(),
+        },
+        images: Images {
+            executor: binding.executor_image.as_str().to_owned(),
+            runner: binding.runner_image.as_str().to_owned(),
+        },
+        execution: spec.execution.clone(),
+        deadlines: Deadlines {
+            active_deadline_seconds: active,
+            termination_grace_period_seconds: TERMINATION_GRACE_SECONDS,
+            dispatch_not_after: c.dispatch_not_after.as_ref().map(|t| t.0),
+            execution_not_after: c.execution_not_after.as_ref().map(|t| t.0),
+        },
+        inputs,
+    })
+}

@@ -1,0 +1,79 @@
+//! Small status edits shared by the migration decision steps.
+
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use ptah_api::{
+    PtahMigrationStatus,
+    conditions::{ConditionType, Reason},
+    migration::{MigrationOperationStatus, MigrationPhase},
+};
+
+use super::{
+    action::{Action, Event},
+    observed::Observed,
+};
+use crate::conditions::{self, Status};
+
+/// A copy of the status to edit.
+pub fn edit(o: &Observed<'_>) -> PtahMigrationStatus {
+    o.status.clone()
+}
+
+/// Sets a condition at this pass's clock and generation.
+pub fn cond(
+    o: &Observed<'_>,
+    s: &mut PtahMigrationStatus,
+    t: ConditionType,
+    st: Status,
+    r: Reason,
+    m: impl Into<String>,
+) {
+    conditions::set(&mut s.conditions, t, st, r, m, Some(o.meta.generation), o.now);
+}
+
+/// Sets the phase together with `Ready`.
+pub fn phase(
+    o: &Observed<'_>,
+    s: &mut PtahMigrationStatus,
+    p: MigrationPhase,
+    ready: bool,
+    r: Reason,
+    m: impl Into<String>,
+) {
+    s.phase = Some(p);
+    cond(o, s, ConditionType::Ready, Status::from_bool(ready), r, m);
+}
+
+/// Writes `s` (with an optional Event) unless it equals the recorded status; then waits `idle`.
+pub fn write_or_wait(
+    o: &Observed<'_>,
+    s: PtahMigrationStatus,
+    event: Option<Event>,
+    idle: Duration,
+) -> Action {
+    if &s == o.status {
+        Action::Wait {
+            after: idle,
+            renew: None,
+        }
+    } else {
+        Action::WriteStatus {
+            status: Box::new(s),
+            event,
+        }
+    }
+}
+
+/// Moves the claim out and stages its Lease release (when it holds one) in the same write.
+pub fn clear_claim(s: &mut PtahMigrationStatus, claim: &MigrationOperationStatus) {
+    s.active_operation = None;
+    if let Some(release) = crate::operation::claim::staged_release(claim, &claim.id) {
+        s.pending_lock_release = Some(release);
+    }
+}
+
+/// A `Time` of this pass.
+pub fn now(o: &Observed<'_>) -> Time {
+    Time(o.now)
+}

@@ -1,0 +1,146 @@
+//! What both families observe about the world: identity, realm, policy, the claim's Job and its
+//! result. Plain values gathered by the shell, so every guarantee is testable without a cluster.
+
+use ptah_api::shared::{Epoch, PinnedImage, Sha256Digest};
+use ptah_dataplane::ResultPayload;
+use ptah_targetlock::census::CensusVerdict;
+
+/// The manager's identity and the execution binding every result is bound to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The current execution-binding epoch.
+    pub epoch: Epoch,
+    /// The controller-state version.
+    pub controller_state_version: i64,
+    /// The executor's version.
+    pub ptah_version: String,
+    /// The executor image (digest-pinned).
+    pub executor_image: PinnedImage,
+    /// The runner image (digest-pinned).
+    pub runner_image: PinnedImage,
+    /// The runner protocol version the manager expects.
+    pub runner_protocol_version: i64,
+    /// The manager's own image.
+    pub controller_image: String,
+    /// The manager's revision.
+    pub controller_revision: String,
+}
+
+impl Binding {
+    /// The status record of this binding.
+    pub fn status(&self) -> ptah_api::shared::ExecutionBindingStatus {
+        ptah_api::shared::ExecutionBindingStatus {
+            epoch: Some(self.epoch.clone()),
+            controller_state_version: Some(self.controller_state_version),
+            ptah_version: Some(self.ptah_version.clone()),
+            executor_image: Some(self.executor_image.clone()),
+            runner_protocol_version: Some(self.runner_protocol_version),
+        }
+    }
+}
+
+/// The resource's identity and lifecycle metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// UID.
+    pub uid: String,
+    /// `metadata.generation`.
+    pub generation: i64,
+    /// A deletion timestamp is set.
+    pub deleting: bool,
+    /// Our finalizer is present.
+    pub has_finalizer: bool,
+}
+
+/// Whether the resource may claim its realm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Realm {
+    /// The engine is not supported: no Job may run.
+    UnsupportedEngine,
+    /// `realmRef` names a PtahRealm that does not authorize this namespace and engine (or is missing).
+    NotAuthorized,
+    /// The realm and what the census says about it.
+    Claimable {
+        /// The canonical engine (`postgresql`, `mysql`).
+        engine: &'static str,
+        /// The realm identity.
+        coordination_digest: Sha256Digest,
+        /// Other claimants of the same realm, of either kind.
+        census: CensusVerdict,
+    },
+}
+
+impl Realm {
+    /// The realm identity when it may be claimed.
+    pub fn digest(&self) -> Option<&Sha256Digest> {
+        match self {
+            Realm::Claimable {
+                coordination_digest, ..
+            } => Some(coordination_digest),
+            _ => None,
+        }
+    }
+}
+
+/// The verification-policy ConfigMap as read uncached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyRead {
+    /// Readable, immutable, with the key present.
+    Ok {
+        /// The ConfigMap's UID.
+        uid: String,
+        /// sha256 of the policy bytes.
+        digest: Sha256Digest,
+    },
+    /// Missing, mutable or without the key: a configuration error the user must fix.
+    Refused(String),
+}
+
+/// The Job of the active claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobState {
+    /// No Job has the claim's name.
+    Absent,
+    /// A Job has the claim's name.
+    Present {
+        /// Its UID.
+        uid: String,
+        /// It equals the Job the claim would build (owner, labels, annotations, spec).
+        matches_intent: bool,
+        /// Terminal state, if finished.
+        finished: Option<Finished>,
+        /// The cleanup TTL is set.
+        ttl_set: bool,
+        /// Why its Pod cannot start (admission refused, an image that cannot be pulled, a missing
+        /// Secret key), when that is visible.
+        admission_refused: Option<String>,
+    },
+}
+
+/// How a Job finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finished {
+    /// `Complete`.
+    Succeeded,
+    /// `Failed` (including the deadline).
+    Failed,
+}
+
+/// What the Pods of a finished Job said.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultRead {
+    /// Not read (the Job is not finished, or the claim does not need it).
+    NotRead,
+    /// The log could not be read now; try again shortly.
+    Unavailable(String),
+    /// Exactly one Pod, and its log held a valid frame.
+    Frame(Box<ResultPayload>),
+    /// Exactly one Pod, without a valid frame (lost, truncated or malformed).
+    NoFrame(String),
+    /// More or fewer than one Pod ran: nothing can be attributed.
+    PodCount(usize),
+}

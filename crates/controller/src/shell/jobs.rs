@@ -1,0 +1,70 @@
+//! The claim's Job as it is: read back by name, compared with the Job the claim builds now,
+//! terminal state, the cleanup TTL, a stuck Pod, and the one Pod's result once it may be read.
+
+use k8s_openapi::api::batch::v1::Job;
+use kube::{Api, ResourceExt};
+
+use super::{Context, ShellError, results};
+use crate::operation::{Claim, Finished, JobState, ResultRead};
+
+/// Observes the Job of claim `c` in `ns`; `expected` is the Job the claim builds now (`None`
+/// when it can no longer be built, which never matches).
+pub async fn observe(
+    ctx: &Context,
+    ns: &str,
+    c: &impl Claim,
+    expected: Option<Job>,
+) -> Result<(JobState, ResultRead), ShellError> {
+    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), ns);
+    let Some(mut live) = jobs.get_opt(c.job_name()).await? else {
+        return Ok((JobState::Absent, ResultRead::NotRead));
+    };
+    let uid = live.uid().unwrap_or_default();
+    let ttl_set = live
+        .spec
+        .as_ref()
+        .and_then(|s| s.ttl_seconds_after_finished)
+        .is_some();
+    // The TTL is the one field the manager adds after the fact; compare without it.
+    if let Some(spec) = live.spec.as_mut() {
+        spec.ttl_seconds_after_finished = None;
+    }
+    let matches_intent = expected.is_some_and(|built| ptah_workload::compare(&built, &live).is_ok());
+    let job_conditions = live
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let is = |t: &str| {
+        job_conditions
+            .iter()
+            .any(|jc| jc.type_ == t && jc.status == "True")
+    };
+    let finished = if is("Complete") {
+        Some(Finished::Succeeded)
+    } else if is("Failed") {
+        Some(Finished::Failed)
+    } else {
+        None
+    };
+    let result = if finished.is_some() && ttl_set && c.job_uid() == Some(uid.as_str()) {
+        results::read(&ctx.client, ns, c.job_name(), &uid).await
+    } else {
+        ResultRead::NotRead
+    };
+    let stuck = if finished.is_none() {
+        results::stuck(&ctx.client, ns, &uid).await
+    } else {
+        None
+    };
+    Ok((
+        JobState::Present {
+            uid,
+            matches_intent,
+            finished,
+            ttl_set,
+            admission_refused: stuck,
+        },
+        result,
+    ))
+}
