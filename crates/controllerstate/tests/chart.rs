@@ -632,6 +632,62 @@ fn the_prometheus_rule_is_off_by_default_and_alerts_on_the_manager_metrics() {
             .contains(r#"ptah_operation_results_total{namespace="ptah-system", result="failed"}"#)
     );
     assert!(expr("PtahOperatorOperationOutcomeUncertain").contains(r#"result=~"partial|unknown|refused""#));
+    assert!(expr("PtahOperatorOperationsFailing").starts_with("sum by (namespace, kind, operation) ("));
+    assert_eq!(
+        expr("PtahMigrationRunUnresolved"),
+        r#"(time() - min by (namespace) (ptah_oldest_unresolved_migration_run_timestamp_seconds{namespace="ptah-system"} > 0)) > 900"#,
+        "the default is 15 minutes"
+    );
+}
+
+#[test]
+fn the_unresolved_run_alert_fires_after_the_configured_minutes() {
+    let docs = rendered(&[
+        "--set",
+        "metrics.prometheusRule.enabled=true",
+        "--set",
+        "metrics.prometheusRule.alerts.unresolvedRunMinutes=42",
+        "--set",
+        "metrics.prometheusRule.runbookBaseURL=https://runbooks.example/ptah",
+    ]);
+    let rule = one(&docs, "PrometheusRule");
+    let rules = rule["spec"]["groups"][0]["rules"].as_array().expect("rules");
+    let alert = rules
+        .iter()
+        .find(|r| r["alert"] == "PtahMigrationRunUnresolved")
+        .expect("PtahMigrationRunUnresolved");
+    let expr = alert["expr"].as_str().expect("expr");
+    assert!(expr.ends_with(") > 2520"), "42 minutes in seconds: {expr}");
+    assert!(
+        expr.contains(
+            "(ptah_oldest_unresolved_migration_run_timestamp_seconds{namespace=\"ptah-system\"} > 0)"
+        ),
+        "0 (no unresolved run, or not the leader) never fires: {expr}"
+    );
+    assert_eq!(alert["labels"]["severity"], "warning");
+    let summary = alert["annotations"]["summary"].as_str().expect("summary");
+    assert!(summary.contains("more than 42 minutes"), "{summary}");
+    assert!(
+        alert["annotations"]["description"]
+            .as_str()
+            .expect("description")
+            .contains("{{ $value | humanizeDuration }}"),
+        "the age is left to Prometheus to fill in"
+    );
+    assert_eq!(
+        alert["annotations"]["runbook_url"],
+        "https://runbooks.example/ptah#PtahMigrationRunUnresolved"
+    );
+    for bad in ["0", "-5", "soon"] {
+        let err = render(&[
+            "--set",
+            "metrics.prometheusRule.enabled=true",
+            "--set",
+            &format!("metrics.prometheusRule.alerts.unresolvedRunMinutes={bad}"),
+        ])
+        .expect_err(bad);
+        assert!(err.contains("unresolvedRunMinutes"), "{bad}: {err}");
+    }
 }
 
 #[test]

@@ -23,7 +23,7 @@ mod labels;
 mod logging;
 mod metrics;
 
-pub use labels::{Kind, Operation, OperationResult, ReconcileOutcome};
+pub use labels::{Kind, Operation, OperationResult, Phase, ReconcileOutcome};
 pub use logging::{DEFAULT_FILTER, LogFormat, filter_from, init};
 pub use metrics::Metrics;
 

@@ -37,7 +37,24 @@ pub enum DriftSeverity {
     Destructive,
 }
 
-/// The closed vocabulary (v1) of drift categories; extending it needs a runner protocol bump.
+impl DriftSeverity {
+    /// The status severity of an executor severity (`safe`, `warning`, `destructive`; the
+    /// executor emits no other), or `None` for an unknown name.
+    pub fn from_executor(severity: &str) -> Option<DriftSeverity> {
+        match severity {
+            "safe" => Some(DriftSeverity::Safe),
+            "info" => Some(DriftSeverity::Info),
+            "warning" => Some(DriftSeverity::Warning),
+            "error" => Some(DriftSeverity::Error),
+            "destructive" => Some(DriftSeverity::Destructive),
+            _ => None,
+        }
+    }
+}
+
+/// The closed vocabulary of drift categories: the reference list (36) plus the five the executor
+/// also emits (`namespaces_added`, `enums_modified`, `table_comments_modified`, `indexes_modified`,
+/// `constraints_modified`); [`DriftCategory::from_executor`] maps every executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftCategory {
@@ -49,6 +66,8 @@ pub enum DriftCategory {
     ColumnsRemoved,
     /// `constraints_added`: constraints added.
     ConstraintsAdded,
+    /// `constraints_modified`: constraints modified.
+    ConstraintsModified,
     /// `constraints_removed`: constraints removed.
     ConstraintsRemoved,
     /// `data_rows_deleted`: data rows deleted.
@@ -63,6 +82,8 @@ pub enum DriftCategory {
     EnumValuesRemoved,
     /// `enums_added`: enums added.
     EnumsAdded,
+    /// `enums_modified`: enums modified.
+    EnumsModified,
     /// `enums_removed`: enums removed.
     EnumsRemoved,
     /// `extensions_added`: extensions added.
@@ -79,8 +100,12 @@ pub enum DriftCategory {
     FunctionsRemoved,
     /// `indexes_added`: indexes added.
     IndexesAdded,
+    /// `indexes_modified`: indexes modified.
+    IndexesModified,
     /// `indexes_removed`: indexes removed.
     IndexesRemoved,
+    /// `namespaces_added`: namespaces added.
+    NamespacesAdded,
     /// `rls_enabled_tables_added`: rls enabled tables added.
     RlsEnabledTablesAdded,
     /// `rls_enabled_tables_removed`: rls enabled tables removed.
@@ -101,6 +126,8 @@ pub enum DriftCategory {
     RolesModified,
     /// `roles_removed`: roles removed.
     RolesRemoved,
+    /// `table_comments_modified`: table comments modified.
+    TableCommentsModified,
     /// `table_constraints_added`: table constraints added.
     TableConstraintsAdded,
     /// `table_constraints_removed`: table constraints removed.
@@ -113,6 +140,121 @@ pub enum DriftCategory {
     UniqueProtectionsRemoved,
     /// `vector_dimension_changed`: vector dimension changed.
     VectorDimensionChanged,
+}
+
+impl DriftCategory {
+    /// Every category, in wire-name order.
+    pub const ALL: [DriftCategory; 41] = [
+        DriftCategory::ColumnsAdded,
+        DriftCategory::ColumnsModified,
+        DriftCategory::ColumnsRemoved,
+        DriftCategory::ConstraintsAdded,
+        DriftCategory::ConstraintsModified,
+        DriftCategory::ConstraintsRemoved,
+        DriftCategory::DataRowsDeleted,
+        DriftCategory::DataRowsInserted,
+        DriftCategory::DataRowsUpdated,
+        DriftCategory::EnumValuesAdded,
+        DriftCategory::EnumValuesRemoved,
+        DriftCategory::EnumsAdded,
+        DriftCategory::EnumsModified,
+        DriftCategory::EnumsRemoved,
+        DriftCategory::ExtensionsAdded,
+        DriftCategory::ExtensionsModified,
+        DriftCategory::ExtensionsRemoved,
+        DriftCategory::FunctionsAdded,
+        DriftCategory::FunctionsModified,
+        DriftCategory::FunctionsRemoved,
+        DriftCategory::IndexesAdded,
+        DriftCategory::IndexesModified,
+        DriftCategory::IndexesRemoved,
+        DriftCategory::NamespacesAdded,
+        DriftCategory::RlsEnabledTablesAdded,
+        DriftCategory::RlsEnabledTablesRemoved,
+        DriftCategory::RlsForceAdded,
+        DriftCategory::RlsForceRemoved,
+        DriftCategory::RlsPoliciesAdded,
+        DriftCategory::RlsPoliciesModified,
+        DriftCategory::RlsPoliciesRemoved,
+        DriftCategory::RolesAdded,
+        DriftCategory::RolesModified,
+        DriftCategory::RolesRemoved,
+        DriftCategory::TableCommentsModified,
+        DriftCategory::TableConstraintsAdded,
+        DriftCategory::TableConstraintsRemoved,
+        DriftCategory::TablesAdded,
+        DriftCategory::TablesRemoved,
+        DriftCategory::UniqueProtectionsRemoved,
+        DriftCategory::VectorDimensionChanged,
+    ];
+
+    /// The wire name, as serialized in `status.target.driftFindings[].category`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DriftCategory::ColumnsAdded => "columns_added",
+            DriftCategory::ColumnsModified => "columns_modified",
+            DriftCategory::ColumnsRemoved => "columns_removed",
+            DriftCategory::ConstraintsAdded => "constraints_added",
+            DriftCategory::ConstraintsModified => "constraints_modified",
+            DriftCategory::ConstraintsRemoved => "constraints_removed",
+            DriftCategory::DataRowsDeleted => "data_rows_deleted",
+            DriftCategory::DataRowsInserted => "data_rows_inserted",
+            DriftCategory::DataRowsUpdated => "data_rows_updated",
+            DriftCategory::EnumValuesAdded => "enum_values_added",
+            DriftCategory::EnumValuesRemoved => "enum_values_removed",
+            DriftCategory::EnumsAdded => "enums_added",
+            DriftCategory::EnumsModified => "enums_modified",
+            DriftCategory::EnumsRemoved => "enums_removed",
+            DriftCategory::ExtensionsAdded => "extensions_added",
+            DriftCategory::ExtensionsModified => "extensions_modified",
+            DriftCategory::ExtensionsRemoved => "extensions_removed",
+            DriftCategory::FunctionsAdded => "functions_added",
+            DriftCategory::FunctionsModified => "functions_modified",
+            DriftCategory::FunctionsRemoved => "functions_removed",
+            DriftCategory::IndexesAdded => "indexes_added",
+            DriftCategory::IndexesModified => "indexes_modified",
+            DriftCategory::IndexesRemoved => "indexes_removed",
+            DriftCategory::NamespacesAdded => "namespaces_added",
+            DriftCategory::RlsEnabledTablesAdded => "rls_enabled_tables_added",
+            DriftCategory::RlsEnabledTablesRemoved => "rls_enabled_tables_removed",
+            DriftCategory::RlsForceAdded => "rls_force_added",
+            DriftCategory::RlsForceRemoved => "rls_force_removed",
+            DriftCategory::RlsPoliciesAdded => "rls_policies_added",
+            DriftCategory::RlsPoliciesModified => "rls_policies_modified",
+            DriftCategory::RlsPoliciesRemoved => "rls_policies_removed",
+            DriftCategory::RolesAdded => "roles_added",
+            DriftCategory::RolesModified => "roles_modified",
+            DriftCategory::RolesRemoved => "roles_removed",
+            DriftCategory::TableCommentsModified => "table_comments_modified",
+            DriftCategory::TableConstraintsAdded => "table_constraints_added",
+            DriftCategory::TableConstraintsRemoved => "table_constraints_removed",
+            DriftCategory::TablesAdded => "tables_added",
+            DriftCategory::TablesRemoved => "tables_removed",
+            DriftCategory::UniqueProtectionsRemoved => "unique_protections_removed",
+            DriftCategory::VectorDimensionChanged => "vector_dimension_changed",
+        }
+    }
+
+    /// The status category of an executor drift category (`ptah schema drift --json`'s
+    /// `findings[].category`), or `None` for a name neither vocabulary has.
+    ///
+    /// The executor's reference-row categories `rows_inserted`, `rows_updated` and `rows_deleted`
+    /// are the reference list's `data_rows_*`; every other executor name is spelt the same in both
+    /// vocabularies. A name already in this vocabulary maps to itself.
+    pub fn from_executor(category: &str) -> Option<DriftCategory> {
+        match category {
+            "rows_inserted" => Some(DriftCategory::DataRowsInserted),
+            "rows_updated" => Some(DriftCategory::DataRowsUpdated),
+            "rows_deleted" => Some(DriftCategory::DataRowsDeleted),
+            other => DriftCategory::ALL.into_iter().find(|c| c.as_str() == other),
+        }
+    }
+}
+
+impl std::fmt::Display for DriftCategory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How many differences of one category the last observation found.

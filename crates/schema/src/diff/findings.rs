@@ -52,6 +52,30 @@ pub enum DiffCategory {
 }
 
 impl DiffCategory {
+    /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
+    pub const ALL: [DiffCategory; 20] = [
+        DiffCategory::NamespacesAdded,
+        DiffCategory::ExtensionsAdded,
+        DiffCategory::EnumsAdded,
+        DiffCategory::EnumsModified,
+        DiffCategory::EnumsRemoved,
+        DiffCategory::TablesAdded,
+        DiffCategory::TablesRemoved,
+        DiffCategory::TableCommentsModified,
+        DiffCategory::ColumnsAdded,
+        DiffCategory::ColumnsRemoved,
+        DiffCategory::ColumnsModified,
+        DiffCategory::IndexesAdded,
+        DiffCategory::IndexesRemoved,
+        DiffCategory::IndexesModified,
+        DiffCategory::ConstraintsAdded,
+        DiffCategory::ConstraintsRemoved,
+        DiffCategory::ConstraintsModified,
+        DiffCategory::RowsInserted,
+        DiffCategory::RowsUpdated,
+        DiffCategory::RowsDeleted,
+    ];
+
     /// The category's name as it appears in JSON.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,0 +1,303 @@
+//! Every drift category the executor emits converts to a status category: checked against the
+//! executor's own list (`DiffCategory::ALL`) and, on real PostgreSQL 15 and MariaDB 10.11, against
+//! what `ptah schema drift` computes after out-of-band changes to a declared schema (rows, indexes,
+//! constraints, enums, comments, namespaces, tables, columns, extensions). The findings carry
+//! categories, counts and severities only: no row value and no object name reaches the status.
+
+mod inspect_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use inspect_support::Fresh;
+use ptah_api::schema::{DriftCategory, DriftFinding, DriftSeverity};
+use ptah_engine::{Dialect, InspectScope, RowSelection, Session, inspect, mysql_flavor};
+use ptah_schema::diff::DiffCategory;
+use ptah_schema::{PlanOptions, QualifiedName, Schema};
+use serde_json::Value;
+
+#[test]
+fn every_category_of_the_executor_vocabulary_converts_to_a_distinct_status_category() {
+    let mut seen = BTreeMap::new();
+    for c in DiffCategory::ALL {
+        let wire = serde_json::to_value(c).expect("serializes");
+        assert_eq!(wire, Value::String(c.as_str().to_owned()), "JSON name of {c:?}");
+        let converted = DriftCategory::from_executor(c.as_str())
+            .unwrap_or_else(|| panic!("executor category {c} has no status category"));
+        if let Some(other) = seen.insert(converted, c) {
+            panic!("{c} and {other} both become {converted}: the status list is keyed by category");
+        }
+    }
+    assert_eq!(seen.len(), DiffCategory::ALL.len());
+    let distinct: BTreeSet<&str> = DiffCategory::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(distinct.len(), DiffCategory::ALL.len(), "ALL has no duplicate");
+}
+
+/// What `ptah schema drift --json` puts under `findings`, converted the way the status needs.
+struct Observed {
+    /// The executor's findings as JSON (what the runner forwards).
+    findings: Value,
+    /// The raw diff as JSON (stays in the Pod).
+    diff: String,
+}
+
+/// The declared schema: the whole database as set up, plus the reference rows of `rows_table`.
+async fn declare(session: &mut Session, rows_table: QualifiedName) -> Schema {
+    let scope = InspectScope {
+        namespaces: None,
+        rows: BTreeMap::from([(
+            rows_table,
+            RowSelection {
+                key: vec!["id".into()],
+                columns: vec!["name".into(), "qty".into()],
+            },
+        )]),
+    };
+    let declared = inspect(session, &scope).await.expect("inspect declared");
+    assert!(
+        declared
+            .tables
+            .values()
+            .any(|t| t.rows.as_ref().is_some_and(|r| r.rows.len() == 2)),
+        "the declared schema holds two reference rows"
+    );
+    declared
+}
+
+/// Drift of the live database against `declared`, computed the way `ptah schema drift` does.
+async fn drift(session: &mut Session, declared: &Schema, dialect: Dialect) -> Observed {
+    let options = PlanOptions {
+        mysql_flavor: mysql_flavor(session).await.expect("flavor").unwrap_or_default(),
+        ..PlanOptions::default()
+    };
+    let live = inspect(session, &InspectScope::of(declared))
+        .await
+        .expect("inspect live");
+    let found = ptah_schema::drift(declared, &live, dialect, &options);
+    Observed {
+        findings: serde_json::to_value(&found.findings).expect("findings serialize"),
+        diff: serde_json::to_string(&found.diff).expect("diff serializes"),
+    }
+}
+
+/// Converts every finding as the controller must; panics on any category or severity left over.
+fn convert(findings: &Value) -> BTreeMap<String, DriftFinding> {
+    let mut out = BTreeMap::new();
+    for f in findings.as_array().expect("findings are a list") {
+        let category = f["category"].as_str().expect("category");
+        let severity = f["severity"].as_str().expect("severity");
+        let count = f["count"].as_u64().expect("count");
+        let finding = DriftFinding {
+            category: DriftCategory::from_executor(category)
+                .unwrap_or_else(|| panic!("executor category {category:?} does not convert")),
+            count: i32::try_from(count).expect("small count"),
+            severity: DriftSeverity::from_executor(severity)
+                .unwrap_or_else(|| panic!("executor severity {severity:?} does not convert")),
+        };
+        assert!(
+            out.insert(category.to_owned(), finding).is_none(),
+            "{category} reported twice"
+        );
+    }
+    out
+}
+
+/// Asserts that nothing but categories, counts and severities leaves the executor's findings.
+fn assert_no_values_or_names(
+    observed: &Observed,
+    converted: &BTreeMap<String, DriftFinding>,
+    secrets: &[&str],
+) {
+    let status = serde_json::to_string(&converted.values().collect::<Vec<_>>()).expect("status JSON");
+    let executor = observed.findings.to_string();
+    for f in observed.findings.as_array().expect("list") {
+        let keys: BTreeSet<&str> = f
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, BTreeSet::from(["category", "count", "severity"]), "{f}");
+    }
+    for secret in secrets {
+        assert!(
+            !executor.contains(secret),
+            "{secret} in executor findings {executor}"
+        );
+        assert!(!status.contains(secret), "{secret} in status findings {status}");
+    }
+    // The raw diff does carry desired values (an update's and an insert's; a delete only its key):
+    // the findings are the only part that may leave the Pod.
+    assert!(observed.diff.contains("alpha-secret"), "{}", observed.diff);
+    assert!(observed.diff.contains("beta-secret"), "{}", observed.diff);
+}
+
+fn categories(converted: &BTreeMap<String, DriftFinding>) -> BTreeSet<&str> {
+    converted.keys().map(String::as_str).collect()
+}
+
+const PG_DECLARED: &str = "
+CREATE SCHEMA extra;
+CREATE EXTENSION pgcrypto;
+CREATE TYPE state AS ENUM ('draft', 'paid');
+CREATE TYPE mood AS ENUM ('calm', 'tense');
+CREATE TABLE gone (id int PRIMARY KEY);
+CREATE TABLE items (
+    id int PRIMARY KEY,
+    name text,
+    qty int NOT NULL DEFAULT 0,
+    note text,
+    state state NOT NULL DEFAULT 'draft',
+    CONSTRAINT items_qty_nonneg CHECK (qty >= 0),
+    CONSTRAINT items_qty_small CHECK (qty < 1000000),
+    CONSTRAINT items_name_len CHECK (length(name) < 100)
+);
+CREATE INDEX items_name_idx ON items (name);
+CREATE INDEX items_state_idx ON items (state);
+COMMENT ON TABLE items IS 'declared';
+INSERT INTO items (id, name, qty) VALUES (1, 'alpha-secret', 1), (2, 'beta-secret', 2);
+";
+
+const PG_OUT_OF_BAND: &str = "
+DROP SCHEMA extra;
+DROP EXTENSION pgcrypto;
+ALTER TYPE state ADD VALUE 'void';
+DROP TYPE mood;
+CREATE TYPE stray_mood AS ENUM ('x');
+DROP TABLE gone;
+CREATE TABLE stray (id int);
+COMMENT ON TABLE items IS 'changed out of band';
+ALTER TABLE items ADD COLUMN extra int;
+ALTER TABLE items DROP COLUMN note;
+ALTER TABLE items ALTER COLUMN qty TYPE bigint;
+DROP INDEX items_name_idx;
+CREATE INDEX items_extra_idx ON items (extra);
+DROP INDEX items_state_idx;
+CREATE INDEX items_state_idx ON items (state, id);
+ALTER TABLE items DROP CONSTRAINT items_qty_small;
+ALTER TABLE items ADD CONSTRAINT items_extra_pos CHECK (extra > 0);
+ALTER TABLE items DROP CONSTRAINT items_name_len;
+ALTER TABLE items ADD CONSTRAINT items_name_len CHECK (length(name) < 50);
+UPDATE items SET name = 'changed-secret' WHERE id = 1;
+DELETE FROM items WHERE id = 2;
+INSERT INTO items (id, name, qty) VALUES (3, 'stray-secret', 3);
+";
+
+/// Object names and row values of both scenarios: none may appear in a finding.
+const SECRETS: &[&str] = &[
+    "secret", "items", "gone", "stray", "extra", "mood", "pgcrypto", "draft", "void", "public",
+];
+
+#[tokio::test]
+async fn postgres_drift_of_every_kind_converts_without_a_category_left_over() {
+    let db = Fresh::new(Dialect::Postgres, "drift_pg_categories").await;
+    db.run(PG_DECLARED).await;
+    let mut session = db.session().await;
+    let declared = declare(&mut session, QualifiedName::new("public", "items")).await;
+    assert!(declared.namespaces.contains("extra"), "{:?}", declared.namespaces);
+    let before = drift(&mut session, &declared, Dialect::Postgres).await;
+    assert_eq!(
+        before.findings,
+        Value::Array(Vec::new()),
+        "in sync before the changes"
+    );
+
+    db.run(PG_OUT_OF_BAND).await;
+    let after = drift(&mut session, &declared, Dialect::Postgres).await;
+    let converted = convert(&after.findings);
+    let all: BTreeSet<&str> = DiffCategory::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(
+        categories(&converted),
+        all,
+        "every executor category, each triggered once: {}",
+        after.findings
+    );
+    for (category, f) in &converted {
+        assert_eq!(f.count, 1, "{category}: {}", after.findings);
+    }
+    assert_eq!(
+        converted["rows_inserted"].category,
+        DriftCategory::DataRowsInserted
+    );
+    assert_eq!(converted["rows_updated"].category, DriftCategory::DataRowsUpdated);
+    assert_eq!(converted["rows_deleted"].category, DriftCategory::DataRowsDeleted);
+    assert_eq!(converted["rows_deleted"].severity, DriftSeverity::Destructive);
+    assert_eq!(
+        converted["namespaces_added"].category,
+        DriftCategory::NamespacesAdded
+    );
+    assert_no_values_or_names(&after, &converted, SECRETS);
+    session.close().await.expect("close");
+    db.drop().await;
+}
+
+const MY_DECLARED: &str = "
+CREATE TABLE gone (id INT PRIMARY KEY);
+CREATE TABLE items (
+    id INT PRIMARY KEY,
+    name VARCHAR(100),
+    qty INT NOT NULL DEFAULT 0,
+    note TEXT,
+    state ENUM('draft', 'paid') NOT NULL DEFAULT 'draft',
+    KEY items_name_idx (name),
+    KEY items_state_idx (state),
+    CONSTRAINT items_qty_nonneg CHECK (qty >= 0),
+    CONSTRAINT items_qty_small CHECK (qty < 1000000),
+    CONSTRAINT items_name_len CHECK (char_length(name) < 100)
+) COMMENT='declared';
+INSERT INTO items (id, name, qty) VALUES (1, 'alpha-secret', 1), (2, 'beta-secret', 2);
+";
+
+const MY_OUT_OF_BAND: &str = "
+DROP TABLE gone;
+CREATE TABLE stray (id INT PRIMARY KEY);
+ALTER TABLE items COMMENT = 'changed out of band';
+ALTER TABLE items ADD COLUMN extra INT;
+ALTER TABLE items DROP COLUMN note;
+ALTER TABLE items MODIFY COLUMN state ENUM('draft', 'paid', 'void') NOT NULL DEFAULT 'draft';
+ALTER TABLE items DROP INDEX items_name_idx;
+ALTER TABLE items ADD INDEX items_extra_idx (extra);
+ALTER TABLE items DROP INDEX items_state_idx, ADD INDEX items_state_idx (state, id);
+ALTER TABLE items DROP CONSTRAINT items_qty_small;
+ALTER TABLE items ADD CONSTRAINT items_extra_pos CHECK (extra > 0);
+ALTER TABLE items DROP CONSTRAINT items_name_len;
+ALTER TABLE items ADD CONSTRAINT items_name_len CHECK (char_length(name) < 50);
+UPDATE items SET name = 'changed-secret' WHERE id = 1;
+DELETE FROM items WHERE id = 2;
+INSERT INTO items (id, name, qty) VALUES (3, 'stray-secret', 3);
+";
+
+#[tokio::test]
+async fn mariadb_drift_of_every_kind_converts_without_a_category_left_over() {
+    let db = Fresh::new(Dialect::Mysql, "drift_my_categories").await;
+    db.run(MY_DECLARED).await;
+    let mut session = db.session().await;
+    let declared = declare(&mut session, QualifiedName::new("", "items")).await;
+    let before = drift(&mut session, &declared, Dialect::Mysql).await;
+    assert_eq!(
+        before.findings,
+        Value::Array(Vec::new()),
+        "in sync before the changes"
+    );
+
+    db.run(MY_OUT_OF_BAND).await;
+    let after = drift(&mut session, &declared, Dialect::Mysql).await;
+    let converted = convert(&after.findings);
+    // MySQL has no namespaces, enum types or extensions: an enum is a column type there.
+    let expected: BTreeSet<&str> = DiffCategory::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| {
+            !c.starts_with("namespaces_") && !c.starts_with("enums_") && !c.starts_with("extensions_")
+        })
+        .collect();
+    assert_eq!(categories(&converted), expected, "{}", after.findings);
+    assert_eq!(
+        converted["columns_modified"].count, 1,
+        "the enum column's labels: {}",
+        after.findings
+    );
+    assert_eq!(converted["rows_updated"].category, DriftCategory::DataRowsUpdated);
+    assert_no_values_or_names(&after, &converted, SECRETS);
+    session.close().await.expect("close");
+    db.drop().await;
+}
