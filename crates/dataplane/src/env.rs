@@ -133,8 +133,15 @@ pub const PLAN_FILE: &str = "PTAH_PLAN_FILE";
 pub const ALLOW_DESTRUCTIVE: &str = "PTAH_ALLOW_DESTRUCTIVE";
 /// The migration directory.
 pub const MIGRATIONS_DIR: &str = "PTAH_MIGRATIONS_DIR";
-/// The approved migration sequence (JSON) a migration Apply must find.
+/// The approved migration sequence a migration Apply must find: the JSON array
+/// [`crate::expected_sequence`] writes. The runner checks it against
+/// [`EXPECTED_MIGRATION_SEQUENCE_DIGEST`] and hands `ptah` its own checked copy as a file
+/// (`--expect-sequence=@<file>`), so the child never sees this variable.
 pub const EXPECTED_MIGRATION_SEQUENCE: &str = "PTAH_EXPECTED_MIGRATION_SEQUENCE";
+/// The digest of the approved sequence (`sha256:<hex>`, [`crate::sequence_digest`]): the runner
+/// refuses before the child when the sequence does not have it, and reports a run whose
+/// `sequence_fingerprint` differs from it as `migration_sequence_mismatch`.
+pub const EXPECTED_MIGRATION_SEQUENCE_DIGEST: &str = "PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST";
 /// The reference to resolve or verify (`oci://…`).
 pub const REQUESTED_REFERENCE: &str = "PTAH_REQUESTED_REFERENCE";
 /// The verification policy file of Verify.
@@ -198,7 +205,13 @@ pub const VARS: &[Var] = &[
         &[MHistory, MApply],
         &[MHistory, MApply],
     ),
-    var(EXPECTED_MIGRATION_SEQUENCE, Role::Child, &[MApply], &[MApply]),
+    var(EXPECTED_MIGRATION_SEQUENCE, Role::Control, &[MApply], &[MApply]),
+    var(
+        EXPECTED_MIGRATION_SEQUENCE_DIGEST,
+        Role::Control,
+        &[MApply],
+        &[MApply],
+    ),
     var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, REGISTRY_OPS),
     var(VERIFICATION_POLICY, Role::Child, &[Verify], &[Verify]),
     var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, OPTIONAL),
@@ -332,6 +345,22 @@ mod tests {
             );
         }
         assert!(v.required_by.is_empty());
+    }
+
+    #[test]
+    fn the_approved_sequence_binds_only_a_migration_apply_and_stays_with_the_runner() {
+        for name in [EXPECTED_MIGRATION_SEQUENCE, EXPECTED_MIGRATION_SEQUENCE_DIGEST] {
+            let v = lookup(name).expect("in the contract");
+            assert_eq!(v.role, Role::Control, "{name}");
+            for op in Operation::all() {
+                let mapply = op == Operation::MigrationApply;
+                assert_eq!(
+                    (v.applies_to(op), v.is_required_by(op)),
+                    (mapply, mapply),
+                    "{name} {op}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! database driver: the [`Operation`]s, the environment each Job gets ([`env`]), the
 //! [`ResultPayload`] the runner reports, the framing of that payload on stdout ([`frame`]) and its
 //! parser ([`parse`]), the termination summary ([`summary`]), the target identity digest
-//! ([`identity`]) and the planning scope ([`scope`]).
+//! ([`identity`]), the planning scope ([`scope`]) and the approved migration sequence
+//! ([`sequence`]).
 
 #![warn(missing_docs)]
 
@@ -15,6 +16,7 @@ mod operation;
 pub mod parse;
 mod payload;
 pub mod scope;
+pub mod sequence;
 pub mod summary;
 mod validate;
 
@@ -23,9 +25,13 @@ pub use identity::{IdentityError, TargetIdentity};
 pub use operation::{Operation, UnknownOperation};
 pub use parse::{ParseError, ParsedFrame, parse_last_frame};
 pub use payload::{
-    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_OPERATION_ID_BYTES, MigrationHistoryResult,
-    MigrationOutcome, MigrationRunResult, OperationId, PlanOutcome, PlanResult, ResultError, ResultPayload,
-    Truncation,
+    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_BLOCKED_REASON_BYTES, MAX_OPERATION_ID_BYTES,
+    MAX_REPORTED_VERSIONS, MigrationHistoryResult, MigrationOutcome, MigrationRunResult, OperationId,
+    PlanOutcome, PlanResult, ResultError, ResultPayload, Truncation,
+};
+pub use sequence::{
+    MAX_SEQUENCE_STEPS, SequenceError, SequenceStep, expected_sequence, parse_expected_sequence,
+    sequence_digest,
 };
 pub use validate::InvariantViolation;
 

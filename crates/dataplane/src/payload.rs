@@ -6,7 +6,13 @@ use std::fmt;
 use ptah_fingerprint::{Digest, Fingerprint};
 use serde::{Deserialize, Serialize};
 
-use crate::Operation;
+use crate::{Operation, SequenceStep};
+
+/// How many versions each version list of a History reading keeps (the rest are left out).
+pub const MAX_REPORTED_VERSIONS: usize = 64;
+
+/// The longest `blockedReason`, in bytes.
+pub const MAX_BLOCKED_REASON_BYTES: usize = 1024;
 
 /// The operation id of a claim: 1–256 bytes, no control characters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +94,12 @@ pub enum ErrorCode {
     /// `ptah schema apply --dry-run` of the plan bytes failed (its code in `childCode`) or its
     /// report disagrees with the plan; the plan is not reported.
     PlanDryRunFailed,
+    /// Migration Apply: the approved sequence does not have the approved digest (the child never
+    /// started), or the run reports another sequence fingerprint than the approved one.
+    MigrationSequenceMismatch,
+    /// Migration History: more migrations are pending than a plan holds
+    /// ([`crate::sequence::MAX_SEQUENCE_STEPS`]); the reading is reported without its sequence.
+    MigrationSequenceTooLong,
     /// A runner failure not covered above.
     Internal,
 }
@@ -110,6 +122,8 @@ impl ErrorCode {
             ErrorCode::SecretInOutput => "secret_in_output",
             ErrorCode::NondeterministicPlan => "nondeterministic_plan",
             ErrorCode::PlanDryRunFailed => "plan_dry_run_failed",
+            ErrorCode::MigrationSequenceMismatch => "migration_sequence_mismatch",
+            ErrorCode::MigrationSequenceTooLong => "migration_sequence_too_long",
             ErrorCode::Internal => "internal",
         }
     }
@@ -241,9 +255,29 @@ pub struct MigrationHistoryResult {
     pub blocked: bool,
     /// The fingerprint of the revision rows.
     pub history_fingerprint: Fingerprint,
-    /// The fingerprint of what a default `up` would run.
+    /// The fingerprint of what a default `up` would run; equal to the digest
+    /// [`crate::expected_sequence`] computes for [`Self::pending_sequence`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_sequence_fingerprint: Option<Fingerprint>,
+    /// Exactly what a default `up` would run, in order: the executor's own selection (never
+    /// derived from counts), at most [`crate::sequence::MAX_SEQUENCE_STEPS`] steps. `None` when
+    /// `up` would refuse (see [`Self::blocked_reason`]); empty when nothing is pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_sequence: Option<Vec<SequenceStep>>,
+    /// Applied versions whose file changed since; at most [`MAX_REPORTED_VERSIONS`] are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modified_versions: Vec<i64>,
+    /// Pending versions below the current version; at most [`MAX_REPORTED_VERSIONS`] are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_of_order_versions: Vec<i64>,
+    /// Applied versions the directory has no file for (the database is ahead); at most
+    /// [`MAX_REPORTED_VERSIONS`] are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ahead_versions: Vec<i64>,
+    /// Why `up` would refuse, redacted, without control characters, at most
+    /// [`MAX_BLOCKED_REASON_BYTES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_reason: Option<String>,
 }
 
 /// How a migration Apply ended, as the child reported it.

@@ -1,8 +1,8 @@
 //! The invariants every payload satisfies; the parser refuses a payload that breaks one.
 
 use crate::{
-    MAX_DRIFT_FINDINGS, MAX_ERROR_MESSAGE_BYTES, MAX_PLAN_BYTES, Operation, ResultPayload,
-    payload::PlanOutcome,
+    MAX_BLOCKED_REASON_BYTES, MAX_DRIFT_FINDINGS, MAX_ERROR_MESSAGE_BYTES, MAX_PLAN_BYTES,
+    MAX_REPORTED_VERSIONS, MigrationHistoryResult, Operation, ResultPayload, payload::PlanOutcome, sequence,
 };
 
 /// A payload that is well-formed JSON but breaks the protocol's rules.
@@ -47,6 +47,10 @@ pub enum InvariantViolation {
     /// childExitCode below −1.
     #[error("childExitCode {0} is not an exit code")]
     BadExitCode(i32),
+    /// A History reading whose pending sequence and its fingerprint, blocked flag or counts
+    /// disagree.
+    #[error("the migration history's pending sequence disagrees with {0}")]
+    SequenceMismatch(&'static str),
 }
 
 fn is_code(s: &str) -> bool {
@@ -123,6 +127,9 @@ impl ResultPayload {
                 return Err(V::OutOfBounds("drift.findings"));
             }
         }
+        if let Some(h) = &self.migration_history {
+            validate_history(h)?;
+        }
         if let Some(a) = &self.artifact {
             let texts_ok = is_short_text(&a.resolved_reference, 1024)
                 && a.artifact_type.as_deref().is_none_or(|t| is_short_text(t, 256))
@@ -183,5 +190,160 @@ impl ResultPayload {
             }
         }
         Ok(())
+    }
+}
+
+/// The bounds of a History reading, and the agreement of its pending sequence with the rest.
+fn validate_history(h: &MigrationHistoryResult) -> Result<(), InvariantViolation> {
+    use InvariantViolation as V;
+    let lists = [&h.modified_versions, &h.out_of_order_versions, &h.ahead_versions];
+    if lists.iter().any(|l| l.len() > MAX_REPORTED_VERSIONS) {
+        return Err(V::OutOfBounds("migrationHistory versions"));
+    }
+    if let Some(reason) = &h.blocked_reason {
+        if !is_short_text(reason, MAX_BLOCKED_REASON_BYTES) {
+            return Err(V::OutOfBounds("migrationHistory.blockedReason"));
+        }
+        if !h.blocked {
+            return Err(V::SequenceMismatch("blocked"));
+        }
+    }
+    if let Some(steps) = &h.pending_sequence {
+        let (_, digest) = sequence::expected_sequence(steps)
+            .map_err(|_| V::OutOfBounds("migrationHistory.pendingSequence"))?;
+        if h.pending_sequence_fingerprint != Some(digest) {
+            return Err(V::SequenceMismatch("pendingSequenceFingerprint"));
+        }
+        if h.blocked {
+            return Err(V::SequenceMismatch("blocked"));
+        }
+        if steps.len() as u64 > h.pending_count {
+            return Err(V::SequenceMismatch("pendingCount"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use ptah_fingerprint::Fingerprint;
+
+    use super::*;
+    use crate::{OperationId, SequenceStep};
+
+    fn step(version: i64) -> SequenceStep {
+        SequenceStep {
+            version,
+            checksum: format!("{version:064x}"),
+            transaction: "file".to_owned(),
+            description: Some(format!("create things {version}")),
+        }
+    }
+
+    fn fp(n: u32) -> Fingerprint {
+        Fingerprint::of(&n).expect("fingerprint")
+    }
+
+    fn history(steps: Option<Vec<SequenceStep>>) -> ResultPayload {
+        let mut p = ResultPayload::new(
+            Operation::MigrationHistory,
+            Some(OperationId::new("op").expect("id")),
+        );
+        p.child_exit_code = 0;
+        p.coordination_digest = Some(fp(1));
+        p.target_identity_digest = Some(fp(2));
+        p.migration_history = Some(MigrationHistoryResult {
+            current_version: Some(1),
+            applied_count: 1,
+            pending_count: 2,
+            dirty: false,
+            blocked: steps.is_none(),
+            history_fingerprint: fp(3),
+            pending_sequence_fingerprint: steps
+                .as_deref()
+                .map(|s| sequence::expected_sequence(s).map_or(fp(0), |(_, d)| d)),
+            pending_sequence: steps,
+            modified_versions: Vec::new(),
+            out_of_order_versions: Vec::new(),
+            ahead_versions: Vec::new(),
+            blocked_reason: None,
+        });
+        p
+    }
+
+    fn edit(p: &mut ResultPayload) -> &mut MigrationHistoryResult {
+        p.migration_history.as_mut().expect("history")
+    }
+
+    #[test]
+    fn a_history_reading_is_consistent_with_its_sequence() {
+        let good = history(Some(vec![step(2), step(3)]));
+        assert_eq!(good.validate(), Ok(()));
+        let mut blocked = history(None);
+        edit(&mut blocked).blocked_reason = Some("version 3 is below the current version 4".to_owned());
+        edit(&mut blocked).out_of_order_versions = vec![3];
+        assert_eq!(blocked.validate(), Ok(()));
+
+        let mut p = good.clone();
+        edit(&mut p).pending_sequence_fingerprint = Some(fp(9));
+        assert_eq!(
+            p.validate(),
+            Err(InvariantViolation::SequenceMismatch("pendingSequenceFingerprint"))
+        );
+        let mut p = good.clone();
+        edit(&mut p).pending_sequence_fingerprint = None;
+        assert!(matches!(
+            p.validate(),
+            Err(InvariantViolation::SequenceMismatch(_))
+        ));
+        let mut p = good.clone();
+        edit(&mut p).blocked = true;
+        assert_eq!(p.validate(), Err(InvariantViolation::SequenceMismatch("blocked")));
+        let mut p = good.clone();
+        edit(&mut p).pending_count = 1;
+        assert_eq!(
+            p.validate(),
+            Err(InvariantViolation::SequenceMismatch("pendingCount"))
+        );
+        let mut p = good.clone();
+        edit(&mut p).blocked_reason = Some("x".to_owned());
+        assert_eq!(p.validate(), Err(InvariantViolation::SequenceMismatch("blocked")));
+    }
+
+    #[test]
+    fn a_history_reading_is_bounded() {
+        let mut p = history(Some(vec![step(3), step(2)]));
+        assert!(matches!(p.validate(), Err(InvariantViolation::OutOfBounds(_))));
+        p = history(None);
+        edit(&mut p).ahead_versions = (1..=65).collect();
+        assert!(matches!(p.validate(), Err(InvariantViolation::OutOfBounds(_))));
+        edit(&mut p).ahead_versions = (1..=64).collect();
+        assert_eq!(p.validate(), Ok(()));
+        edit(&mut p).blocked_reason = Some("r".repeat(MAX_BLOCKED_REASON_BYTES + 1));
+        assert!(matches!(p.validate(), Err(InvariantViolation::OutOfBounds(_))));
+        edit(&mut p).blocked_reason = Some("two\nlines".to_owned());
+        assert!(matches!(p.validate(), Err(InvariantViolation::OutOfBounds(_))));
+    }
+
+    #[test]
+    fn new_history_fields_are_optional_on_the_wire_and_unknown_ones_are_refused() {
+        let p = history(Some(Vec::new()));
+        let json = serde_json::to_value(&p).expect("json");
+        let h = &json["migrationHistory"];
+        assert_eq!(h["pendingSequence"], serde_json::json!([]));
+        assert!(h.get("modifiedVersions").is_none() && h.get("blockedReason").is_none());
+        let old = serde_json::json!({
+            "appliedCount": 0, "pendingCount": 0, "dirty": false, "blocked": false,
+            "historyFingerprint": fp(3),
+        });
+        let read: MigrationHistoryResult = serde_json::from_value(old.clone()).expect("old shape");
+        assert_eq!(read.pending_sequence, None);
+        let mut extra = old;
+        extra["pendingSteps"] = serde_json::json!([]);
+        assert!(serde_json::from_value::<MigrationHistoryResult>(extra).is_err());
+        let two = history(Some(vec![step(2), step(3)]));
+        let text = serde_json::to_string(&two).expect("json");
+        assert!(text.contains(r#""pendingSequence":[{"version":2,"#), "{text}");
+        assert_eq!(serde_json::from_str::<ResultPayload>(&text).expect("back"), two);
     }
 }

@@ -47,6 +47,8 @@ pub struct Files<'a> {
     pub plan_output: &'a Path,
     /// The checked copy of the approved plan an Apply applies.
     pub approved_plan: Option<PathBuf>,
+    /// The checked copy of the approved sequence a migration Apply expects.
+    pub approved_sequence: Option<PathBuf>,
 }
 
 /// Builds the child command of `op`.
@@ -98,8 +100,12 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
             args.extend(json());
             flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
             if op == Operation::MigrationApply {
-                let sequence = required(env, env::EXPECTED_MIGRATION_SEQUENCE)?;
-                args.push(format!("--expect-sequence={sequence}"));
+                // Never the variable itself: the runner's checked copy, whose digest it verified.
+                let sequence = files
+                    .approved_sequence
+                    .as_ref()
+                    .ok_or_else(|| RunnerError::Internal("the approved sequence was not checked".into()))?;
+                args.push(format!("--expect-sequence=@{}", sequence.display()));
                 flag(env, env::MIGRATION_LOCK_TIMEOUT, "--lock-timeout", &mut args);
             }
         }
@@ -156,6 +162,7 @@ mod tests {
         Files {
             plan_output: Path::new("/tmp/p"),
             approved_plan: None,
+            approved_sequence: None,
         }
     }
 
@@ -194,6 +201,49 @@ mod tests {
         let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(names, [env::DB_URL, env::MIGRATIONS_DIR, env::HOME]);
         assert_eq!(cmd.args, ["migrations", "status", "--format", "json"]);
+    }
+
+    #[test]
+    fn a_migration_apply_expects_the_checked_copy_and_never_sees_the_variables() {
+        let e = env(&[
+            (env::DB_URL, "postgres://u:p@h/d"),
+            (env::MIGRATIONS_DIR, "/source/migrations"),
+            (env::EXPECTED_MIGRATION_SEQUENCE, "[]"),
+            (env::EXPECTED_MIGRATION_SEQUENCE_DIGEST, "sha256:00"),
+            (env::MIGRATION_LOCK_TIMEOUT, "5m"),
+            (env::CONNECT_TIMEOUT, "10s"),
+        ]);
+        assert!(
+            build(Operation::MigrationApply, &e, &files()).is_err(),
+            "no checked copy"
+        );
+        let checked = Files {
+            approved_sequence: Some(PathBuf::from("/work/ptah-runner-1/sequence.json")),
+            ..files()
+        };
+        let cmd = build(Operation::MigrationApply, &e, &checked).expect("command");
+        assert_eq!(
+            cmd.args,
+            [
+                "migrations",
+                "up",
+                "--format",
+                "json",
+                "--connect-timeout=10s",
+                "--expect-sequence=@/work/ptah-runner-1/sequence.json",
+                "--lock-timeout=5m"
+            ]
+        );
+        let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                env::DB_URL,
+                env::CONNECT_TIMEOUT,
+                env::MIGRATION_LOCK_TIMEOUT,
+                env::MIGRATIONS_DIR
+            ]
+        );
     }
 
     #[test]

@@ -43,6 +43,14 @@ pub enum RunnerError {
         /// The file's digest.
         actual: String,
     },
+    /// The approved migration sequence does not have the approved digest.
+    #[error("the approved migration sequence's digest {actual} differs from the approved {expected}")]
+    SequenceMismatch {
+        /// The approved digest (`PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST`).
+        expected: String,
+        /// The digest of `PTAH_EXPECTED_MIGRATION_SEQUENCE`.
+        actual: String,
+    },
     /// SIGTERM arrived before the child started.
     #[error("SIGTERM arrived before ptah started; it was not started")]
     Terminated,
@@ -64,6 +72,7 @@ impl RunnerError {
             RunnerError::DispatchDeadline(_) => ErrorCode::DispatchDeadlineExpired,
             RunnerError::ExecutionDeadline(_) => ErrorCode::ExecutionDeadlineExpired,
             RunnerError::PlanContentMismatch { .. } => ErrorCode::PlanContentMismatch,
+            RunnerError::SequenceMismatch { .. } => ErrorCode::MigrationSequenceMismatch,
             RunnerError::Terminated => ErrorCode::Terminated,
             RunnerError::Spawn(_) => ErrorCode::ChildSpawnFailed,
             RunnerError::Internal(_) => ErrorCode::Internal,

@@ -176,6 +176,34 @@ pub fn plan_scope(env: &Env) -> Result<PlanScope, RunnerError> {
     })
 }
 
+/// The approved sequence of a migration Apply, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovedSequence {
+    /// Its canonical text, the one handed to `ptah migrations up --expect-sequence`.
+    pub text: String,
+    /// Its digest, equal to `PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST`.
+    pub digest: Fingerprint,
+}
+
+/// Reads `PTAH_EXPECTED_MIGRATION_SEQUENCE` (only the JSON array form,
+/// [`ptah_dataplane::parse_expected_sequence`]) and refuses it unless its digest is
+/// `PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST`.
+pub fn approved_sequence(env: &Env) -> Result<ApprovedSequence, RunnerError> {
+    let expected = fingerprint(env, env::EXPECTED_MIGRATION_SEQUENCE_DIGEST)?;
+    let text = env.require(env::EXPECTED_MIGRATION_SEQUENCE)?;
+    let steps = ptah_dataplane::parse_expected_sequence(text)
+        .map_err(|e| RunnerError::input(env::EXPECTED_MIGRATION_SEQUENCE, e.to_string()))?;
+    let (text, digest) = ptah_dataplane::expected_sequence(&steps)
+        .map_err(|e| RunnerError::input(env::EXPECTED_MIGRATION_SEQUENCE, e.to_string()))?;
+    if digest != expected {
+        return Err(RunnerError::SequenceMismatch {
+            expected: expected.to_string(),
+            actual: digest.to_string(),
+        });
+    }
+    Ok(ApprovedSequence { text, digest })
+}
+
 /// The database side of the inputs: the target identity checked against the expected one.
 #[derive(Debug, Clone, Copy)]
 pub struct DatabaseInputs {
@@ -331,6 +359,44 @@ mod tests {
             match plan_scope(&env(&[(name, bad)])) {
                 Err(RunnerError::InvalidInput { name: got, .. }) => assert_eq!(got, name, "{bad}"),
                 other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_approved_sequence_must_have_its_digest() {
+        let text = r#"[{"version":2,"checksum":"ab","transaction":"file"}]"#;
+        let digest = ptah_dataplane::sequence_digest(text).expect("valid").to_string();
+        let with = |seq: &str, d: &str| {
+            env(&[
+                (env::EXPECTED_MIGRATION_SEQUENCE, seq),
+                (env::EXPECTED_MIGRATION_SEQUENCE_DIGEST, d),
+            ])
+        };
+        let ok = approved_sequence(&with(
+            "[ {\"transaction\": \"file\", \"checksum\": \"ab\", \"version\": 2} ]",
+            &digest,
+        ))
+        .expect("same sequence, other spelling");
+        assert_eq!(ok.text, r#"[{"checksum":"ab","transaction":"file","version":2}]"#);
+        assert_eq!(ok.digest.to_string(), digest);
+        let tampered = r#"[{"version":2,"checksum":"ac","transaction":"file"}]"#;
+        let err = approved_sequence(&with(tampered, &digest)).expect_err("tampered");
+        assert_eq!(err.code(), ptah_dataplane::ErrorCode::MigrationSequenceMismatch);
+        for (seq, d, name) in [
+            ("@/etc/passwd", digest.as_str(), env::EXPECTED_MIGRATION_SEQUENCE),
+            (
+                r#"{"pending_sequence":[]}"#,
+                digest.as_str(),
+                env::EXPECTED_MIGRATION_SEQUENCE,
+            ),
+            (text, "sha256:zz", env::EXPECTED_MIGRATION_SEQUENCE_DIGEST),
+            (text, "", env::EXPECTED_MIGRATION_SEQUENCE_DIGEST),
+            ("", digest.as_str(), env::EXPECTED_MIGRATION_SEQUENCE),
+        ] {
+            match approved_sequence(&with(seq, d)) {
+                Err(RunnerError::InvalidInput { name: got, .. }) => assert_eq!(got, name, "{seq} {d}"),
+                other => panic!("{seq} {d}: {other:?}"),
             }
         }
     }

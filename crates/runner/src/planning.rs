@@ -103,6 +103,7 @@ fn plan_command(env: &Env, output: &Path) -> Result<ChildCommand, RunnerError> {
     let files = command::Files {
         plan_output: output,
         approved_plan: None,
+        approved_sequence: None,
     };
     command::build(Operation::Plan, env, &files)
 }

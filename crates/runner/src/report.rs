@@ -2,14 +2,15 @@
 //! drift categories and counts (never object names or row values), plan summary and bytes (Plan
 //! only), artifact digests, migration versions and fingerprints.
 
-use std::path::Path;
+use std::{collections::BTreeMap, path::Path};
 
 use ptah_dataplane::{
-    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_DRIFT_FINDINGS, MAX_ERROR_MESSAGE_BYTES,
-    MigrationHistoryResult, MigrationOutcome, MigrationRunResult, Operation, PlanOutcome, PlanResult,
-    ResultError, ResultPayload,
+    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_BLOCKED_REASON_BYTES, MAX_DRIFT_FINDINGS,
+    MAX_ERROR_MESSAGE_BYTES, MAX_REPORTED_VERSIONS, MAX_SEQUENCE_STEPS, MigrationHistoryResult,
+    MigrationOutcome, MigrationRunResult, Operation, PlanOutcome, PlanResult, ResultError, ResultPayload,
+    SequenceStep, sequence::MAX_DESCRIPTION_CHARS,
 };
-use ptah_fingerprint::Digest;
+use ptah_fingerprint::{Digest, Fingerprint};
 use serde_json::Value;
 
 use crate::{
@@ -29,19 +30,41 @@ pub fn failure(code: ErrorCode, child_code: Option<&str>, message: &str, redacto
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         })
         .map(str::to_owned);
-    let mut message = redactor.redact_str(message);
-    if message.len() > MAX_ERROR_MESSAGE_BYTES {
-        let mut cut = MAX_ERROR_MESSAGE_BYTES - 3;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        message.truncate(cut);
-        message.push_str("...");
-    }
     ResultError {
         code,
         child_code,
-        message,
+        message: bounded(redactor.redact_str(message), MAX_ERROR_MESSAGE_BYTES),
+    }
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary, `...` marking the cut).
+fn bounded(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut cut = max - 3;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    text
+}
+
+/// Reports a migration Apply whose run names another sequence than the approved one as a
+/// failure, whatever the child said: only the approved sequence may have run.
+pub fn check_sequence(p: &mut ResultPayload, approved: &Fingerprint, redactor: &Redactor) {
+    let Some(run) = &p.migration_run else { return };
+    if run.sequence_fingerprint != *approved {
+        let message = format!(
+            "ptah ran the sequence {}, not the approved {approved}",
+            run.sequence_fingerprint
+        );
+        p.error = Some(failure(
+            ErrorCode::MigrationSequenceMismatch,
+            None,
+            &message,
+            redactor,
+        ));
     }
 }
 
@@ -112,7 +135,7 @@ pub fn map(p: &mut ResultPayload, run: &ChildRun, plan_file: &Path, max_plan: us
         Operation::Observe => drift(p, &report),
         Operation::Plan => plan(p, &report, plan_file, max_plan, redactor),
         Operation::Apply => apply(p, &report),
-        Operation::MigrationHistory => history(p, &report),
+        Operation::MigrationHistory => history(p, &report, redactor),
         Operation::MigrationApply => migration_run(p, &report),
     };
     if let Err(why) = mapped {
@@ -290,7 +313,62 @@ fn apply(p: &mut ResultPayload, r: &Value) -> Mapped {
     Ok(())
 }
 
-fn history(p: &mut ResultPayload, r: &Value) -> Mapped {
+fn history(p: &mut ResultPayload, r: &Value, redactor: &Redactor) -> Mapped {
+    let items = |key: &str| {
+        r.get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    };
+    // `pending_migrations` has the descriptions; `pending_sequence` is what `up` would run.
+    let descriptions: BTreeMap<i64, &str> = items("pending_migrations")
+        .iter()
+        .filter_map(|m| Some((version(m.get("version"))?, text(m, "description")?)))
+        .collect();
+    let sequence = match r.get("pending_sequence") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(entries)) => Some(sequence_steps(entries, &descriptions)?),
+        Some(_) => return Err("the report's pending sequence is not a list"),
+    };
+    let sequence = match sequence {
+        Some(steps) if steps.len() > MAX_SEQUENCE_STEPS => {
+            let message = format!(
+                "{} migrations are pending; a plan holds at most {MAX_SEQUENCE_STEPS}, apply them in smaller artifacts",
+                steps.len()
+            );
+            p.error = Some(failure(
+                ErrorCode::MigrationSequenceTooLong,
+                None,
+                &message,
+                redactor,
+            ));
+            None
+        }
+        Some(steps) => {
+            // The executor fingerprints its selection; a report whose steps disagree with it
+            // could not be approved, so it is refused rather than half believed.
+            let (_, digest) = ptah_dataplane::expected_sequence(&steps)
+                .map_err(|_| "the report's pending sequence is malformed")?;
+            if text(r, "pending_sequence_fingerprint") != Some(digest.to_string().as_str()) {
+                return Err("the report's pending sequence does not have its fingerprint");
+            }
+            Some(steps)
+        }
+        None => None,
+    };
+    let versions = |key: &str, field: Option<&str>| -> Vec<i64> {
+        let list = items(key).iter();
+        let found = list.filter_map(|i| version(field.map_or(Some(i), |f| i.get(f))));
+        found.take(MAX_REPORTED_VERSIONS).collect()
+    };
+    let blocked_reason = text(r, "blocked").map(|why| {
+        let why: String = redactor
+            .redact_str(why)
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        bounded(why, MAX_BLOCKED_REASON_BYTES)
+    });
     p.migration_history = Some(MigrationHistoryResult {
         current_version: version(r.get("current_version")),
         applied_count: count(r, "applied_migrations"),
@@ -299,8 +377,41 @@ fn history(p: &mut ResultPayload, r: &Value) -> Mapped {
         blocked: r.get("blocked").is_some_and(|b| !b.is_null()),
         history_fingerprint: parsed(r, "history_fingerprint")?,
         pending_sequence_fingerprint: text(r, "pending_sequence_fingerprint").and_then(|s| s.parse().ok()),
+        pending_sequence: sequence,
+        modified_versions: versions("modified_migrations", Some("version")),
+        out_of_order_versions: versions("out_of_order_migrations", None),
+        ahead_versions: versions("ahead_migrations", Some("version")),
+        blocked_reason,
     });
     Ok(())
+}
+
+/// The executor's pending selection, each step with its description (cut to the plan's bound,
+/// control characters replaced); a malformed entry makes the whole report malformed.
+fn sequence_steps(
+    entries: &[Value],
+    descriptions: &BTreeMap<i64, &str>,
+) -> Result<Vec<SequenceStep>, &'static str> {
+    let malformed = "the report's pending sequence is malformed";
+    entries
+        .iter()
+        .map(|e| {
+            let version = version(e.get("version")).ok_or(malformed)?;
+            let step = SequenceStep {
+                version,
+                checksum: text(e, "checksum").ok_or(malformed)?.to_owned(),
+                transaction: text(e, "transaction").ok_or(malformed)?.to_owned(),
+                description: descriptions.get(&version).map(|d| {
+                    d.chars()
+                        .map(|c| if c.is_control() { ' ' } else { c })
+                        .take(MAX_DESCRIPTION_CHARS)
+                        .collect()
+                }),
+            };
+            step.check().map_err(|_| malformed)?;
+            Ok(step)
+        })
+        .collect()
 }
 
 fn migration_run(p: &mut ResultPayload, r: &Value) -> Mapped {
@@ -339,4 +450,189 @@ fn migration_run(p: &mut ResultPayload, r: &Value) -> Mapped {
         sequence_fingerprint: parsed(r, "sequence_fingerprint")?,
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use ptah_dataplane::{OperationId, expected_sequence};
+    use serde_json::json;
+
+    use super::*;
+
+    const HISTORY_FP: &str = "sha256:3333333333333333333333333333333333333333333333333333333333333333";
+
+    fn sum(n: u64) -> String {
+        format!("{n:064x}")
+    }
+
+    fn payload(op: Operation) -> ResultPayload {
+        ResultPayload::new(op, Some(OperationId::new("op").expect("id")))
+    }
+
+    /// A `migrations status --json` document in the executor's shape (`StatusReport`).
+    fn status(pending: &[(i64, &str)], sequence: Option<&[i64]>, blocked: Option<&str>) -> Value {
+        let entry = |v: i64| json!({"version": v, "checksum": sum(v as u64), "transaction": if v % 2 == 0 { "file" } else { "none" }});
+        let entries: Option<Vec<Value>> = sequence.map(|vs| vs.iter().map(|v| entry(*v)).collect());
+        // What the executor computes: the fingerprint of the entries' canonical JSON.
+        let fingerprint = entries
+            .as_ref()
+            .map(|e| Fingerprint::of(e).expect("json").to_string());
+        json!({
+            "format_version": 1,
+            "command": "migrations status",
+            "revision_table": true,
+            "current_version": 1,
+            "applied_migrations": [{"version": 1, "description": "first", "checksum": sum(1)}],
+            "pending_migrations": pending.iter().map(|(v, d)| json!({
+                "version": v, "description": d, "checksum": sum(*v as u64),
+                "transaction": "file", "statements": 1, "file": format!("{v:010}_{d}.up.sql"),
+            })).collect::<Vec<_>>(),
+            "out_of_order_migrations": [],
+            "modified_migrations": [],
+            "ahead_migrations": [],
+            "dirty_revision": null,
+            "history_fingerprint": HISTORY_FP,
+            "pending_sequence": entries,
+            "pending_sequence_fingerprint": fingerprint,
+            "blocked": blocked,
+        })
+    }
+
+    #[test]
+    fn history_carries_the_executors_selection_with_descriptions() {
+        let mut p = payload(Operation::MigrationHistory);
+        let r = status(&[(2, "add widgets"), (3, "add\tgadgets")], Some(&[2, 3]), None);
+        history(&mut p, &r, &Redactor::new()).expect("mapped");
+        let h = p.migration_history.as_ref().expect("section");
+        let steps = h.pending_sequence.as_ref().expect("sequence");
+        let got: Vec<(i64, &str, &str, Option<&str>)> = steps
+            .iter()
+            .map(|s| {
+                (
+                    s.version,
+                    s.checksum.as_str(),
+                    s.transaction.as_str(),
+                    s.description.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, sum(2).as_str(), "file", Some("add widgets")),
+                (3, sum(3).as_str(), "none", Some("add gadgets"))
+            ]
+        );
+        assert_eq!((h.pending_count, h.applied_count, h.blocked), (2, 1, false));
+        assert_eq!(
+            h.pending_sequence_fingerprint,
+            Some(expected_sequence(steps).expect("valid").1)
+        );
+        assert!(p.error.is_none());
+    }
+
+    #[test]
+    fn a_blocked_history_names_why_redacted_and_bounded() {
+        let mut p = payload(Operation::MigrationHistory);
+        let mut r = status(
+            &[(2, "x")],
+            None,
+            Some("version 2 is dirty\nsee s3cr3t-pass for more"),
+        );
+        r["ahead_migrations"] = (100..170)
+            .map(|v| json!({"version": v, "description": "d", "state": "applied"}))
+            .collect();
+        r["modified_migrations"] =
+            json!([{"version": 1, "recorded_checksum": sum(9), "file_checksum": sum(1)}]);
+        r["out_of_order_migrations"] = json!([2]);
+        let mut redactor = Redactor::new();
+        redactor.add_secret("s3cr3t-pass");
+        history(&mut p, &r, &redactor).expect("mapped");
+        let h = p.migration_history.as_ref().expect("section");
+        assert_eq!(h.pending_sequence, None);
+        assert!(h.blocked);
+        assert_eq!(
+            h.blocked_reason.as_deref(),
+            Some("version 2 is dirty see [REDACTED] for more")
+        );
+        assert_eq!(h.ahead_versions, (100..164).collect::<Vec<i64>>());
+        assert_eq!(
+            (h.modified_versions.as_slice(), h.out_of_order_versions.as_slice()),
+            (&[1][..], &[2][..])
+        );
+        let mut long = status(&[], None, None);
+        long["blocked"] = json!("é".repeat(MAX_BLOCKED_REASON_BYTES));
+        history(&mut p, &long, &redactor).expect("mapped");
+        let reason = p
+            .migration_history
+            .as_ref()
+            .and_then(|h| h.blocked_reason.clone())
+            .expect("reason");
+        assert!(reason.len() <= MAX_BLOCKED_REASON_BYTES && reason.ends_with("..."));
+    }
+
+    #[test]
+    fn more_steps_than_a_plan_holds_is_a_typed_error_that_keeps_the_reading() {
+        let versions: Vec<i64> = (2..=258).collect();
+        let pending: Vec<(i64, &str)> = versions.iter().map(|v| (*v, "m")).collect();
+        let mut p = payload(Operation::MigrationHistory);
+        history(&mut p, &status(&pending, Some(&versions), None), &Redactor::new()).expect("mapped");
+        assert_eq!(
+            p.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::MigrationSequenceTooLong)
+        );
+        let h = p.migration_history.as_ref().expect("the reading is kept");
+        assert_eq!((h.pending_sequence.as_ref(), h.pending_count), (None, 257));
+        let mut p = payload(Operation::MigrationHistory);
+        history(
+            &mut p,
+            &status(&pending[..256], Some(&versions[..256]), None),
+            &Redactor::new(),
+        )
+        .expect("mapped");
+        assert!(p.error.is_none());
+        assert_eq!(
+            p.migration_history
+                .and_then(|h| h.pending_sequence)
+                .map(|s| s.len()),
+            Some(256)
+        );
+    }
+
+    #[test]
+    fn a_sequence_that_disagrees_with_its_fingerprint_or_shape_is_malformed() {
+        let mut r = status(&[(2, "a"), (3, "b")], Some(&[2, 3]), None);
+        r["pending_sequence_fingerprint"] = json!(HISTORY_FP);
+        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+        let mut r = status(&[(2, "a")], Some(&[2]), None);
+        r["pending_sequence"][0]["checksum"] = json!("NOT-HEX");
+        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+        let mut r = status(&[(2, "a")], Some(&[2]), None);
+        r["pending_sequence"] = json!({"version": 2});
+        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+    }
+
+    #[test]
+    fn a_run_of_another_sequence_than_the_approved_one_is_an_error() {
+        let approved = expected_sequence(&[]).expect("empty").1;
+        let ran: Fingerprint = HISTORY_FP.parse().expect("fp");
+        for (sequence, fails) in [(approved, false), (ran, true)] {
+            let mut p = payload(Operation::MigrationApply);
+            p.migration_run = Some(MigrationRunResult {
+                outcome: MigrationOutcome::Applied,
+                applied_count: 1,
+                first_applied: Some(2),
+                last_applied: Some(2),
+                current_version: Some(2),
+                history_fingerprint: ran,
+                sequence_fingerprint: sequence,
+            });
+            check_sequence(&mut p, &approved, &Redactor::new());
+            assert_eq!(
+                p.error.map(|e| e.code),
+                fails.then_some(ErrorCode::MigrationSequenceMismatch),
+                "{sequence}"
+            );
+        }
+    }
 }

@@ -92,10 +92,17 @@ async fn run_checked(
         // A malformed scope is refused here, with the other inputs, before any child.
         inputs::plan_scope(env)?;
     }
-    let approved_plan = if op == Operation::Apply {
-        Some(plan::read_approved(env, config.max_plan_bytes)?)
-    } else {
-        None
+    let approved = Approved {
+        plan: if op == Operation::Apply {
+            Some(plan::read_approved(env, config.max_plan_bytes)?)
+        } else {
+            None
+        },
+        sequence: if op == Operation::MigrationApply {
+            Some(inputs::approved_sequence(env)?)
+        } else {
+            None
+        },
     };
     deadlines.check_now()?;
     let work = make_work_dir(&config.work_dir)?;
@@ -104,16 +111,7 @@ async fn run_checked(
         deadlines: &deadlines,
         sigterm: &mut sigterm,
     };
-    let result = in_work_dir(
-        config,
-        env,
-        &work,
-        approved_plan,
-        &mut launcher,
-        redactor,
-        payload,
-    )
-    .await;
+    let result = in_work_dir(config, env, &work, approved, &mut launcher, redactor, payload).await;
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -149,12 +147,19 @@ impl Launcher<'_> {
     }
 }
 
+/// What the runner checked before the child: the approved plan of an Apply, the approved
+/// sequence of a migration Apply.
+struct Approved {
+    plan: Option<Vec<u8>>,
+    sequence: Option<inputs::ApprovedSequence>,
+}
+
 /// Everything that uses the work directory; the caller removes it afterwards.
 async fn in_work_dir(
     config: &Config,
     env: &Env,
     work: &Path,
-    approved_plan: Option<Vec<u8>>,
+    approved: Approved,
     launcher: &mut Launcher<'_>,
     redactor: &Redactor,
     payload: &mut ResultPayload,
@@ -165,15 +170,30 @@ async fn in_work_dir(
     }
     let files = command::Files {
         plan_output: &work.join("plan.json"),
-        approved_plan: match &approved_plan {
+        approved_plan: match &approved.plan {
             Some(bytes) => Some(plan::write_copy(work, bytes)?),
+            None => None,
+        },
+        approved_sequence: match &approved.sequence {
+            Some(sequence) => Some(write_sequence(work, &sequence.text)?),
             None => None,
         },
     };
     let cmd = command::build(op, env, &files)?;
     let run = launcher.run(&cmd).await?;
     report::map(payload, &run, files.plan_output, config.max_plan_bytes, redactor);
+    if let Some(sequence) = &approved.sequence {
+        report::check_sequence(payload, &sequence.digest, redactor);
+    }
     Ok((op != Operation::Apply).then(|| run.stderr.redacted(redactor)))
+}
+
+/// The checked copy of the approved sequence `ptah` reads (`--expect-sequence=@<file>`).
+fn write_sequence(work: &Path, text: &str) -> Result<PathBuf, RunnerError> {
+    let path = work.join("expected-sequence.json");
+    std::fs::write(&path, text)
+        .map_err(|e| RunnerError::Internal(format!("cannot write {}: {}", path.display(), e.kind())))?;
+    Ok(path)
 }
 
 fn make_work_dir(parent: &Path) -> Result<PathBuf, RunnerError> {

@@ -238,11 +238,17 @@ fn migration_env(url: &str, dir: &Path, bin: &Path) -> BTreeMap<String, String> 
         "{}",
         String::from_utf8_lossy(&status.stderr)
     );
+    // The approved sequence is the executor's own pending selection, as the manager publishes it.
+    let report: serde_json::Value = serde_json::from_slice(&status.stdout).expect("json");
+    let steps =
+        ptah_dataplane::parse_expected_sequence(&report["pending_sequence"].to_string()).expect("a sequence");
+    let (json, digest) = ptah_dataplane::expected_sequence(&steps).expect("approvable");
     let mut env = db_env(url);
     env.insert("PTAH_MIGRATIONS_DIR".into(), dir.display().to_string());
+    env.insert("PTAH_EXPECTED_MIGRATION_SEQUENCE".into(), json);
     env.insert(
-        "PTAH_EXPECTED_MIGRATION_SEQUENCE".into(),
-        String::from_utf8(status.stdout).expect("utf8"),
+        "PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST".into(),
+        digest.to_string(),
     );
     deadlines(&mut env, 120, 30);
     env
@@ -260,8 +266,9 @@ async fn table_exists(url: &str, table: &str) -> bool {
     row.get(0)
 }
 
-/// A wrong target identity, a protocol mismatch or a passed deadline refuse before the child:
-/// the migration that would create `canary` never runs. The same job with the right inputs runs it.
+/// A wrong target identity, a protocol mismatch, a passed deadline or a sequence without its
+/// approved digest refuse before the child: the migration that would create `canary` never runs.
+/// The same job with the right inputs runs it.
 #[tokio::test]
 async fn refusals_happen_before_the_child_starts() {
     let services = TestServices::require();
@@ -287,6 +294,13 @@ async fn refusals_happen_before_the_child_starts() {
     deadlines(&mut expired, -5, 30);
     let mut no_grace = good.clone();
     no_grace.remove("PTAH_TERMINATION_GRACE_PERIOD_SECONDS");
+    let mut tampered = good.clone();
+    tampered.insert(
+        "PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST".into(),
+        ptah_dataplane::sequence_digest("[]").expect("digest").to_string(),
+    );
+    let mut no_digest = good.clone();
+    no_digest.remove("PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST");
 
     for (what, env, code) in [
         (
@@ -301,6 +315,12 @@ async fn refusals_happen_before_the_child_starts() {
         ),
         ("expired deadline", &expired, ErrorCode::DispatchDeadlineExpired),
         ("no grace period", &no_grace, ErrorCode::InvalidInput),
+        (
+            "tampered sequence digest",
+            &tampered,
+            ErrorCode::MigrationSequenceMismatch,
+        ),
+        ("no sequence digest", &no_digest, ErrorCode::InvalidInput),
     ] {
         let run = run_runner("migration-apply", env, &bin, work.path());
         run.assert_no_secret(&secrets);

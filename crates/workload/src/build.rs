@@ -13,8 +13,8 @@ use ptah_dataplane::{Operation, PROTOCOL_VERSION, env, scope};
 
 use crate::{
     JobIntent, OperationInputs, WorkloadError,
-    containers::{self as c, RUN_AS, secret, value},
-    intent::{DatabaseAccess, Fetch},
+    containers::{self as c, FetchKind, RUN_AS, secret, value},
+    intent::{DatabaseAccess, ExpectedSequence, Fetch},
     labels, names, volumes as v,
 };
 
@@ -118,7 +118,27 @@ fn check(intent: &JobIntent) -> Result<(), WorkloadError> {
             }
             Ok(())
         }
+        OperationInputs::MigrationHistory { db, fetch } => {
+            check_db(intent.operation, db)?;
+            require_pinned("fetch.resolved_reference", &fetch.resolved_reference)
+        }
+        OperationInputs::MigrationApply { db, fetch, sequence } => {
+            check_db(intent.operation, db)?;
+            require_pinned("fetch.resolved_reference", &fetch.resolved_reference)?;
+            check_sequence(sequence)
+        }
     }
+}
+
+/// The runner refuses a sequence whose digest differs; refusing it here keeps such a Job from
+/// ever being created.
+fn check_sequence(sequence: &ExpectedSequence) -> Result<(), WorkloadError> {
+    require_sha256("sequence.digest", &sequence.digest)?;
+    let digest = ptah_dataplane::sequence_digest(&sequence.json).map_err(WorkloadError::InvalidSequence)?;
+    if digest.to_string() != sequence.digest {
+        return Err(WorkloadError::SequenceDigestMismatch);
+    }
+    Ok(())
 }
 
 fn check_db(op: Operation, db: &DatabaseAccess) -> Result<(), WorkloadError> {
@@ -152,7 +172,6 @@ fn database_env(intent: &JobIntent, db: &DatabaseAccess) -> Vec<EnvVar> {
         value(env::COORDINATION_DIGEST, &db.coordination_digest),
         value(env::EXPECTED_DATABASE_ENGINE, &db.engine),
         secret(env::DB_URL, &db.url_from),
-        value(env::SCHEMA_FROM, v::SCHEMA_FILE),
     ];
     // Absent until the manager knows it: a read-only runner then reports the identity it found.
     if let Some(identity) = &db.expected_target_identity {
@@ -184,7 +203,7 @@ struct Plan {
     env: Vec<EnvVar>,
     mounts: Vec<VolumeMount>,
     volumes: Vec<Volume>,
-    fetch: Option<Fetch>,
+    fetch: Option<(FetchKind, Fetch)>,
 }
 
 fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
@@ -219,7 +238,8 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
         }
         OperationInputs::Observe { db, fetch: f } => {
             env_vars.extend(database_env(intent, db));
-            fetch = Some(f.clone());
+            env_vars.push(value(env::SCHEMA_FROM, v::SCHEMA_FILE));
+            fetch = Some((FetchKind::Schema, f.clone()));
         }
         OperationInputs::Plan {
             db,
@@ -227,6 +247,7 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             fetch: f,
         } => {
             env_vars.extend(database_env(intent, db));
+            env_vars.push(value(env::SCHEMA_FROM, v::SCHEMA_FILE));
             if let Some(dev) = dev_url_from {
                 env_vars.push(secret(env::DEV_URL, dev));
             }
@@ -237,10 +258,11 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             if !db.protected_tables.is_empty() {
                 env_vars.push(value(env::PROTECTED_TABLES, scope::encode(&db.protected_tables)));
             }
-            fetch = Some(f.clone());
+            fetch = Some((FetchKind::Schema, f.clone()));
         }
         OperationInputs::Apply { db, fetch: f, plan } => {
             env_vars.extend(database_env(intent, db));
+            env_vars.push(value(env::SCHEMA_FROM, v::SCHEMA_FILE));
             env_vars.push(value(env::EXPECTED_PLAN_CONTENT_DIGEST, &plan.content_digest));
             env_vars.push(value(env::PLAN_FILE, v::PLAN_DIR));
             env_vars.push(value(env::ALLOW_DESTRUCTIVE, plan.allow_destructive.to_string()));
@@ -249,11 +271,31 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             }
             mounts.push(v::mount(v::PLAN_VOLUME, v::PLAN_DIR, true));
             volumes.push(v::plan(&plan.chunk_config_maps));
-            fetch = Some(f.clone());
+            fetch = Some((FetchKind::Schema, f.clone()));
+        }
+        OperationInputs::MigrationHistory { db, fetch: f } => {
+            env_vars.extend(database_env(intent, db));
+            env_vars.push(value(env::MIGRATIONS_DIR, v::MIGRATIONS_DIR));
+            fetch = Some((FetchKind::Migrations, f.clone()));
+        }
+        OperationInputs::MigrationApply {
+            db,
+            fetch: f,
+            sequence,
+        } => {
+            env_vars.extend(database_env(intent, db));
+            env_vars.push(value(env::MIGRATIONS_DIR, v::MIGRATIONS_DIR));
+            env_vars.push(value(env::EXPECTED_MIGRATION_SEQUENCE, &sequence.json));
+            env_vars.push(value(env::EXPECTED_MIGRATION_SEQUENCE_DIGEST, &sequence.digest));
+            if let Some(t) = &db.lock_timeout {
+                env_vars.push(value(env::MIGRATION_LOCK_TIMEOUT, t));
+            }
+            fetch = Some((FetchKind::Migrations, f.clone()));
         }
     }
-    if fetch.is_some() {
-        mounts.push(v::mount(v::SCHEMA_SOURCE_VOLUME, v::SOURCE_DIR, true));
+    if let Some((kind, _)) = &fetch {
+        // The main container reads what the fetch pulled and cannot change it.
+        mounts.push(v::mount(kind.volume().0, v::SOURCE_DIR, true));
     }
     env_vars.push(value(env::HOME, v::WORK_DIR));
     Ok(Plan {
@@ -266,12 +308,6 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
 
 /// Builds the Job of `intent`, or refuses the intent.
 pub fn build(intent: &JobIntent) -> Result<Job, WorkloadError> {
-    if matches!(
-        intent.operation,
-        Operation::MigrationHistory | Operation::MigrationApply
-    ) {
-        return Err(WorkloadError::UnsupportedOperation(intent.operation));
-    }
     check(intent)?;
     let (pod_labels, pod_annotations) = labels::pod_metadata(intent)?;
     let exec = &intent.execution;
@@ -283,15 +319,17 @@ pub fn build(intent: &JobIntent) -> Result<Job, WorkloadError> {
         v::memory(v::RUNNER_VOLUME, v::RUNNER_SIZE),
         v::memory(v::WORK_VOLUME, v::WORK_SIZE),
     ];
-    if let Some(fetch) = &plan.fetch {
-        let (container, fetch_volumes) = c::fetch_schema(
+    if let Some((kind, fetch)) = &plan.fetch {
+        let (container, fetch_volumes) = c::fetch(
+            *kind,
             &intent.images.executor,
             &fetch.resolved_reference,
             &fetch.access,
             resources,
         )?;
         init.push(container);
-        volumes.push(v::memory(v::SCHEMA_SOURCE_VOLUME, v::SCHEMA_SOURCE_SIZE));
+        let (source, size) = kind.volume();
+        volumes.push(v::memory(source, size));
         volumes.push(v::memory(v::FETCH_WORK_VOLUME, v::FETCH_WORK_SIZE));
         volumes.extend(fetch_volumes);
     }

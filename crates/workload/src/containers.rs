@@ -1,8 +1,9 @@
 //! The containers of an operation Pod and what each may see.
 //!
 //! Credential routing (DESIGN.md §1): registry credentials reach only the Resolve/Verify main
-//! container and the `fetch-schema` init container; the database URL reaches only the main
-//! container of a database operation (the dev URL only Plan's). No container gets both.
+//! container and the fetch init container (`fetch-schema`, `fetch-migrations`); the database URL
+//! reaches only the main container of a database operation (the dev URL only Plan's). No
+//! container gets both.
 
 use k8s_openapi::api::core::v1::{
     Capabilities, Container, EnvVar, EnvVarSource, ResourceRequirements, SecretKeySelector as KubeSecretKey,
@@ -19,6 +20,8 @@ pub const RUN_AS: i64 = 65532;
 pub const INSTALL_RUNNER_CONTAINER: &str = "install-runner";
 /// The init container that pulls the schema artifact.
 pub const FETCH_SCHEMA_CONTAINER: &str = "fetch-schema";
+/// The init container that pulls the migration directory artifact.
+pub const FETCH_MIGRATIONS_CONTAINER: &str = "fetch-migrations";
 /// The main container: the runner supervising `ptah`.
 pub const MAIN_CONTAINER: &str = "ptah";
 /// `DOCKER_CONFIG`, read by `ptah`'s registry client (`ptah_artifact::auth`).
@@ -171,28 +174,53 @@ pub(crate) fn install_runner(image: &str, resources: Option<&ResourceRequirement
     )
 }
 
-/// `fetch-schema`: `ptah oci pull` of the pinned schema artifact into `/source/schema`, with
-/// the registry credentials and nothing else.
-pub(crate) fn fetch_schema(
+/// What a fetch init container pulls: the desired schema or the migration directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FetchKind {
+    /// `fetch-schema`: `ptah oci pull --kind schema --out /source/schema`.
+    Schema,
+    /// `fetch-migrations`: `ptah migrations pull --out /source/migrations`.
+    Migrations,
+}
+
+impl FetchKind {
+    /// The init container's name.
+    pub(crate) fn container(self) -> &'static str {
+        match self {
+            FetchKind::Schema => FETCH_SCHEMA_CONTAINER,
+            FetchKind::Migrations => FETCH_MIGRATIONS_CONTAINER,
+        }
+    }
+
+    /// The volume the artifact is pulled into (mounted at [`v::SOURCE_DIR`]) and its size limit.
+    pub(crate) fn volume(self) -> (&'static str, &'static str) {
+        match self {
+            FetchKind::Schema => (v::SCHEMA_SOURCE_VOLUME, v::SCHEMA_SOURCE_SIZE),
+            FetchKind::Migrations => (v::MIGRATIONS_SOURCE_VOLUME, v::MIGRATIONS_SOURCE_SIZE),
+        }
+    }
+
+    /// The `ptah` command up to its options: each kind's own pull, which refuses another kind.
+    fn command(self) -> &'static [&'static str] {
+        match self {
+            FetchKind::Schema => &["oci", "pull", "--kind", "schema", "--out", v::SCHEMA_DIR],
+            FetchKind::Migrations => &["migrations", "pull", "--out", v::MIGRATIONS_DIR],
+        }
+    }
+}
+
+/// The fetch init container of `kind`: `ptah` pulling the pinned artifact into its directory
+/// under `/source`, with the registry credentials and nothing else.
+pub(crate) fn fetch(
+    kind: FetchKind,
     image: &str,
     reference: &str,
     access: &SourceAccess,
     resources: Option<&ResourceRequirements>,
 ) -> Result<(Container, Vec<Volume>), WorkloadError> {
     let wiring = registry_wiring(access, true)?;
-    let mut args: Vec<String> = [
-        "oci",
-        "pull",
-        "--kind",
-        "schema",
-        "--out",
-        v::SCHEMA_DIR,
-        "--format",
-        "json",
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect();
+    let mut args: Vec<String> = kind.command().iter().map(|a| (*a).to_owned()).collect();
+    args.extend(["--format".to_owned(), "json".to_owned()]);
     if access.plain_http {
         args.push("--plain-http".to_owned());
     }
@@ -204,12 +232,12 @@ pub(crate) fn fetch_schema(
     ];
     envs.extend(wiring.env);
     let mut mounts = vec![
-        v::mount(v::SCHEMA_SOURCE_VOLUME, v::SOURCE_DIR, false),
+        v::mount(kind.volume().0, v::SOURCE_DIR, false),
         v::mount(v::FETCH_WORK_VOLUME, v::FETCH_WORK_DIR, false),
     ];
     mounts.extend(wiring.mounts);
     let c = container(
-        FETCH_SCHEMA_CONTAINER,
+        kind.container(),
         image,
         v::IMAGE_PTAH_PATH,
         args,

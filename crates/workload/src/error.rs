@@ -14,9 +14,6 @@ pub enum WorkloadError {
         /// The operation of `JobIntent::inputs`.
         inputs: Operation,
     },
-    /// The builder has no Job shape for this operation yet (the migration operations).
-    #[error("no Job shape for operation {0}")]
-    UnsupportedOperation(Operation),
     /// A field that must be `sha256:<64 lowercase hex>` is not.
     #[error("{field} is not sha256:<64 lowercase hex>")]
     InvalidDigest {
@@ -63,6 +60,12 @@ pub enum WorkloadError {
         /// The most allowed.
         max: usize,
     },
+    /// A migration Apply's sequence is not one the runner would accept.
+    #[error("sequence.json {0}")]
+    InvalidSequence(ptah_dataplane::SequenceError),
+    /// A migration Apply's sequence does not have the digest it names.
+    #[error("sequence.digest is not the digest of sequence.json")]
+    SequenceDigestMismatch,
     /// A Plan's exclude or protected-table list is one the runner would refuse.
     #[error("{field} {reason}")]
     InvalidScope {

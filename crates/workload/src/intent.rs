@@ -3,7 +3,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use ptah_api::shared::{ConfigMapKeySelector, ExecutionSpec, RegistryAuthSpec, SecretKeySelector};
-use ptah_dataplane::Operation;
+use ptah_dataplane::{Operation, SequenceError, SequenceStep};
 
 /// Who built the Job: recorded in its annotations so a later manager can tell its own Jobs apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,8 @@ pub struct SourceAccess {
     pub ca_from: Option<ConfigMapKeySelector>,
 }
 
-/// The digest-pinned schema artifact a database operation pulls before it starts.
+/// The digest-pinned artifact (the desired schema, or the migration directory) a database
+/// operation pulls before it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetch {
     /// `oci://host/repo@sha256:<64 hex>` (a tag alone is refused).
@@ -62,7 +63,8 @@ pub struct DatabaseAccess {
     pub expected_target_identity: Option<String>,
     /// `PTAH_CONNECT_TIMEOUT` (e.g. `10s`).
     pub connect_timeout: Option<String>,
-    /// `PTAH_LOCK_TIMEOUT` (Apply only).
+    /// `PTAH_LOCK_TIMEOUT` of a schema Apply, or `PTAH_MIGRATION_LOCK_TIMEOUT` of a migration
+    /// Apply (how long it waits for the migration lock); no other operation gets it.
     pub lock_timeout: Option<String>,
     /// `spec.policy.exclude` as snapshotted in the claim: `PTAH_EXCLUDE` of a Plan, omitted when
     /// empty. Observe reads raw drift and Apply takes the scope recorded in its plan, so neither
@@ -82,6 +84,29 @@ pub struct PlanProjection {
     pub content_digest: String,
     /// Whether the approval allows destructive statements.
     pub allow_destructive: bool,
+}
+
+/// The approved sequence of a migration Apply: `PTAH_EXPECTED_MIGRATION_SEQUENCE` and
+/// `PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST`. The builder refuses a digest the JSON does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectedSequence {
+    /// The JSON array `ptah migrations up --expect-sequence` parses
+    /// ([`ptah_dataplane::expected_sequence`]).
+    pub json: String,
+    /// Its digest (`sha256:<hex>`, [`ptah_dataplane::sequence_digest`]): the `sequence_fingerprint`
+    /// a run of exactly this sequence reports.
+    pub digest: String,
+}
+
+impl ExpectedSequence {
+    /// The expected sequence of approved `steps` (a History reading's `pendingSequence`).
+    pub fn from_steps(steps: &[SequenceStep]) -> Result<Self, SequenceError> {
+        let (json, digest) = ptah_dataplane::expected_sequence(steps)?;
+        Ok(ExpectedSequence {
+            json,
+            digest: digest.to_string(),
+        })
+    }
 }
 
 /// The operation-specific inputs; the variant must match [`JobIntent::operation`].
@@ -128,6 +153,22 @@ pub enum OperationInputs {
         /// The approved plan.
         plan: PlanProjection,
     },
+    /// Read the migration history (`ptah migrations status`).
+    MigrationHistory {
+        /// The target database.
+        db: DatabaseAccess,
+        /// The migration directory artifact.
+        fetch: Fetch,
+    },
+    /// Apply the approved migration sequence (`ptah migrations up --expect-sequence`).
+    MigrationApply {
+        /// The target database.
+        db: DatabaseAccess,
+        /// The migration directory artifact.
+        fetch: Fetch,
+        /// The approved sequence.
+        sequence: ExpectedSequence,
+    },
 }
 
 impl OperationInputs {
@@ -139,6 +180,8 @@ impl OperationInputs {
             OperationInputs::Observe { .. } => Operation::Observe,
             OperationInputs::Plan { .. } => Operation::Plan,
             OperationInputs::Apply { .. } => Operation::Apply,
+            OperationInputs::MigrationHistory { .. } => Operation::MigrationHistory,
+            OperationInputs::MigrationApply { .. } => Operation::MigrationApply,
         }
     }
 }

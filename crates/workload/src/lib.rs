@@ -2,8 +2,9 @@
 //!
 //! [`build`] turns a [`JobIntent`] (the claim the controller persisted, plus its execution
 //! settings) into a `batch/v1` Job: deterministic name ([`job_name`]), the label and annotation
-//! envelope ([`labels`]), an `install-runner` init container, a `fetch-schema` init container for
-//! database operations, and the main `ptah` container running `ptah-runner` with exactly the
+//! envelope ([`labels`]), an `install-runner` init container, a fetch init container for
+//! database operations (`fetch-schema` pulling the desired schema, `fetch-migrations` the
+//! migration directory), and the main `ptah` container running `ptah-runner` with exactly the
 //! environment of the data-plane contract ([`ptah_dataplane::env`]). [`compare`] checks a Job read
 //! back from the API server against it. The crate is pure: it names Secrets and never reads them,
 //! and never talks to a cluster.
@@ -24,8 +25,8 @@ pub use build::{MAX_TERMINATION_GRACE_SECONDS, build};
 pub use compare::{Difference, DifferenceKind, IntentMismatch, compare};
 pub use error::WorkloadError;
 pub use intent::{
-    DatabaseAccess, Deadlines, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs, PlanProjection,
-    SourceAccess,
+    DatabaseAccess, Deadlines, ExpectedSequence, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs,
+    PlanProjection, SourceAccess,
 };
 pub use labels::{
     COMPONENT_LABEL, CONTROLLER_IMAGE_ANNOTATION, CONTROLLER_REVISION_ANNOTATION,

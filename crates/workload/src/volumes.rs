@@ -35,6 +35,10 @@ pub const SCHEMA_DIR: &str = "/source/schema";
 /// The schema file inside it: a schema artifact holds exactly one `schema.hcl`, and `ptah schema`
 /// reads a directory as `.sql` files only, so `PTAH_SCHEMA_FROM` names the file.
 pub const SCHEMA_FILE: &str = "/source/schema/schema.hcl";
+/// The pulled migration directory artifact (migration operations).
+pub const MIGRATIONS_SOURCE_VOLUME: &str = "migrations-source";
+/// The directory `ptah migrations pull --out` creates: `PTAH_MIGRATIONS_DIR`.
+pub const MIGRATIONS_DIR: &str = "/source/migrations";
 /// The fetch container's home and temporary directory.
 pub const FETCH_WORK_VOLUME: &str = "fetch-work";
 /// Where the fetch-work volume is mounted.
@@ -71,6 +75,8 @@ pub const RUNNER_SIZE: &str = "64Mi";
 pub const WORK_SIZE: &str = "128Mi";
 /// Size limit of `schema-source`.
 pub const SCHEMA_SOURCE_SIZE: &str = "64Mi";
+/// Size limit of `migrations-source`.
+pub const MIGRATIONS_SOURCE_SIZE: &str = "64Mi";
 /// Size limit of `fetch-work`.
 pub const FETCH_WORK_SIZE: &str = "64Mi";
 

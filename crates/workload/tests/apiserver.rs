@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{SCHEMA_OPS, intent};
+use common::{ALL_OPS, intent};
 use k8s_openapi::api::{batch::v1::Job, core::v1::ConfigMap};
 use kube::{
     Api,
@@ -25,7 +25,7 @@ async fn created_jobs_read_back_equal_to_their_intent() {
         .await
         .expect("create owner");
     let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let mut intent = intent(op);
         intent.namespace = ns.clone();
         intent.owner.api_version = "v1".to_owned();

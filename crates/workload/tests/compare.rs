@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SCHEMA_OPS, intent};
+use common::{ALL_OPS, intent};
 use k8s_openapi::api::batch::v1::Job;
 use ptah_workload::{DifferenceKind, build, compare};
 use serde_json::{Value, json};
@@ -71,7 +71,7 @@ fn main_container(v: &mut Value) -> &mut Value {
 
 #[test]
 fn a_defaulted_read_back_is_accepted() {
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let job = build(&intent(op)).expect("builds");
         compare(&job, &job).expect("identical");
         compare(&job, &served(&job)).unwrap_or_else(|e| panic!("{op}: {e}"));
@@ -178,7 +178,7 @@ fn additions_beyond_known_defaults_are_refused() {
 #[test]
 fn the_result_ttl_is_a_later_patch_not_an_intent() {
     assert_eq!(ptah_workload::RESULT_TTL_SECONDS, 300);
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let job = build(&intent(op)).expect("builds");
         assert!(
             job.spec

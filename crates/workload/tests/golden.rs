@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{SCHEMA_OPS, intent};
+use common::{ALL_OPS, intent};
 
 fn golden_path(op: ptah_dataplane::Operation) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -17,7 +17,7 @@ fn golden_path(op: ptah_dataplane::Operation) -> PathBuf {
 fn every_operation_matches_its_golden_file() {
     let update = std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let job = ptah_workload::build(&intent(op)).expect("the golden intent builds");
         let mut text = serde_json::to_string_pretty(&job).expect("json");
         text.push('\n');

@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{SCHEMA_OPS, access_variants, intent, intent_with};
+use common::{ALL_OPS, MIGRATION_OPS, access_variants, intent, intent_with};
 use k8s_openapi::api::{
     batch::v1::Job,
     core::v1::{Container, EnvVar, PodSpec},
@@ -14,9 +14,11 @@ use ptah_dataplane::{
     env::{self, Role},
 };
 use ptah_workload::{
-    JobIntent, OperationInputs, WorkloadError, build,
-    containers::{FETCH_SCHEMA_CONTAINER, INSTALL_RUNNER_CONTAINER, MAIN_CONTAINER},
-    volumes::{DOCKER_CONFIG_VOLUME, PLAN_DIR},
+    ExpectedSequence, JobIntent, OperationInputs, WorkloadError, build,
+    containers::{
+        FETCH_MIGRATIONS_CONTAINER, FETCH_SCHEMA_CONTAINER, INSTALL_RUNNER_CONTAINER, MAIN_CONTAINER,
+    },
+    volumes::{DOCKER_CONFIG_VOLUME, MIGRATIONS_DIR, PLAN_DIR},
 };
 
 fn pod(job: &Job) -> &PodSpec {
@@ -49,7 +51,7 @@ fn value<'a>(c: &'a Container, name: &str) -> Option<&'a str> {
 /// Every built Job of the test matrix: each operation with each registry access.
 fn every_job() -> Vec<(Operation, Job)> {
     let mut out = Vec::new();
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         for access in access_variants() {
             out.push((op, build(&intent_with(op, access)).expect("builds")));
         }
@@ -179,9 +181,26 @@ fn credentials_never_cross_between_containers() {
                 INSTALL_RUNNER_CONTAINER => {
                     assert!(!db && !registry && c.env.is_none(), "{op}: install-runner");
                 }
-                FETCH_SCHEMA_CONTAINER => {
+                FETCH_SCHEMA_CONTAINER | FETCH_MIGRATIONS_CONTAINER => {
                     assert!(op.uses_database(), "{op}: a registry operation needs no fetch");
-                    assert!(!db, "{op}: fetch-schema sees the database");
+                    assert!(!db, "{op}: {} sees the database", c.name);
+                    let migration = MIGRATION_OPS.contains(&op);
+                    assert_eq!(
+                        c.name == FETCH_MIGRATIONS_CONTAINER,
+                        migration,
+                        "{op}: {} fetches the wrong kind",
+                        c.name
+                    );
+                    // Only what the registry client reads: no contract variable of the runner.
+                    for e in c.env.iter().flatten() {
+                        let var = env::lookup(&e.name).map(|v| v.role);
+                        assert!(
+                            matches!(var, Some(Role::Child | Role::Credential)),
+                            "{op} {}: {}",
+                            c.name,
+                            e.name
+                        );
+                    }
                 }
                 MAIN_CONTAINER if op.uses_registry() => assert!(!db, "{op}: main sees the database"),
                 MAIN_CONTAINER => {
@@ -250,8 +269,29 @@ fn the_main_container_gets_exactly_the_contract_of_its_operation() {
 }
 
 #[test]
+fn every_database_operation_has_exactly_one_fetch_and_registry_operations_none() {
+    for (op, job) in every_job() {
+        let fetches: Vec<&str> = pod(&job)
+            .init_containers
+            .iter()
+            .flatten()
+            .map(|c| c.name.as_str())
+            .filter(|n| n.starts_with("fetch-"))
+            .collect();
+        let want: &[&str] = if MIGRATION_OPS.contains(&op) {
+            &[FETCH_MIGRATIONS_CONTAINER]
+        } else if op.uses_database() {
+            &[FETCH_SCHEMA_CONTAINER]
+        } else {
+            &[]
+        };
+        assert_eq!(fetches, want, "{op}");
+    }
+}
+
+#[test]
 fn the_target_identity_is_set_only_when_known() {
-    for op in [Operation::Observe, Operation::Plan] {
+    for op in [Operation::Observe, Operation::Plan, Operation::MigrationHistory] {
         let with = build(&intent(op)).expect("builds");
         assert_eq!(
             value(main_container(&with), env::EXPECTED_TARGET_IDENTITY_DIGEST),
@@ -261,20 +301,24 @@ fn the_target_identity_is_set_only_when_known() {
         match &mut i.inputs {
             OperationInputs::Observe { db, .. }
             | OperationInputs::Plan { db, .. }
-            | OperationInputs::Apply { db, .. } => db.expected_target_identity = None,
+            | OperationInputs::Apply { db, .. }
+            | OperationInputs::MigrationHistory { db, .. }
+            | OperationInputs::MigrationApply { db, .. } => db.expected_target_identity = None,
             _ => unreachable!(),
         }
         let without = build(&i).expect("builds");
         assert!(!env_of(main_container(&without)).contains_key(env::EXPECTED_TARGET_IDENTITY_DIGEST));
     }
-    let mut i = intent(Operation::Apply);
-    if let OperationInputs::Apply { db, .. } = &mut i.inputs {
-        db.expected_target_identity = None;
+    for op in [Operation::Apply, Operation::MigrationApply] {
+        let mut i = intent(op);
+        match &mut i.inputs {
+            OperationInputs::Apply { db, .. } | OperationInputs::MigrationApply { db, .. } => {
+                db.expected_target_identity = None;
+            }
+            _ => unreachable!(),
+        }
+        assert_eq!(build(&i), Err(WorkloadError::MissingTargetIdentity(op)));
     }
-    assert_eq!(
-        build(&i),
-        Err(WorkloadError::MissingTargetIdentity(Operation::Apply))
-    );
 }
 
 #[test]
@@ -321,21 +365,28 @@ fn deadlines_bound_the_job_the_pod_and_mutating_children() {
 
 #[test]
 fn an_apply_without_its_deadlines_is_refused() {
-    let mut i = intent(Operation::Apply);
-    i.deadlines.dispatch_not_after = None;
-    assert_eq!(
-        build(&i),
-        Err(WorkloadError::MissingDeadline(env::DISPATCH_NOT_AFTER))
-    );
-    let mut i = intent(Operation::Apply);
-    i.deadlines.execution_not_after = None;
-    assert_eq!(
-        build(&i),
-        Err(WorkloadError::MissingDeadline(env::EXECUTION_NOT_AFTER))
-    );
-    let mut i = intent(Operation::Apply);
-    i.deadlines.dispatch_not_after = Some(common::ts("2030-01-01T01:00:00Z"));
-    assert!(matches!(build(&i), Err(WorkloadError::InvalidDeadline(_))));
+    for op in [Operation::Apply, Operation::MigrationApply] {
+        let mut i = intent(op);
+        i.deadlines.dispatch_not_after = None;
+        assert_eq!(
+            build(&i),
+            Err(WorkloadError::MissingDeadline(env::DISPATCH_NOT_AFTER)),
+            "{op}"
+        );
+        let mut i = intent(op);
+        i.deadlines.execution_not_after = None;
+        assert_eq!(
+            build(&i),
+            Err(WorkloadError::MissingDeadline(env::EXECUTION_NOT_AFTER)),
+            "{op}"
+        );
+        let mut i = intent(op);
+        i.deadlines.dispatch_not_after = Some(common::ts("2030-01-01T01:00:00Z"));
+        assert!(
+            matches!(build(&i), Err(WorkloadError::InvalidDeadline(_))),
+            "{op}"
+        );
+    }
     for grace in [0, -1, 3601] {
         let mut i = intent(Operation::Observe);
         i.deadlines.termination_grace_period_seconds = grace;
@@ -380,11 +431,23 @@ fn reserved_pod_metadata_keys_are_refused() {
 
 #[test]
 fn the_label_and_annotation_envelope() {
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let job = build(&intent(op)).expect("builds");
         let labels = job.metadata.labels.clone().unwrap_or_default();
         assert_eq!(labels.len(), 5, "{op}");
         assert_eq!(labels[ptah_workload::MANAGED_BY_LABEL], "ptah-operator");
+        let (component, owner) = if MIGRATION_OPS.contains(&op) {
+            (ptah_workload::MIGRATION_COMPONENT, ptah_workload::MIGRATION_LABEL)
+        } else {
+            (ptah_workload::SCHEMA_COMPONENT, ptah_workload::SCHEMA_LABEL)
+        };
+        assert_eq!(labels[ptah_workload::COMPONENT_LABEL], component, "{op}");
+        assert_eq!(labels[owner], common::RESOURCE, "{op}");
+        let name = job.metadata.name.as_deref().unwrap_or_default();
+        assert!(
+            name.starts_with(&format!("ptah-{}-", ptah_workload::name_word(op))),
+            "{op}: {name}"
+        );
         assert_eq!(labels[ptah_workload::OPERATION_LABEL], op.as_str());
         assert_eq!(labels[ptah_workload::OPERATION_ID_LABEL], "0123456789abcdef");
         let annotations = job.metadata.annotations.clone().unwrap_or_default();
@@ -437,7 +500,14 @@ fn writable_volumes_are_memory_backed_and_bounded() {
         for c in all_containers(&job) {
             for m in c.volume_mounts.iter().flatten() {
                 let writable = m.read_only != Some(true);
-                let scratch = ["runner", "work", "schema-source", "fetch-work"].contains(&m.name.as_str());
+                let scratch = [
+                    "runner",
+                    "work",
+                    "schema-source",
+                    "migrations-source",
+                    "fetch-work",
+                ]
+                .contains(&m.name.as_str());
                 assert!(!writable || scratch, "{op} {}: {} is writable", c.name, m.name);
             }
         }
@@ -500,8 +570,16 @@ fn inconsistent_or_malformed_intents_are_refused() {
     i.operation = Operation::MigrationApply;
     assert_eq!(
         build(&i),
-        Err(WorkloadError::UnsupportedOperation(Operation::MigrationApply))
+        Err(WorkloadError::InputsMismatch {
+            operation: Operation::MigrationApply,
+            inputs: Operation::Apply
+        })
     );
+    let mut i = intent(Operation::MigrationHistory);
+    if let OperationInputs::MigrationHistory { fetch, .. } = &mut i.inputs {
+        fetch.resolved_reference = "oci://registry.example:5000/migrations/orders:v1".to_owned();
+    }
+    assert!(matches!(build(&i), Err(WorkloadError::UnpinnedReference { .. })));
     let mut i = intent(Operation::Observe);
     i.operation_id = "op-1".to_owned();
     assert_eq!(
@@ -522,7 +600,135 @@ fn inconsistent_or_malformed_intents_are_refused() {
 
 #[test]
 fn building_is_deterministic() {
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         assert_eq!(build(&intent(op)), build(&intent(op)));
     }
+}
+
+/// The main container of a migration operation: the pulled directory, no schema input; an Apply
+/// also gets the approved sequence with its digest and the migration lock timeout.
+#[test]
+fn a_migration_job_reads_the_pulled_directory_and_an_apply_its_approved_sequence() {
+    let expected = ExpectedSequence::from_steps(&common::sequence_steps()).expect("valid");
+    for op in MIGRATION_OPS {
+        let job = build(&intent(op)).expect("builds");
+        let main = main_container(&job);
+        let apply = op == Operation::MigrationApply;
+        assert_eq!(value(main, env::MIGRATIONS_DIR), Some(MIGRATIONS_DIR), "{op}");
+        assert_eq!(value(main, env::CONNECT_TIMEOUT), Some("10s"), "{op}");
+        for name in [env::SCHEMA_FROM, env::LOCK_TIMEOUT, env::PLAN_FILE, env::DEV_URL] {
+            assert!(!env_of(main).contains_key(name), "{op}: {name}");
+        }
+        assert_eq!(
+            value(main, env::EXPECTED_MIGRATION_SEQUENCE),
+            apply.then_some(expected.json.as_str()),
+            "{op}"
+        );
+        assert_eq!(
+            value(main, env::EXPECTED_MIGRATION_SEQUENCE_DIGEST),
+            apply.then_some(expected.digest.as_str()),
+            "{op}"
+        );
+        assert_eq!(
+            value(main, env::MIGRATION_LOCK_TIMEOUT),
+            apply.then_some("5s"),
+            "{op}"
+        );
+        // What the runner will compute from the variable is what the Job names.
+        if apply {
+            let text = value(main, env::EXPECTED_MIGRATION_SEQUENCE).expect("set");
+            let digest = ptah_dataplane::sequence_digest(text).expect("the runner accepts it");
+            assert_eq!(
+                Some(digest.to_string().as_str()),
+                value(main, env::EXPECTED_MIGRATION_SEQUENCE_DIGEST)
+            );
+        }
+        let fetch = pod(&job)
+            .init_containers
+            .iter()
+            .flatten()
+            .find(|c| c.name == FETCH_MIGRATIONS_CONTAINER)
+            .expect("fetch-migrations");
+        let args = fetch.args.as_deref().unwrap_or_default();
+        assert_eq!(
+            &args[..6],
+            ["migrations", "pull", "--out", MIGRATIONS_DIR, "--format", "json"]
+        );
+        assert_eq!(&args[args.len() - 2..], ["--", common::MIGRATIONS_PINNED]);
+        assert_eq!(
+            fetch.command.as_deref(),
+            Some(&["/usr/local/bin/ptah".to_owned()][..])
+        );
+        let source = |c: &Container| {
+            c.volume_mounts
+                .iter()
+                .flatten()
+                .find(|m| m.mount_path == "/source")
+                .map(|m| (m.name.clone(), m.read_only))
+        };
+        assert_eq!(
+            source(fetch),
+            Some(("migrations-source".to_owned(), None)),
+            "{op}"
+        );
+        assert_eq!(
+            source(main),
+            Some(("migrations-source".to_owned(), Some(true))),
+            "{op}"
+        );
+    }
+}
+
+#[test]
+fn a_migration_apply_with_a_sequence_the_runner_would_refuse_is_refused() {
+    let expected = ExpectedSequence::from_steps(&common::sequence_steps()).expect("valid");
+    let other = ExpectedSequence::from_steps(&common::sequence_steps()[..1]).expect("valid");
+    let with = |sequence: ExpectedSequence| {
+        let mut i = intent(Operation::MigrationApply);
+        if let OperationInputs::MigrationApply { sequence: s, .. } = &mut i.inputs {
+            *s = sequence;
+        }
+        build(&i)
+    };
+    let tampered = ExpectedSequence {
+        json: other.json.clone(),
+        digest: expected.digest.clone(),
+    };
+    assert_eq!(with(tampered), Err(WorkloadError::SequenceDigestMismatch));
+    let unparsable = ExpectedSequence {
+        json: format!("@{}", other.json),
+        digest: other.digest.clone(),
+    };
+    assert!(matches!(with(unparsable), Err(WorkloadError::InvalidSequence(_))));
+    let malformed = ExpectedSequence {
+        json: other.json.clone(),
+        digest: "sha256:1234".to_owned(),
+    };
+    assert_eq!(
+        with(malformed),
+        Err(WorkloadError::InvalidDigest {
+            field: "sequence.digest"
+        })
+    );
+    // Another spelling of the same sequence is the same sequence.
+    let respelled = ExpectedSequence {
+        json: serde_json::to_string_pretty(
+            &serde_json::from_str::<serde_json::Value>(&other.json).expect("json"),
+        )
+        .expect("json"),
+        digest: other.digest.clone(),
+    };
+    assert!(with(respelled).is_ok());
+    let steps: Vec<ptah_dataplane::SequenceStep> = (1..=257)
+        .map(|v| ptah_dataplane::SequenceStep {
+            version: v,
+            checksum: "ab".to_owned(),
+            transaction: "file".to_owned(),
+            description: None,
+        })
+        .collect();
+    assert_eq!(
+        ExpectedSequence::from_steps(&steps),
+        Err(ptah_dataplane::SequenceError::TooLong(257))
+    );
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SCHEMA_OPS, access_variants, docker_auth, intent, intent_with};
+use common::{ALL_OPS, access_variants, docker_auth, intent, intent_with};
 use k8s_openapi::api::core::v1::Container;
 use ptah_dataplane::{
     Operation, env,
@@ -41,7 +41,7 @@ fn main(op: Operation) -> Container {
 #[test]
 fn only_the_plan_gets_the_scope_and_the_runner_can_read_it_back() {
     let db = common::db();
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         let main = main(op);
         let (exclude, protected) = (value(&main, env::EXCLUDE), value(&main, env::PROTECTED_TABLES));
         if op == Operation::Plan {
@@ -108,7 +108,7 @@ fn a_scope_the_runner_would_refuse_is_refused_before_a_job_exists() {
 
 #[test]
 fn a_docker_config_is_named_by_docker_config_and_home_stays_the_work_directory() {
-    for op in SCHEMA_OPS {
+    for op in ALL_OPS {
         for access in access_variants() {
             let docker = access.registry_auth == Some(docker_auth());
             for c in containers(op, access) {

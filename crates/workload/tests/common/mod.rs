@@ -13,9 +13,10 @@ use ptah_api::shared::{
     ConfigMapKeySelector, ExecutionSpec, PodMetadata, RegistryAuthMode, RegistryAuthSpec, SecretKeySelector,
 };
 use ptah_dataplane::Operation;
+use ptah_dataplane::SequenceStep;
 use ptah_workload::{
-    DatabaseAccess, Deadlines, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs, PlanProjection,
-    SourceAccess, job_name,
+    DatabaseAccess, Deadlines, ExpectedSequence, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs,
+    PlanProjection, SourceAccess, job_name,
 };
 
 pub const OPERATION_ID: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -24,18 +25,33 @@ pub const COORDINATION: &str = "sha256:11111111111111111111111111111111111111111
 pub const TARGET_IDENTITY: &str = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
 pub const PLAN_DIGEST: &str = "sha256:3333333333333333333333333333333333333333333333333333333333333333";
 pub const PINNED: &str = "oci://registry.example:5000/schemas/orders@sha256:4444444444444444444444444444444444444444444444444444444444444444";
+pub const MIGRATIONS_PINNED: &str = "oci://registry.example:5000/migrations/orders@sha256:7777777777777777777777777777777777777777777777777777777777777777";
 pub const EXECUTOR_IMAGE: &str = "registry.example:5000/ptah/data-plane@sha256:5555555555555555555555555555555555555555555555555555555555555555";
 pub const RUNNER_IMAGE: &str = "registry.example:5000/ptah/data-plane@sha256:6666666666666666666666666666666666666666666666666666666666666666";
 pub const RESOURCE: &str = "orders";
 pub const UID: &str = "6f1c2d4e-0000-4000-8000-000000000001";
 
-/// The five operations the builder supports.
+/// The five operations of a PtahSchema.
 pub const SCHEMA_OPS: [Operation; 5] = [
     Operation::Resolve,
     Operation::Verify,
     Operation::Observe,
     Operation::Plan,
     Operation::Apply,
+];
+
+/// The two Job operations of a PtahMigration besides Resolve and Verify.
+pub const MIGRATION_OPS: [Operation; 2] = [Operation::MigrationHistory, Operation::MigrationApply];
+
+/// Every operation the builder supports.
+pub const ALL_OPS: [Operation; 7] = [
+    Operation::Resolve,
+    Operation::Verify,
+    Operation::Observe,
+    Operation::Plan,
+    Operation::Apply,
+    Operation::MigrationHistory,
+    Operation::MigrationApply,
 ];
 
 pub fn env_auth() -> RegistryAuthSpec {
@@ -93,6 +109,8 @@ pub fn golden_access(op: Operation) -> SourceAccess {
     match op {
         Operation::Resolve | Operation::Observe => v[1].clone(),
         Operation::Verify | Operation::Plan => v[2].clone(),
+        Operation::MigrationHistory => v[1].clone(),
+        Operation::MigrationApply => v[4].clone(),
         _ => v[3].clone(),
     }
 }
@@ -111,9 +129,31 @@ pub fn db() -> DatabaseAccess {
     }
 }
 
+/// The two steps the golden migration Apply expects.
+pub fn sequence_steps() -> Vec<SequenceStep> {
+    vec![
+        SequenceStep {
+            version: 1_785_255_952,
+            checksum: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".to_owned(),
+            transaction: "file".to_owned(),
+            description: Some("create orders".to_owned()),
+        },
+        SequenceStep {
+            version: 1_785_255_999,
+            checksum: "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752".to_owned(),
+            transaction: "none".to_owned(),
+            description: Some("index orders concurrently".to_owned()),
+        },
+    ]
+}
+
 pub fn inputs(op: Operation, access: SourceAccess) -> OperationInputs {
     let fetch = Fetch {
         resolved_reference: PINNED.to_owned(),
+        access: access.clone(),
+    };
+    let migrations = Fetch {
+        resolved_reference: MIGRATIONS_PINNED.to_owned(),
         access: access.clone(),
     };
     match op {
@@ -132,7 +172,16 @@ pub fn inputs(op: Operation, access: SourceAccess) -> OperationInputs {
             dev_url_from: Some(SecretKeySelector::new("orders-dev-db", "url")),
             fetch,
         },
-        _ => OperationInputs::Apply {
+        Operation::MigrationHistory => OperationInputs::MigrationHistory {
+            db: db(),
+            fetch: migrations,
+        },
+        Operation::MigrationApply => OperationInputs::MigrationApply {
+            db: db(),
+            fetch: migrations,
+            sequence: ExpectedSequence::from_steps(&sequence_steps()).expect("a valid sequence"),
+        },
+        Operation::Apply => OperationInputs::Apply {
             db: db(),
             fetch,
             plan: PlanProjection {
@@ -193,7 +242,12 @@ pub fn intent_with(op: Operation, access: SourceAccess) -> JobIntent {
         namespace: "shop".to_owned(),
         owner: OwnerReference {
             api_version: "operator.ptah.run/v1alpha1".to_owned(),
-            kind: "PtahSchema".to_owned(),
+            kind: if MIGRATION_OPS.contains(&op) {
+                "PtahMigration"
+            } else {
+                "PtahSchema"
+            }
+            .to_owned(),
             name: RESOURCE.to_owned(),
             uid: UID.to_owned(),
             controller: Some(true),
