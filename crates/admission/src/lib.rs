@@ -4,9 +4,13 @@
 //! that does the reads — always uncached GETs, because an approval must be checked against the
 //! live plan, schema and policy, never against a cache that may lag. Each refusal names its reason.
 //!
-//! - `/mutate/v1/approvals`: stamps approver, time and request UID on a PtahSchemaApproval.
-//! - `/validate/v1/approvals`: re-checks the whole binding on CREATE, refuses spec changes on UPDATE.
-//! - `/mutate/v1/spec-writer`: records the last writer of a PtahSchema's spec (four-eyes).
+//! - `/mutate/v1/approvals`: binds a PtahSchemaApproval or PtahMigrationApproval to its live plan
+//!   (filling the omitted binding copies) and stamps approver, time and request UID; stamps who
+//!   acknowledged a PtahMigrationRunAcknowledgment.
+//! - `/validate/v1/approvals`: re-checks the whole binding (or, for an acknowledgment, the
+//!   unresolved run it names) on CREATE, refuses spec changes on UPDATE.
+//! - `/mutate/v1/spec-writer`: records the last writer of a PtahSchema's or PtahMigration's spec
+//!   (four-eyes).
 //! - `/validate/v1/operation-pods`: admits an operation Pod only when it equals its Job's template.
 //! - `/validate/v1/manager-owned`: only the manager writes plans, chunks and its Jobs/ConfigMaps.
 //!
@@ -22,6 +26,8 @@ mod server;
 mod specwriter;
 mod tls;
 
+pub use approval::common as approval_common;
+pub use approval::migration_rules;
 pub use approval::rules as approval_rules;
 pub use error::AdmissionError;
 pub use guard::{GARBAGE_COLLECTOR, JOB_CONTROLLER, NAMESPACE_CONTROLLER, TTL_CONTROLLER, guard_decision};
@@ -31,7 +37,9 @@ pub use server::{
     MAX_BODY_BYTES, ROUTE_MANAGER_OWNED, ROUTE_MUTATE_APPROVALS, ROUTE_OPERATION_PODS, ROUTE_SPEC_WRITER,
     ROUTE_VALIDATE_APPROVALS, router, serve,
 };
-pub use specwriter::{WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION, stamp_spec_writer};
+pub use specwriter::{
+    SPEC_WRITER_KINDS, WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION, stamp_spec_writer,
+};
 pub use tls::{CERT_FILE, KEY_FILE, ReloadingCert, server_config};
 
 /// What the webhooks need to know about the deployment.
@@ -40,7 +48,7 @@ pub struct AdmissionConfig {
     /// The manager's own username (`system:serviceaccount:<ns>:<sa>`): the only writer of
     /// manager-owned objects.
     pub manager_username: String,
-    /// Four-eyes: refuse an approval by the last writer of the schema's spec.
+    /// Four-eyes: refuse an approval by the last writer of the schema's or migration's spec.
     pub require_distinct_approver: bool,
 }
 
@@ -52,7 +60,8 @@ pub struct Admission {
 }
 
 impl Admission {
-    /// Webhooks reading through `client` (which needs get on plans, chunks, schemas, ConfigMaps and Jobs).
+    /// Webhooks reading through `client` (which needs get on schema and migration plans, chunks,
+    /// schemas, migrations, ConfigMaps and Jobs).
     pub fn new(client: kube::Client, config: AdmissionConfig) -> Self {
         Admission { client, config }
     }

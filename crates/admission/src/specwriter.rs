@@ -84,9 +84,17 @@ pub fn stamp_spec_writer(
     })
 }
 
+/// The kinds whose spec writer is recorded: the ones a person approves plans of.
+pub const SPEC_WRITER_KINDS: [&str; 2] = ["PtahSchema", "PtahMigration"];
+
 impl Admission {
-    /// Mutating (CREATE/UPDATE of PtahSchema/PtahMigration): stamps or restores the writer.
+    /// Mutating (CREATE/UPDATE of PtahSchema/PtahMigration): stamps or restores the writer. Any
+    /// other kind is refused, so a misrouted webhook fails closed instead of annotating it.
     pub async fn mutate_spec_writer(&self, req: &AdmissionRequest<DynamicObject>) -> Verdict {
+        let kind = req.kind.kind.as_str();
+        if !SPEC_WRITER_KINDS.contains(&kind) {
+            return Verdict::deny(format!("the spec-writer webhook does not handle kind {kind}"));
+        }
         let result = object_json(req.object.as_ref(), "object").and_then(|new| {
             let old = match req.operation {
                 Operation::Update => Some(object_json(req.old_object.as_ref(), "old object")?),

@@ -73,6 +73,15 @@ async fn approval_carries_the_requesters_identity_and_its_spec_is_immutable() {
         .expect("stamped request UID");
     assert_ne!(request_uid, "forged");
     assert!(created.spec.approved_at.is_some());
+    // The omitted copies are filled from the plan.
+    assert_eq!(
+        created.spec.bindings,
+        ptah_admission::approval_common::binding_copies(&w.plan.spec.binding)
+    );
+    assert_eq!(
+        created.spec.actual_state_fingerprint.as_ref(),
+        Some(&w.plan.spec.actual_state_fingerprint)
+    );
     println!("webhook active after {activation:?}; create through both webhooks took {round_trip:?}");
 
     // Metadata may change; the spec may not.

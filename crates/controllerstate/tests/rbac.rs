@@ -68,6 +68,11 @@ fn the_manager_gets_what_its_reconcilers_need_and_no_more() {
         verbs(cluster, ptah, "ptahschemaapprovals/status"),
         ["get", "patch"]
     );
+    // Admission reads the migration and its plan to bind a migration approval or run
+    // acknowledgment (the migration reconciler may need more verbs; admission needs get).
+    for read in ["ptahmigrations", "ptahmigrationplans"] {
+        assert!(verbs(cluster, ptah, read).contains(&"get".to_owned()), "{read}");
+    }
     assert_eq!(verbs(cluster, ptah, "ptahrealms"), ["get", "list", "watch"]);
     assert_eq!(
         verbs(cluster, "batch", "jobs"),

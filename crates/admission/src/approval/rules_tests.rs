@@ -1,47 +1,37 @@
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
-use ptah_api::shared::{Approver, Sha256Digest};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use ptah_api::{PtahSchema, PtahSchemaApprovalSpec, PtahSchemaPlan};
-use ptah_managercache::{CacheError, ConfigMapRead};
 use serde_json::{Value, json};
 
+use super::common::{APPROVAL_STAMP, stamp};
+use super::fixtures::{binding_json, d, err_of, merged};
 use super::rules::*;
-use crate::specwriter::{WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION};
-
-fn d(c: char) -> String {
-    format!("sha256:{}", c.to_string().repeat(64))
-}
 
 fn plan() -> PtahSchemaPlan {
-    serde_json::from_value(json!({
-        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaPlan",
-        "metadata": {"name": "p1", "namespace": "ns", "uid": "plan-uid"},
-        "spec": {
+    let spec = merged(
+        json!({
             "contractVersion": 3, "schemaRef": {"name": "orders", "uid": "schema-uid"},
             "fingerprint": d('1'), "contentDigest": d('2'), "size": 1,
             "actualStateFingerprint": d('c'), "desiredStateFingerprint": d('d'),
-            "artifactDigest": d('a'), "coordinationDigest": d('b'), "targetIdentityDigest": d('3'),
-            "policyFingerprint": d('4'), "verificationPolicyUID": "pol-uid", "verificationPolicyDigest": d('e'),
-            "executionBindingID": "v1-0123456789abcdef0123456789abcdef",
-            "controllerImage": "m:1", "controllerRevision": "1", "controllerStateVersion": 1,
-            "ptahVersion": "1.4.2", "executorImage": format!("e@{}", d('f')),
-            "runnerImage": format!("r@{}", d('5')), "runnerProtocolVersion": 5,
             "dialect": "postgresql", "destructive": false, "statementCount": 1,
             "chunks": [{"name": "p1-0", "key": "chunk", "index": 0, "digest": d('2'), "size": 1}]
-        }
+        }),
+        &binding_json(),
+    );
+    serde_json::from_value(json!({
+        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaPlan",
+        "metadata": {"name": "p1", "namespace": "ns", "uid": "plan-uid"},
+        "spec": spec
     }))
     .expect("plan")
 }
 
 fn approval(extra: Value) -> PtahSchemaApprovalSpec {
-    let mut spec = json!({
+    let spec = json!({
         "schemaRef": {"name": "orders", "uid": "schema-uid"},
         "planRef": {"name": "p1", "uid": "plan-uid"},
         "planFingerprint": d('1')
     });
-    if let (Some(s), Some(e)) = (spec.as_object_mut(), extra.as_object()) {
-        s.extend(e.clone());
-    }
-    serde_json::from_value(spec).expect("approval spec")
+    serde_json::from_value(merged(spec, &extra)).expect("approval spec")
 }
 
 fn schema(phase: &str, required: &str, plan_name: &str) -> PtahSchema {
@@ -79,10 +69,6 @@ fn current(name: &str) -> Value {
     v
 }
 
-fn err_of(r: Result<(), String>) -> String {
-    r.expect_err("refused")
-}
-
 #[test]
 fn references_must_match_the_live_plan() {
     assert_eq!(check_references(&approval(json!({})), &plan()), Ok(()));
@@ -110,29 +96,8 @@ fn copied_bindings_must_equal_the_plans() {
 }
 
 #[test]
-fn stamping_overwrites_the_clients_identity() {
-    let object = json!({"spec": {"approver": {"username": "mallory"}, "approvedAt": "2000-01-01T00:00:00Z"}});
-    let me = Approver {
-        username: "alice".into(),
-        uid: Some("u".into()),
-        groups: vec!["g".into()],
-    };
-    let patch = stamp(&object, &me, "2025-05-05T05:05:05Z", "req-1").expect("patch");
-    let mut out = object.clone();
-    json_patch::patch(&mut out, &patch).expect("applies");
-    assert_eq!(
-        out["spec"]["approver"],
-        json!({"username": "alice", "uid": "u", "groups": ["g"]})
-    );
-    assert_eq!(out["spec"]["approvedAt"], "2025-05-05T05:05:05Z");
-    assert_eq!(out["spec"]["mutationRequestUID"], "req-1");
-    assert!(stamp(&json!({}), &me, "t", "r").is_err());
-    assert!(now_rfc3339().ends_with('Z'));
-}
-
-#[test]
 fn identity_must_be_the_requesters_and_stamped() {
-    let me = Approver {
+    let me = ptah_api::shared::Approver {
         username: "alice".into(),
         uid: None,
         groups: vec!["g".into()],
@@ -210,60 +175,6 @@ fn the_schema_must_wait_for_exactly_this_plan() {
 }
 
 #[test]
-fn the_policy_must_be_the_planned_one() {
-    let read = |uid: &str, digest: char| ConfigMapRead {
-        uid: uid.into(),
-        resource_version: "1".into(),
-        immutable: true,
-        bytes: Vec::new(),
-        digest: Sha256Digest::parse(&d(digest)).expect("digest"),
-    };
-    assert_eq!(check_policy(&plan(), Ok(&read("pol-uid", 'e'))), Ok(()));
-    assert!(err_of(check_policy(&plan(), Ok(&read("new", 'e')))).contains("was replaced"));
-    assert!(err_of(check_policy(&plan(), Ok(&read("pol-uid", '0')))).contains("bytes changed"));
-    let missing = CacheError::NotFound {
-        namespace: "ns".into(),
-        name: "pol".into(),
-    };
-    assert!(err_of(check_policy(&plan(), Err(&missing))).contains("verification policy unusable"));
-}
-
-#[test]
-fn four_eyes_refuses_the_last_writer_and_unrecorded_writers() {
-    let meta = |user: Option<&str>, uid: Option<&str>| {
-        let mut a = std::collections::BTreeMap::new();
-        if let Some(u) = user {
-            a.insert(WRITER_USERNAME_ANNOTATION.to_owned(), u.to_owned());
-        }
-        if let Some(u) = uid {
-            a.insert(WRITER_UID_ANNOTATION.to_owned(), u.to_owned());
-        }
-        ObjectMeta {
-            annotations: Some(a),
-            ..ObjectMeta::default()
-        }
-    };
-    let alice = Approver {
-        username: "alice".into(),
-        uid: Some("1".into()),
-        groups: vec![],
-    };
-    assert!(err_of(check_four_eyes(&alice, &meta(Some("alice"), Some("1")))).contains("may not approve"));
-    assert_eq!(check_four_eyes(&alice, &meta(Some("bob"), None)), Ok(()));
-    // Same name, another UID: another person (a recreated account).
-    assert_eq!(check_four_eyes(&alice, &meta(Some("alice"), Some("2"))), Ok(()));
-    assert!(err_of(check_four_eyes(&alice, &meta(None, None))).contains("no recorded spec writer"));
-}
-
-#[test]
-fn updates_may_touch_metadata_only() {
-    let old = json!({"metadata": {"labels": {}}, "spec": {"a": 1}});
-    let relabelled = json!({"metadata": {"labels": {"x": "y"}}, "spec": {"a": 1}});
-    assert_eq!(check_update(&old, &relabelled), Ok(()));
-    assert!(err_of(check_update(&old, &json!({"metadata": {}, "spec": {"a": 2}}))).contains("immutable"));
-}
-
-#[test]
 fn plan_load_failures_name_the_reason() {
     use ptah_planstore::PlanStoreError as E;
     assert!(
@@ -283,5 +194,53 @@ fn plan_load_failures_name_the_reason() {
             actual: "b".into()
         })
         .contains("replaced")
+    );
+}
+
+#[test]
+fn the_stamp_fills_every_omitted_copy_from_the_plan() {
+    let object =
+        json!({"spec": serde_json::to_value(approval(json!({"ptahVersion": "1.4.2"}))).expect("spec")});
+    let me = ptah_api::shared::Approver {
+        username: "alice".into(),
+        uid: None,
+        groups: vec![],
+    };
+    let derived = derived(&plan()).expect("derived");
+    let patch = stamp(
+        &object,
+        &APPROVAL_STAMP,
+        &me,
+        "2025-05-05T05:05:05Z",
+        "req",
+        &derived,
+    )
+    .expect("patch");
+    let mut out = object.clone();
+    json_patch::patch(&mut out, &patch).expect("applies");
+    let stamped: PtahSchemaApprovalSpec = serde_json::from_value(out["spec"].clone()).expect("spec");
+    assert_eq!(
+        stamped.actual_state_fingerprint.as_ref().map(|f| f.as_str()),
+        Some(d('c').as_str())
+    );
+    assert_eq!(
+        stamped.desired_state_fingerprint.as_ref().map(|f| f.as_str()),
+        Some(d('d').as_str())
+    );
+    assert_eq!(
+        stamped.bindings,
+        super::common::binding_copies(&plan().spec.binding)
+    );
+    assert_eq!(check_bindings(&stamped, &plan()), Ok(()));
+    assert_eq!(stamped.approver.map(|a| a.username).as_deref(), Some("alice"));
+}
+
+#[test]
+fn a_deleting_plan_is_refused() {
+    let mut p = plan();
+    p.metadata.deletion_timestamp = Some(Time(jiff::Timestamp::UNIX_EPOCH));
+    assert_eq!(
+        err_of(check_references(&approval(json!({})), &p)),
+        "plan is being deleted: p1"
     );
 }

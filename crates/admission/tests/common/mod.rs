@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod migration;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,6 +27,13 @@ use tokio::sync::watch;
 
 /// The label scoping this test's webhooks to its namespace.
 pub const SCOPE_LABEL: &str = "admission.test.ptah.run/scope";
+
+/// The decision kinds the approval webhooks see (as the chart routes them).
+pub const DECISIONS: [&str; 3] = [
+    "ptahschemaapprovals",
+    "ptahmigrationapprovals",
+    "ptahmigrationrunacknowledgments",
+];
 
 /// A CA and a serving certificate for 127.0.0.1, as PEM.
 pub struct Pki {
@@ -127,7 +136,8 @@ impl Fixture {
         let role: Role = serde_json::from_value(json!({
             "metadata": {"name": "approver"},
             "rules": [{"apiGroups": ["operator.ptah.run"],
-                       "resources": ["ptahschemaapprovals", "ptahschemas"],
+                       "resources": ["ptahschemaapprovals", "ptahschemas", "ptahmigrationapprovals",
+                                     "ptahmigrationrunacknowledgments", "ptahmigrations"],
                        "verbs": ["get", "list", "create", "update", "patch"]}]
         }))
         .expect("role");
@@ -177,20 +187,22 @@ impl Fixture {
         })
     }
 
-    /// Registers the approval webhooks (and the spec-writer one) pointing at `port`.
+    /// Registers the approval webhooks (and the spec-writer one) pointing at `port`, routed like
+    /// the chart routes them: every decision kind to the approval routes, both reconciled kinds
+    /// to the spec writer.
     pub async fn register(&self, port: u16) {
         let mutating = json!({
             "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
             "metadata": {"name": self.config_name},
             "webhooks": [
-                self.hook("mapproval", port, ptah_admission::ROUTE_MUTATE_APPROVALS, &["ptahschemaapprovals"], &["CREATE"]),
-                self.hook("mspecwriter", port, ptah_admission::ROUTE_SPEC_WRITER, &["ptahschemas"], &["CREATE", "UPDATE"]),
+                self.hook("mapproval", port, ptah_admission::ROUTE_MUTATE_APPROVALS, &DECISIONS, &["CREATE"]),
+                self.hook("mspecwriter", port, ptah_admission::ROUTE_SPEC_WRITER, &["ptahschemas", "ptahmigrations"], &["CREATE", "UPDATE"]),
             ]
         });
         let validating = json!({
             "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
             "metadata": {"name": self.config_name},
-            "webhooks": [self.hook("vapproval", port, ptah_admission::ROUTE_VALIDATE_APPROVALS, &["ptahschemaapprovals"], &["CREATE", "UPDATE"])]
+            "webhooks": [self.hook("vapproval", port, ptah_admission::ROUTE_VALIDATE_APPROVALS, &DECISIONS, &["CREATE", "UPDATE"])]
         });
         let params = PatchParams::apply("ptah-admission-tests").force();
         Api::<MutatingWebhookConfiguration>::all(self.admin.clone())
