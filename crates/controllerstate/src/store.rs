@@ -15,7 +15,7 @@ use crate::{
 pub const STATE_CONFIGMAP: &str = "ptah-operator-state";
 
 /// The field manager recorded on the state ConfigMap's writes.
-const FIELD_MANAGER: &str = "ptah-operator";
+use ptah_api::FIELD_MANAGER;
 
 /// Rounds of read-then-write before giving up: each lost round means another replica wrote in
 /// between, and a replica with the same inputs settles it in one round.

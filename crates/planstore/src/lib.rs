@@ -19,7 +19,7 @@ pub use objects::{LABEL_PLAN, LABEL_SCHEMA};
 use kube::Client;
 
 /// The field manager that writes plan status (server-side apply) unless told otherwise.
-pub const DEFAULT_FIELD_MANAGER: &str = "ptah-operator";
+pub const DEFAULT_FIELD_MANAGER: &str = ptah_api::FIELD_MANAGER;
 
 /// Publishes, loads and projects schema plans in the cluster behind one client.
 #[derive(Clone)]

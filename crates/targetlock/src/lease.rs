@@ -192,7 +192,7 @@ impl LeaseStore {
             let spec = live.spec.get_or_insert_with(LeaseSpec::default);
             spec.holder_identity = None;
             spec.renew_time = Some(monotonic_now(spec.renew_time.as_ref()));
-            match self.api.replace(name, &PostParams::default(), &live).await {
+            match self.api.replace(name, &write_params(), &live).await {
                 Ok(_) => {
                     self.sightings.forget(name);
                     return Ok(Released::Released);
@@ -233,7 +233,7 @@ impl LeaseStore {
                 ..LeaseSpec::default()
             }),
         };
-        match self.api.create(&PostParams::default(), &lease).await {
+        match self.api.create(&write_params(), &lease).await {
             Ok(_) => Ok(Some(epoch)),
             Err(err) if is_conflict(&err) => Ok(None),
             Err(err) => Err(err.into()),
@@ -267,11 +267,19 @@ impl LeaseStore {
         spec.holder_identity = Some(holder.to_owned());
         spec.lease_duration_seconds = Some(duration);
         spec.renew_time = Some(renew);
-        match self.api.replace(&name, &PostParams::default(), &live).await {
+        match self.api.replace(&name, &write_params(), &live).await {
             Ok(_) => Ok(Some(())),
             Err(err) if is_conflict(&err) => Ok(None),
             Err(err) => Err(err.into()),
         }
+    }
+}
+
+/// Every Lease write carries the manager's one field manager.
+fn write_params() -> PostParams {
+    PostParams {
+        field_manager: Some(ptah_api::FIELD_MANAGER.into()),
+        ..PostParams::default()
     }
 }
 

@@ -132,10 +132,25 @@ pub async fn run(
             },
         )
         .graceful_shutdown_on(stopped)
-        .run(reconcile::<PtahMigration>, error_policy::<PtahMigration>, ctx)
+        .run(
+            reconcile::<PtahMigration>,
+            error_policy::<PtahMigration>,
+            ctx.clone(),
+        )
         .for_each(log_event);
+    let gauge_ctx = ctx.clone();
+    let gauges = async move {
+        let mut tick = tokio::time::interval(super::gauges::REFRESH);
+        loop {
+            tick.tick().await;
+            super::gauges::refresh(&gauge_ctx).await;
+        }
+    };
     let stop = async move {
-        shutdown.await;
+        tokio::select! {
+            _ = shutdown => {}
+            _ = gauges => {}
+        }
         let _ = tx.send(true);
     };
     tokio::join!(schema_run, migration_run, stop);

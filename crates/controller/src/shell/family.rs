@@ -33,6 +33,14 @@ pub trait Managed:
     fn claim_of(status: &Self::Status) -> Option<&Self::Claim>;
     /// The active claim of a status, to record what an action produced (a Lease epoch).
     fn claim_of_mut(status: &mut Self::Status) -> Option<&mut Self::Claim>;
+    /// How a dispatched claim of `before` ended, when `after` retires it (for the results metric).
+    fn settled(before: &Self::Status, after: &Self::Status) -> Option<ptah_telemetry::OperationResult>;
+}
+
+/// The shared part of [`Managed::settled`]: the dispatched claim of `before` is gone from `after`.
+pub fn retired<'a, C: Claim>(before: Option<&'a C>, after: Option<&C>) -> Option<&'a C> {
+    let b = before.filter(|c| c.dispatched())?;
+    (after.map(Claim::id) != Some(b.id())).then_some(b)
 }
 
 /// A family's lifecycle: how the shell gathers what its decision reads, decides, and performs

@@ -8,9 +8,11 @@ use kube::{
 use ptah_api::{
     FIELD_MANAGER, PtahMigration, PtahMigrationApproval, PtahMigrationPlan, PtahMigrationRunAcknowledgment,
     PtahMigrationStatus,
-    migration::{MigrationOperationStatus, MigrationOperationType},
+    migration::{MigrationOperationStatus, MigrationOperationType, MigrationPhase, UnresolvedRunOutcome},
     shared::ImmutableObjectReference,
 };
+
+use ptah_telemetry::OperationResult;
 
 use super::{
     Context, ShellError,
@@ -51,6 +53,21 @@ impl Managed for PtahMigration {
 
     fn claim_of_mut(status: &mut PtahMigrationStatus) -> Option<&mut MigrationOperationStatus> {
         status.active_operation.as_mut()
+    }
+
+    fn settled(before: &PtahMigrationStatus, after: &PtahMigrationStatus) -> Option<OperationResult> {
+        let c = super::family::retired(before.active_operation.as_ref(), after.active_operation.as_ref())?;
+        Some(
+            match (&after.unresolved_run, &after.active_operation, after.phase) {
+                (Some(r), _, _) if r.operation_id == c.id => match r.outcome {
+                    UnresolvedRunOutcome::Partial => OperationResult::Partial,
+                    UnresolvedRunOutcome::Unknown => OperationResult::Unknown,
+                },
+                (_, Some(next), _) if next.operation_type == c.operation_type => OperationResult::Unknown,
+                (_, _, Some(MigrationPhase::Failed)) => OperationResult::Failed,
+                _ => OperationResult::Succeeded,
+            },
+        )
     }
 }
 

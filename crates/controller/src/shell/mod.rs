@@ -8,6 +8,7 @@ mod controllers;
 mod error;
 pub mod family;
 mod gather;
+mod gauges;
 mod jobs;
 mod migration;
 mod perform;

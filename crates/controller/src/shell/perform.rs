@@ -80,6 +80,7 @@ pub async fn perform<K: Lifecycle>(
         }
         Action::WriteStatus { status, event } => {
             let next = write_status(&api, res, &status).await?;
+            record_result(ctx, res, &status);
             publish(ctx, res, event).await;
             Ok(Performed::Next(next))
         }
@@ -143,6 +144,7 @@ pub async fn perform<K: Lifecycle>(
         } => {
             K::publish_plan(ctx, res, *draft, &mut status).await?;
             let written = write_status(&api, res, &status).await?;
+            record_result(ctx, res, &status);
             publish(ctx, res, event).await;
             Ok(Performed::Next(written))
         }
@@ -158,6 +160,16 @@ pub async fn perform<K: Lifecycle>(
             renew_lease(ctx, res, renew.as_ref()).await?;
             Ok(Performed::Requeue(after))
         }
+    }
+}
+
+/// Counts the result of a claim this write retired (once: the write that retires it succeeds once).
+fn record_result<K: Managed>(ctx: &Context, res: &K, written: &K::Status) {
+    let Some(before) = res.status_of() else { return };
+    let Some(claim) = K::claim_of(before) else { return };
+    if let Some(result) = K::settled(before, written) {
+        ctx.metrics
+            .operation_result(K::TELEMETRY, metric_op(claim.operation()), result);
     }
 }
 

@@ -8,9 +8,10 @@ use kube::{
 use ptah_api::{
     FIELD_MANAGER, PtahSchema, PtahSchemaApproval, PtahSchemaStatus,
     conditions::{ConditionType, Reason},
-    schema::SchemaOperationStatus,
+    schema::{PendingObservationOutcome, SchemaOperationStatus, SchemaOperationType, SchemaPhase},
     shared::ImmutableObjectReference,
 };
+use ptah_telemetry::OperationResult;
 use serde_json::json;
 
 use super::{
@@ -40,6 +41,21 @@ impl Managed for PtahSchema {
 
     fn claim_of_mut(status: &mut PtahSchemaStatus) -> Option<&mut SchemaOperationStatus> {
         status.active_operation.as_mut()
+    }
+
+    fn settled(before: &PtahSchemaStatus, after: &PtahSchemaStatus) -> Option<OperationResult> {
+        let c = super::family::retired(before.active_operation.as_ref(), after.active_operation.as_ref())?;
+        Some(
+            match (&after.pending_observation, &after.active_operation, after.phase) {
+                (Some(p), _, _) if c.operation_type == SchemaOperationType::Apply => match p.outcome {
+                    PendingObservationOutcome::ApplySucceeded => OperationResult::Succeeded,
+                    PendingObservationOutcome::OutcomeUnknown => OperationResult::Unknown,
+                },
+                (_, Some(next), _) if next.operation_type == c.operation_type => OperationResult::Unknown,
+                (_, _, Some(SchemaPhase::Failed)) => OperationResult::Failed,
+                _ => OperationResult::Succeeded,
+            },
+        )
     }
 }
 

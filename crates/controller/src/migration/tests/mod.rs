@@ -1,1 +1,3 @@
-
+mod guarantees;
+mod outcomes;
+mod world;

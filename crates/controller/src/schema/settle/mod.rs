@@ -130,9 +130,9 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
         .iter()
         .filter_map(|f| {
             Some(DriftFinding {
-                category: serde_json::from_value(serde_json::Value::String(f.category.clone())).ok()?,
+                category: ptah_api::schema::DriftCategory::from_executor(&f.category)?,
                 count: i32::try_from(f.count).unwrap_or(i32::MAX).max(1),
-                severity: serde_json::from_value(serde_json::Value::String(f.severity.clone())).ok()?,
+                severity: ptah_api::schema::DriftSeverity::from_executor(&f.severity)?,
             })
         })
         .take(ptah_api::schema::MAX_DRIFT_FINDINGS)
@@ -146,9 +146,14 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
         highest_drift_severity: d
             .highest_severity
             .as_ref()
-            .and_then(|h| serde_json::from_value(serde_json::Value::String(h.clone())).ok()),
+            .and_then(|h| ptah_api::schema::DriftSeverity::from_executor(h)),
         drift_finding_count: Some(i64::try_from(d.finding_count).unwrap_or(i64::MAX)),
-        drift_findings_truncated: Some(findings.len() == ptah_api::schema::MAX_DRIFT_FINDINGS),
+        // A category this API cannot name (a runner newer than the manager) is never dropped
+        // silently: the list says it is incomplete.
+        drift_findings_truncated: Some(
+            findings.len() == ptah_api::schema::MAX_DRIFT_FINDINGS
+                || findings.len() < d.findings.len().min(ptah_api::schema::MAX_DRIFT_FINDINGS),
+        ),
         drift_findings: findings,
     });
     cond(

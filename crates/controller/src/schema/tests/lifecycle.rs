@@ -339,3 +339,41 @@ fn a_later_cycle_never_reuses_an_earlier_job_name() {
     w.run_until_dispatched(Op::Resolve);
     assert_ne!(w.claim().job_name, first, "same inputs, new claim, new Job");
 }
+
+#[test]
+fn every_executor_drift_category_reaches_status() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Verify, World::success);
+    w.complete(Op::Observe, |w| {
+        let mut p = w.success();
+        if let Some(d) = p.drift.as_mut() {
+            d.findings = [
+                "rows_inserted",
+                "indexes_modified",
+                "constraints_modified",
+                "enums_modified",
+                "namespaces_added",
+                "table_comments_modified",
+            ]
+            .iter()
+            .map(|c| ptah_dataplane::DriftFinding {
+                category: (*c).into(),
+                count: 2,
+                severity: "safe".into(),
+            })
+            .collect();
+            d.finding_count = 6;
+        }
+        p
+    });
+    let target = w.status.target.clone().expect("target");
+    assert_eq!(
+        target.drift_findings.len(),
+        6,
+        "none dropped: {:?}",
+        target.drift_findings
+    );
+    assert_eq!(target.drift_findings_truncated, Some(false));
+    assert_eq!(target.drift_findings[0].category.as_str(), "data_rows_inserted");
+}
