@@ -86,7 +86,15 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
     let unknown = |why: &str| settle::unresolved(o, c, UnresolvedRunOutcome::Unknown, why);
     match supervise(c, o.binding, o.job, o.result) {
         Supervision::BeforeDispatch => before_dispatch(o, c),
-        Supervision::JobLost(why) if apply => unknown(why),
+        Supervision::JobLost(why) if apply => match may_still_write_until(c) {
+            // An unseen Pod of the lost Job may still run: keep the claim and its Lease until its
+            // execution deadline has passed, so nothing can overlap it.
+            Some(until) if until > o.now => Action::Wait {
+                after: crate::operation::time::until(o.now, until),
+                renew: renewal(o, c),
+            },
+            _ => unknown(why),
+        },
         Supervision::JobLost(why) => reclaim(o, c, why),
         Supervision::Adopt(uid) => {
             let mut s = edit(o);
@@ -125,6 +133,13 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
             None => settle::settle(o, c, payload),
         },
     }
+}
+
+/// Until when a dispatched Apply's Pod may still write: its execution deadline plus the grace.
+fn may_still_write_until(c: &MigrationOperationStatus) -> Option<jiff::Timestamp> {
+    let end = c.execution_not_after.as_ref()?.0;
+    let grace = crate::operation::claim::TERMINATION_GRACE_SECONDS.max(0) as u64;
+    Some(crate::operation::time::after(end, Duration::from_secs(grace)))
 }
 
 /// The renewal of an Apply's Lease while its Job runs, with the latch to record if it is lost.

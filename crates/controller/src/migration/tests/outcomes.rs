@@ -140,10 +140,17 @@ fn partial_outcome_is_never_retried_across_intervals() {
     assert!(w.status.unresolved_run.is_some());
 }
 
+/// Past the Apply's execution deadline and grace.
+fn past_deadline(w: &mut World) {
+    let end = w.claim().execution_not_after.clone().expect("deadline").0;
+    w.now = end + jiff::SignedDuration::from_secs(31);
+}
+
 #[test]
 fn unknown_outcome_when_the_apply_job_vanishes() {
     let mut w = applying();
     w.job = JobState::Absent;
+    past_deadline(&mut w);
     w.step();
     assert_eq!(
         w.status.unresolved_run.as_ref().map(|r| r.outcome),
@@ -152,9 +159,22 @@ fn unknown_outcome_when_the_apply_job_vanishes() {
 }
 
 #[test]
+fn a_vanished_apply_keeps_its_lease_until_its_pod_can_no_longer_write() {
+    let mut w = applying();
+    w.job = JobState::Absent;
+    let a = w.step();
+    assert!(matches!(a, Action::Wait { renew: Some(_), .. }), "{a:?}");
+    assert!(w.status.active_operation.is_some() && w.status.pending_lock_release.is_none());
+    past_deadline(&mut w);
+    w.step();
+    assert!(w.status.unresolved_run.is_some() && w.status.pending_lock_release.is_some());
+}
+
+#[test]
 fn migration_apply_is_never_recreated_once_dispatched() {
     let mut w = applying();
     w.job = JobState::Absent;
+    past_deadline(&mut w);
     w.settle();
     w.settle();
     assert_eq!(w.jobs_of(Op::Apply), 1);
