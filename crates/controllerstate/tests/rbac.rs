@@ -68,10 +68,27 @@ fn the_manager_gets_what_its_reconcilers_need_and_no_more() {
         verbs(cluster, ptah, "ptahschemaapprovals/status"),
         ["get", "patch"]
     );
-    // Admission reads the migration and its plan to bind a migration approval or run
-    // acknowledgment (the migration reconciler may need more verbs; admission needs get).
-    for read in ["ptahmigrations", "ptahmigrationplans"] {
-        assert!(verbs(cluster, ptah, read).contains(&"get".to_owned()), "{read}");
+    // The migration family: the same shape, with plans that hold no chunks and two decision kinds.
+    assert_eq!(
+        verbs(cluster, ptah, "ptahmigrations"),
+        ["get", "list", "patch", "update", "watch"]
+    );
+    assert_eq!(
+        verbs(cluster, ptah, "ptahmigrations/status"),
+        ["get", "patch", "update"]
+    );
+    assert_eq!(verbs(cluster, ptah, "ptahmigrations/finalizers"), ["update"]);
+    assert_eq!(
+        verbs(cluster, ptah, "ptahmigrationplans"),
+        ["create", "get", "list", "watch"]
+    );
+    for decision in ["ptahmigrationapprovals", "ptahmigrationrunacknowledgments"] {
+        assert_eq!(verbs(cluster, ptah, decision), ["get", "list", "watch"], "{decision}");
+        assert_eq!(
+            verbs(cluster, ptah, &format!("{decision}/status")),
+            ["get", "patch"],
+            "{decision}"
+        );
     }
     assert_eq!(verbs(cluster, ptah, "ptahrealms"), ["get", "list", "watch"]);
     assert_eq!(
