@@ -33,7 +33,7 @@ enum Task {
     Test(test::Args),
     /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`).
     Bench(bench::Args),
-    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm and oras from their Go modules.
+    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm, oras and promtool from their Go modules.
     K8sBin(k8s::Args),
     /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
     Cluster(cluster::Args),

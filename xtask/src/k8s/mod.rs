@@ -1,5 +1,5 @@
-//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm and oras, built from their
-//! Go modules and cached outside the clone.
+//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm, oras and promtool, built
+//! from their Go modules and cached outside the clone.
 //!
 //! Each program group gets a generated Go module under `target/k8s-go/<group>-<version>/` (see
 //! [`gomod`]); `go build` runs there under `nice -n 15` with `CGO_ENABLED=0` and `-trimpath`,
@@ -28,6 +28,9 @@ pub use matrix::{Matrix, Minor};
 pub const CACHE_ENV: &str = "PTAH_K8S_CACHE";
 /// Niceness of every Go command: other people compile on the same cores.
 const NICE: &str = "15";
+/// `github.com/prometheus/prometheus` version promtool is built from (the alerting e2e phase
+/// evaluates the chart's alert rules with `promtool test rules`).
+pub const PROMETHEUS_VERSION: &str = "v0.316.0";
 
 /// One program this task can build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -50,11 +53,13 @@ pub enum Component {
     Helm,
     /// `oras.land/oras/cmd/oras`
     Oras,
+    /// `github.com/prometheus/prometheus/cmd/promtool`
+    Promtool,
 }
 
 impl Component {
     /// Every component, in build order (the API tier's two first).
-    pub const ALL: [Component; 9] = [
+    pub const ALL: [Component; 10] = [
         Component::KubeApiserver,
         Component::Etcd,
         Component::KubeControllerManager,
@@ -64,6 +69,7 @@ impl Component {
         Component::KubeProxy,
         Component::Helm,
         Component::Oras,
+        Component::Promtool,
     ];
 
     /// The program's file name.
@@ -78,6 +84,7 @@ impl Component {
             Component::KubeProxy => "kube-proxy",
             Component::Helm => "helm",
             Component::Oras => "oras",
+            Component::Promtool => "promtool",
         }
     }
 
@@ -86,6 +93,7 @@ impl Component {
             Component::Etcd => Group::Etcd,
             Component::Helm => Group::Helm,
             Component::Oras => Group::Oras,
+            Component::Promtool => Group::Prometheus,
             _ => Group::Kubernetes,
         }
     }
@@ -96,6 +104,7 @@ impl Component {
             Component::Etcd => "go.etcd.io/etcd/server/v3".to_owned(),
             Component::Helm => "helm.sh/helm/v3/cmd/helm".to_owned(),
             Component::Oras => "oras.land/oras/cmd/oras".to_owned(),
+            Component::Promtool => "github.com/prometheus/prometheus/cmd/promtool".to_owned(),
             other => format!("k8s.io/kubernetes/cmd/{}", other.name()),
         }
     }
@@ -114,6 +123,7 @@ enum Group {
     Etcd,
     Helm,
     Oras,
+    Prometheus,
 }
 
 impl Group {
@@ -123,6 +133,7 @@ impl Group {
             Group::Etcd => "go.etcd.io/etcd/server/v3",
             Group::Helm => "helm.sh/helm/v3",
             Group::Oras => "oras.land/oras",
+            Group::Prometheus => "github.com/prometheus/prometheus",
         }
     }
 
@@ -132,6 +143,8 @@ impl Group {
             Group::Etcd => "etcd",
             Group::Helm => "helm",
             Group::Oras => "oras",
+            // `~/.cache/ptah-operator/k8s/promtool-v0.316.0/promtool`
+            Group::Prometheus => "promtool",
         }
     }
 
@@ -141,6 +154,7 @@ impl Group {
             Group::Etcd => &minor.etcd,
             Group::Helm => &matrix.helm,
             Group::Oras => &matrix.oras,
+            Group::Prometheus => PROMETHEUS_VERSION,
         }
     }
 
@@ -299,6 +313,21 @@ impl Binaries {
                 Some(format!(
                     "-s -w -X helm.sh/helm/v3/internal/version.version={version} \
                      -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+                )),
+            ),
+            Group::Prometheus => (
+                gomod::tool_module(
+                    "ptah.local/promtool-bin",
+                    &upstream,
+                    group.module(),
+                    version,
+                    &[],
+                    &tools,
+                ),
+                Some(format!(
+                    "-s -w -X github.com/prometheus/common/version.Version={} \
+                     -X github.com/prometheus/common/version.Branch=HEAD",
+                    version.trim_start_matches('v')
                 )),
             ),
             Group::Etcd | Group::Oras => (
@@ -493,5 +522,13 @@ mod tests {
         );
         assert_eq!(Component::Kubelet.package(), "k8s.io/kubernetes/cmd/kubelet");
         assert_eq!(Group::Kubernetes.members().len(), 6);
+        assert_eq!(
+            bins.path(Component::Promtool),
+            PathBuf::from(format!("/cache/promtool-{PROMETHEUS_VERSION}/promtool"))
+        );
+        assert_eq!(
+            Component::Promtool.package(),
+            "github.com/prometheus/prometheus/cmd/promtool"
+        );
     }
 }
