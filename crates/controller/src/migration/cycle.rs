@@ -10,12 +10,11 @@ use ptah_api::{
     conditions::{ConditionType, Reason},
     migration::{MigrationOperationType as Op, MigrationPhase},
 };
-use ptah_targetlock::census::CensusVerdict;
 
 use super::{
     action::{Action, Event},
     gate,
-    observed::{Observed, PolicyRead, Realm},
+    observed::{Observed, PolicyRead},
     record::{cond, edit, phase, write_or_wait},
     start,
 };
@@ -82,39 +81,8 @@ fn due_at(o: &Observed<'_>) -> Timestamp {
 /// Refusals that block every Job: unsupported engine, realm not authorized or contested, a
 /// verification policy that cannot be used.
 fn refusal(o: &Observed<'_>, idle: Duration) -> Option<Action> {
-    let (reason, message, event) = match o.realm {
-        Realm::UnsupportedEngine => (
-            Reason::UnsupportedEngine,
-            format!(
-                "engine {:?} is not supported (PostgreSQL, MySQL)",
-                o.spec.target.engine.as_str()
-            ),
-            "UnsupportedEngine",
-        ),
-        Realm::NotAuthorized => (
-            Reason::RealmNotAuthorized,
-            "the realm named by spec.target.realmRef does not authorize this namespace and engine".to_owned(),
-            "RealmNotAuthorized",
-        ),
-        Realm::Claimable {
-            census: CensusVerdict::Conflict { others },
-            ..
-        } => (
-            Reason::RealmConflict,
-            format!(
-                "{others} other resource(s) claim the same database; declare sharedRealm on all of them or give each its own target"
-            ),
-            "RealmConflict",
-        ),
-        Realm::Claimable { .. } => match o.policy {
-            PolicyRead::Refused(why) => (
-                Reason::ConfigurationError,
-                format!("verification policy: {why}"),
-                "VerificationPolicyRefused",
-            ),
-            PolicyRead::Ok { .. } => return None,
-        },
-    };
+    let (reason, message, event) =
+        crate::operation::refusal::refusal(o.realm, Some(o.policy), o.spec.target.engine.as_str())?;
     let mut s = edit(o);
     phase(o, &mut s, MigrationPhase::Blocked, false, reason, message.clone());
     cond(

@@ -6,9 +6,7 @@ use ptah_api::{
     PtahMigrationPlanSpec, PtahMigrationSpec,
     migration::{MigrationOperationStatus, MigrationOperationType as Op},
 };
-use ptah_workload::{
-    DatabaseAccess, Deadlines, ExpectedSequence, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs,
-};
+use ptah_workload::{DatabaseAccess, Deadlines, ExpectedSequence, Fetch, JobIntent, OperationInputs};
 
 use super::{observed::Meta, plan};
 use crate::operation::{
@@ -29,14 +27,7 @@ pub struct IncompleteClaim {
 
 /// The owner reference every migration operation Job carries.
 pub fn owner(meta: &Meta) -> OwnerReference {
-    OwnerReference {
-        api_version: format!("{}/{}", ptah_api::GROUP, ptah_api::VERSION),
-        kind: "PtahMigration".into(),
-        name: meta.name.clone(),
-        uid: meta.uid.clone(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    }
+    crate::operation::job::owner(meta, "PtahMigration")
 }
 
 /// Builds the intent of the claim's Job (`plan` is required for an Apply).
@@ -120,17 +111,8 @@ pub fn intent(
         operation_id: c.id.as_str().to_owned(),
         input_fingerprint: c.input_fingerprint.as_str().to_owned(),
         job_name: c.job_name.clone(),
-        identity: ManagerIdentity {
-            controller_image: binding.controller_image.clone(),
-            controller_revision: binding.controller_revision.clone(),
-            controller_state_version: binding.controller_state_version,
-            ptah_version: binding.ptah_version.clone(),
-            execution_binding_id: c.execution_binding_id.as_str().to_owned(),
-        },
-        images: Images {
-            executor: binding.executor_image.as_str().to_owned(),
-            runner: binding.runner_image.as_str().to_owned(),
-        },
+        identity: crate::operation::job::identity(binding, &c.execution_binding_id),
+        images: crate::operation::job::images(binding),
         execution: spec.execution.clone(),
         deadlines: Deadlines {
             active_deadline_seconds: active,

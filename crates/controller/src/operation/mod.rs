@@ -6,7 +6,9 @@
 pub mod action;
 pub mod bind;
 pub mod claim;
+pub mod job;
 pub mod observed;
+pub mod refusal;
 pub mod source;
 pub mod supervise;
 pub mod time;

@@ -20,7 +20,6 @@ use super::{
     start,
 };
 use crate::conditions::Status;
-use ptah_targetlock::census::CensusVerdict;
 
 /// The next step of an idle resource.
 pub fn next(o: &Observed<'_>) -> Action {
@@ -103,39 +102,10 @@ fn cycle_due_at(o: &Observed<'_>) -> Timestamp {
 /// Refusals that block every Job: unsupported engine, realm not authorized or contested,
 /// a verification policy that cannot be used.
 fn refusal(o: &Observed<'_>, idle: Duration) -> Option<Action> {
-    let (reason, message, event) = match o.realm {
-        Realm::UnsupportedEngine => (
-            Reason::UnsupportedEngine,
-            format!(
-                "engine {:?} is not supported (PostgreSQL, MySQL)",
-                o.spec.target.engine.as_str()
-            ),
-            "UnsupportedEngine",
-        ),
-        Realm::NotAuthorized => (
-            Reason::RealmNotAuthorized,
-            "the realm named by spec.target.realmRef does not authorize this namespace and engine".to_owned(),
-            "RealmNotAuthorized",
-        ),
-        Realm::Claimable {
-            census: CensusVerdict::Conflict { others },
-            ..
-        } => (
-            Reason::RealmConflict,
-            format!(
-                "{others} other resource(s) claim the same database; declare sharedRealm on all of them or give each its own target"
-            ),
-            "RealmConflict",
-        ),
-        Realm::Claimable { .. } => match o.policy {
-            PolicyRead::Refused(why) if o.status.pending_observation.is_none() => (
-                Reason::ConfigurationError,
-                format!("verification policy: {why}"),
-                "VerificationPolicyRefused",
-            ),
-            _ => return None,
-        },
-    };
+    // A proof owed runs under the policy its Apply was authorized with.
+    let policy = o.status.pending_observation.is_none().then_some(o.policy);
+    let (reason, message, event) =
+        crate::operation::refusal::refusal(o.realm, policy, o.spec.target.engine.as_str())?;
     // A proof owed is never abandoned because of a refusal; it keeps its Lease and runs first.
     if o.status.pending_observation.is_some() && !matches!(o.realm, Realm::UnsupportedEngine) {
         return None;

@@ -6,9 +6,7 @@ use ptah_api::{
     PtahSchemaSpec,
     schema::{SchemaOperationStatus, SchemaOperationType as Op},
 };
-use ptah_workload::{
-    DatabaseAccess, Deadlines, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs, PlanProjection,
-};
+use ptah_workload::{DatabaseAccess, Deadlines, Fetch, JobIntent, OperationInputs, PlanProjection};
 
 use crate::operation::source::{access, pinned};
 
@@ -29,14 +27,7 @@ pub struct IncompleteClaim {
 
 /// The owner reference every operation Job carries.
 pub fn owner(meta: &Meta) -> OwnerReference {
-    OwnerReference {
-        api_version: format!("{}/{}", ptah_api::GROUP, ptah_api::VERSION),
-        kind: "PtahSchema".into(),
-        name: meta.name.clone(),
-        uid: meta.uid.clone(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    }
+    crate::operation::job::owner(meta, "PtahSchema")
 }
 
 /// The plan an Apply Job mounts: its projection ConfigMaps, in order, and its content digest.
@@ -136,17 +127,8 @@ pub fn intent(
         operation_id: c.id.as_str().to_owned(),
         input_fingerprint: c.input_fingerprint.as_str().to_owned(),
         job_name: c.job_name.clone(),
-        identity: ManagerIdentity {
-            controller_image: binding.controller_image.clone(),
-            controller_revision: binding.controller_revision.clone(),
-            controller_state_version: binding.controller_state_version,
-            ptah_version: binding.ptah_version.clone(),
-            execution_binding_id: c.execution_binding_id.as_str().to_owned(),
-        },
-        images: Images {
-            executor: binding.executor_image.as_str().to_owned(),
-            runner: binding.runner_image.as_str().to_owned(),
-        },
+        identity: crate::operation::job::identity(binding, &c.execution_binding_id),
+        images: crate::operation::job::images(binding),
         execution: spec.execution.clone(),
         deadlines: Deadlines {
             active_deadline_seconds: active,

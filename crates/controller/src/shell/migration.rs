@@ -1,6 +1,6 @@
 //! The PtahMigration family in the shell: its gathering, its Job, its plan, its decisions.
 
-use k8s_openapi::{api::batch::v1::Job, apimachinery::pkg::apis::meta::v1::OwnerReference};
+use k8s_openapi::api::batch::v1::Job;
 use kube::{
     Api, ResourceExt,
     api::{ListParams, Patch, PatchParams, PostParams},
@@ -272,14 +272,7 @@ impl Lifecycle for PtahMigration {
         let ns = res.namespace().unwrap_or_default();
         let plans: Api<PtahMigrationPlan> = Api::namespaced(ctx.client.clone(), &ns);
         let mut object = PtahMigrationPlan::new(&draft.name, draft.spec.clone());
-        object.metadata.owner_references = Some(vec![OwnerReference {
-            api_version: format!("{}/{}", ptah_api::GROUP, ptah_api::VERSION),
-            kind: "PtahMigration".into(),
-            name: res.name_any(),
-            uid: res.uid().unwrap_or_default(),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        }]);
+        object.metadata.owner_references = Some(vec![crate::migration::intent::owner(&meta(res)?)]);
         object.metadata.labels = Some(
             [(
                 ptah_workload::MANAGED_BY_LABEL.to_owned(),
