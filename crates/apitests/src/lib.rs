@@ -196,3 +196,4 @@ mod tests {
 
 pub mod client;
 pub mod e2e;
+pub mod release;

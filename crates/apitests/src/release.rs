@@ -1,0 +1,394 @@
+//! The chart installed with `helm install` for one application namespace, as the full-tier
+//! suites that run the in-cluster manager use it: pull secrets, the install (watch scope and
+//! webhook selector = the application namespace, the chart's approver role bound to the
+//! unprivileged user), its uninstall guard, the manager's log tails, its real `/metrics` through
+//! the API server's pod proxy, and the promtool `cargo xtask k8s-bin` builds.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use k8s_openapi::{
+    ByteString,
+    api::{
+        apps::v1::Deployment,
+        core::v1::{Namespace, Pod, Secret},
+        rbac::v1::RoleBinding,
+    },
+};
+use kube::{
+    Api, Client, ResourceExt,
+    api::{GetParams, ListParams, LogParams, Patch, PatchParams},
+};
+use ptah_testservices::TestServices;
+use serde_json::json;
+
+use crate::{
+    ClusterFiles,
+    e2e::{create, helm, image_reference, k8s_cache},
+    workspace_root,
+};
+
+/// The release name every helm-installed suite uses (the webhook names are cluster-scoped, so
+/// only one such release exists at a time: the suites take turns).
+pub const RELEASE: &str = "ptah";
+/// The manager Deployment of [`RELEASE`].
+pub const MANAGER_DEPLOYMENT: &str = "ptah-ptah-operator-manager";
+/// The port the manager serves `/metrics` on (chart `metrics.service.port`).
+pub const METRICS_PORT: u16 = 8080;
+
+/// Runs a command and returns its stdout; panics with both streams when it fails.
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// helm with `KUBECONFIG` set.
+pub fn helm_cmd(kubeconfig: &Path) -> Command {
+    let mut cmd = Command::new(helm());
+    cmd.env("KUBECONFIG", kubeconfig);
+    cmd
+}
+
+/// A `kubernetes.io/dockerconfigjson` Secret `pull` for the services' TLS registry.
+pub async fn pull_secret(client: &Client, ns: &str, services: &TestServices) {
+    let userpass = format!(
+        "{}:{}",
+        services.registry.username,
+        services.registry.password.expose()
+    );
+    // ByteString serializes as base64: the `auth` field's encoding.
+    let auth = serde_json::to_value(ByteString(userpass.into_bytes())).expect("base64");
+    let docker = json!({"auths": {services.registry.host.clone(): {"auth": auth}}}).to_string();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    create(
+        &secrets,
+        json!({"metadata": {"name": "pull"}, "type": "kubernetes.io/dockerconfigjson",
+        "stringData": {".dockerconfigjson": docker}}),
+    )
+    .await;
+}
+
+/// The log tails of every Pod in `ns` (for failure messages).
+pub async fn manager_story(client: &Client, ns: &str, lines: i64) -> String {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let mut out = String::new();
+    for pod in pods
+        .list(&ListParams::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default()
+    {
+        let params = LogParams {
+            tail_lines: Some(lines),
+            ..LogParams::default()
+        };
+        let log = pods
+            .logs(&pod.name_any(), &params)
+            .await
+            .unwrap_or_else(|e| e.to_string());
+        out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
+    }
+    out
+}
+
+/// `helm install` of the chart with the locally built images, scoped to `app_ns` (watch scope and
+/// webhook namespaceSelector) plus `extra_sets` (`key=value`); waits for both manager replicas
+/// and binds the chart's approver ClusterRole to the unprivileged user in `app_ns`. Returns the
+/// release namespace.
+pub async fn install(
+    client: &Client,
+    app_ns: &str,
+    services: &TestServices,
+    data_plane: &str,
+    extra_sets: &[String],
+) -> String {
+    let cluster = ClusterFiles::require();
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .patch(
+            app_ns,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"ptah-e2e": app_ns}}})),
+        )
+        .await
+        .expect("label the application namespace");
+    let listed = run(helm_cmd(&cluster.admin_kubeconfig).args(["list", "-A", "-q"]));
+    if listed.lines().any(|l| l.trim() == RELEASE) {
+        eprintln!("a release {RELEASE} from an earlier run is still installed");
+    }
+    let release_ns = crate::client::namespace(client, "ptah-system").await;
+    pull_secret(client, &release_ns, services).await;
+    let chart = workspace_root().join("charts/ptah-operator");
+    let mut cmd = helm_cmd(&cluster.admin_kubeconfig);
+    cmd.args(["install", RELEASE])
+        .arg(&chart)
+        .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
+        .args(["--set", &format!("image.manager={}", image_reference("manager"))])
+        .args([
+            "--set",
+            &format!("image.certRotator={}", image_reference("cert-rotator")),
+        ])
+        .args(["--set", &format!("image.executor={data_plane}")])
+        .args(["--set", &format!("image.runner={data_plane}")])
+        .args(["--set", "imagePullSecrets[0].name=pull"])
+        .args(["--set", &format!("watchNamespace={app_ns}")])
+        .args([
+            "--set",
+            &format!("webhooks.namespaceSelector.matchLabels.ptah-e2e={app_ns}"),
+        ]);
+    for set in extra_sets {
+        cmd.args(["--set", set]);
+    }
+    let out = run(&mut cmd);
+    assert!(out.contains("STATUS: deployed"), "{out}");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &release_ns);
+    loop {
+        let ready = deployments
+            .get_opt(MANAGER_DEPLOYMENT)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|d| d.status)
+            .and_then(|s| s.ready_replicas)
+            .unwrap_or(0);
+        if ready >= 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the manager never became ready\n{}",
+            manager_story(client, &release_ns, 30).await
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), app_ns);
+    create(&bindings, json!({
+        "metadata": {"name": "approver"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ptah-ptah-operator-approver"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": cluster.user_name}]
+    }))
+    .await;
+    release_ns
+}
+
+/// `helm uninstall --wait`; panics when it fails.
+pub fn uninstall(release_ns: &str) {
+    let cluster = ClusterFiles::require();
+    run(helm_cmd(&cluster.admin_kubeconfig).args([
+        "uninstall",
+        RELEASE,
+        "--namespace",
+        release_ns,
+        "--wait",
+    ]));
+}
+
+/// Uninstalls the release when dropped (also when the test panics), so the next suite can install.
+pub struct Release(pub String);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let cluster = ClusterFiles::require();
+        let _ = helm_cmd(&cluster.admin_kubeconfig)
+            .args(["uninstall", RELEASE, "--namespace", &self.0, "--wait"])
+            .output();
+    }
+}
+
+/// The manager Pods of the release in `release_ns` (running ones, by name).
+pub async fn manager_pods(client: &Client, release_ns: &str) -> Vec<String> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), release_ns);
+    let mut names: Vec<String> = pods
+        .list(&ListParams::default())
+        .await
+        .expect("list the release's Pods")
+        .items
+        .into_iter()
+        .filter(|p| p.name_any().starts_with(MANAGER_DEPLOYMENT))
+        .filter(|p| {
+            p.status
+                .as_ref()
+                .and_then(|s| s.phase.as_deref())
+                .is_some_and(|phase| phase == "Running")
+        })
+        .map(|p| p.name_any())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `GET /api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/metrics`: the manager's real `/metrics`
+/// text, read through the API server's pod proxy with `client`'s identity.
+pub async fn scrape_metrics(client: &Client, ns: &str, pod: &str) -> Result<String, kube::Error> {
+    let request =
+        kube::core::Request::new(format!("/api/v1/namespaces/{ns}/pods/{pod}:{METRICS_PORT}/proxy"))
+            .get("metrics", &GetParams::default())
+            .map_err(kube::Error::BuildRequest)?;
+    client.request_text(request).await
+}
+
+/// One sample of the Prometheus text exposition format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The metric name.
+    pub name: String,
+    /// Its labels, in the order exposed.
+    pub labels: Vec<(String, String)>,
+    /// The value.
+    pub value: f64,
+}
+
+impl Sample {
+    /// `name{a="b",…}` (the labels sorted), as promtool's `input_series` names a series.
+    pub fn series(&self) -> String {
+        let mut labels = self.labels.clone();
+        labels.sort();
+        let inner: Vec<String> = labels
+            .iter()
+            .map(|(k, v)| {
+                let v = v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+                format!("{k}=\"{v}\"")
+            })
+            .collect();
+        format!("{}{{{}}}", self.name, inner.join(","))
+    }
+}
+
+/// Parses the Prometheus text format (comments and blank lines skipped; a line that is not a
+/// sample is an error naming it).
+pub fn parse_exposition(text: &str) -> Result<Vec<Sample>, String> {
+    let mut samples = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name_end = line
+            .find(|c: char| c == '{' || c.is_whitespace())
+            .ok_or_else(|| format!("no value: {line}"))?;
+        let name = line[..name_end].to_owned();
+        let mut rest = &line[name_end..];
+        let mut labels = Vec::new();
+        if let Some(body) = rest.strip_prefix('{') {
+            let mut chars = body.char_indices().peekable();
+            let end = loop {
+                // Skip separators.
+                while let Some((_, c)) = chars.peek() {
+                    if *c == ',' || c.is_whitespace() {
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                let Some((start, c)) = chars.next() else {
+                    return Err(format!("unterminated labels: {line}"));
+                };
+                if c == '}' {
+                    break start + 1;
+                }
+                let mut key = String::from(c);
+                for (_, c) in chars.by_ref() {
+                    if c == '=' {
+                        break;
+                    }
+                    key.push(c);
+                }
+                if chars.next().map(|(_, c)| c) != Some('"') {
+                    return Err(format!("label {key} has no quoted value: {line}"));
+                }
+                let mut value = String::new();
+                let mut escaped = false;
+                let mut closed = false;
+                for (_, c) in chars.by_ref() {
+                    if escaped {
+                        value.push(match c {
+                            'n' => '\n',
+                            other => other,
+                        });
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        closed = true;
+                        break;
+                    } else {
+                        value.push(c);
+                    }
+                }
+                if !closed {
+                    return Err(format!("unterminated label value: {line}"));
+                }
+                labels.push((key.trim().to_owned(), value));
+            };
+            rest = &body[end..];
+        }
+        let value_text = rest
+            .split_whitespace()
+            .next()
+            .ok_or_else(|| format!("no value: {line}"))?;
+        let value = match value_text {
+            "+Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            "NaN" => f64::NAN,
+            v => v.parse().map_err(|e| format!("value {v:?}: {e}: {line}"))?,
+        };
+        samples.push(Sample { name, labels, value });
+    }
+    Ok(samples)
+}
+
+/// promtool built by `cargo xtask k8s-bin --only promtool` (the newest cached one); panics with
+/// that command when none is cached.
+pub fn promtool() -> PathBuf {
+    let root = k8s_cache();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("promtool-"))
+        .map(|e| e.path().join("promtool"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop().unwrap_or_else(|| {
+        panic!(
+            "no promtool under {}/promtool-*/; build it with `cargo xtask k8s-bin --only promtool`",
+            root.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_samples_with_labels_escapes_and_specials() {
+        let text = "# HELP x y\n# TYPE ptah_leader gauge\nptah_leader 1\n\
+            ptah_operation_results_total{kind=\"schema\",operation=\"plan\",result=\"failed\"} 3\n\
+            h_bucket{le=\"+Inf\",a=\"q\\\"uote, b\"} 2 1700000000\nt_seconds 1.7e9\n";
+        let samples = parse_exposition(text).expect("parse");
+        assert_eq!(samples.len(), 4);
+        assert_eq!(samples[0].series(), "ptah_leader{}");
+        assert_eq!(samples[1].value, 3.0);
+        assert_eq!(
+            samples[1].series(),
+            "ptah_operation_results_total{kind=\"schema\",operation=\"plan\",result=\"failed\"}"
+        );
+        assert_eq!(samples[2].labels[1], ("a".into(), "q\"uote, b".into()));
+        assert_eq!(samples[2].series(), "h_bucket{a=\"q\\\"uote, b\",le=\"+Inf\"}");
+        assert_eq!(samples[3].value, 1.7e9);
+        assert!(parse_exposition("x{a=b} 1").is_err());
+        assert!(parse_exposition("x{a=\"b\" 1").is_err());
+    }
+}
