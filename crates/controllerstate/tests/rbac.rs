@@ -83,7 +83,11 @@ fn the_manager_gets_what_its_reconcilers_need_and_no_more() {
         ["create", "get", "list", "watch"]
     );
     for decision in ["ptahmigrationapprovals", "ptahmigrationrunacknowledgments"] {
-        assert_eq!(verbs(cluster, ptah, decision), ["get", "list", "watch"], "{decision}");
+        assert_eq!(
+            verbs(cluster, ptah, decision),
+            ["get", "list", "watch"],
+            "{decision}"
+        );
         assert_eq!(
             verbs(cluster, ptah, &format!("{decision}/status")),
             ["get", "patch"],
