@@ -26,7 +26,7 @@ use serde_json::json;
 async fn lifecycle(engine: Engine) {
     let app = Mig::setup(engine, "e2e-mig").await;
     let _release = Release(app.release_ns.clone());
-    let seen = observe_jobs(&app.client, &app.ns);
+    let seen = observe_spans(&app.client, &app.ns);
     let t0 = Instant::now();
 
     // v1: two migrations pending, planned, approved by the person, applied.
@@ -173,8 +173,8 @@ async fn lifecycle(engine: Engine) {
         .expect("seen")
         .iter()
         .filter(|(n, _)| !before.contains(*n))
-        .filter(|(_, (op, _))| !op.contains("history") && !matches!(op.as_str(), "resolve" | "verify"))
-        .map(|(n, (op, _))| format!("{n} ({op})"))
+        .filter(|(_, s)| !s.0.contains("history") && !matches!(s.0.as_str(), "resolve" | "verify"))
+        .map(|(n, s)| format!("{n} ({})", s.0))
         .collect();
     assert!(new.is_empty(), "Jobs beyond History while blocked: {new:?}");
     let blocked = app.migrations.get(NAME).await.expect("migration");

@@ -31,44 +31,9 @@ use ptah_testservices::TestServices;
 use serde_json::json;
 
 pub(crate) const STEP: Duration = Duration::from_secs(300);
-pub(crate) const RELEASE: &str = "ptah";
 pub(crate) const NAME: &str = "billing";
 pub(crate) const MIGRATIONS_TYPE: &str = "application/vnd.stokaro.ptah.migrations.v1";
 pub(crate) const SCHEMA_TYPE: &str = "application/vnd.stokaro.ptah.schema.v1";
-
-pub(crate) fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The in-cluster manager's log tails (for failure messages).
-pub(crate) async fn manager_story(client: &Client, ns: &str, lines: i64) -> String {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    let mut out = String::new();
-    for pod in pods
-        .list(&ListParams::default())
-        .await
-        .map(|l| l.items)
-        .unwrap_or_default()
-    {
-        let params = LogParams {
-            tail_lines: Some(lines),
-            ..LogParams::default()
-        };
-        let log = pods
-            .logs(&pod.name_any(), &params)
-            .await
-            .unwrap_or_else(|e| e.to_string());
-        out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
-    }
-    out
-}
 
 /// One migration file pair: (version, description, up SQL).
 pub(crate) type File = (u32, &'static str, String);

@@ -8,54 +8,20 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time as Timestamp;
 use kube::{Api, Client, ResourceExt, api::ListParams};
 use ptah_api::PtahMigrationPlan;
 
-/// Every operation Job of the namespace ever seen (the manager deletes finished Jobs), by name:
-/// (operation label, owner label, creation). Polled twice a second in the background.
-pub(crate) type Seen = std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<String, (String, String)>>>;
-
-pub(crate) fn observe_jobs(client: &Client, ns: &str) -> Seen {
-    let seen: Seen = Default::default();
-    let (jobs, out): (Api<Job>, Seen) = (Api::namespaced(client.clone(), ns), seen.clone());
-    tokio::spawn(async move {
-        loop {
-            if let Ok(list) = jobs.list(&ListParams::default()).await {
-                let mut map = out.lock().expect("seen");
-                for j in list.items {
-                    let op = j
-                        .labels()
-                        .get("operator.ptah.run/operation")
-                        .cloned()
-                        .unwrap_or_default();
-                    let owner = j
-                        .labels()
-                        .get("operator.ptah.run/migration")
-                        .or_else(|| j.labels().get("operator.ptah.run/schema"))
-                        .cloned()
-                        .unwrap_or_default();
-                    map.entry(j.name_any()).or_insert((op, owner));
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    });
-    seen
-}
-
-pub(crate) fn applies_of(seen: &Seen) -> BTreeSet<String> {
-    seen.lock()
-        .expect("seen")
+/// The names of every Job seen whose operation label contains `op` (all when `None`).
+pub(crate) fn seen_of(spans: &Spans, op: Option<&str>) -> BTreeSet<String> {
+    spans
+        .lock()
+        .expect("spans")
         .iter()
-        .filter(|(_, (o, _))| o.contains("apply"))
+        .filter(|(_, s)| op.is_none_or(|want| s.0.contains(want)))
         .map(|(n, _)| n.clone())
         .collect()
 }
 
-pub(crate) fn seen_of(seen: &Seen, op: Option<&str>) -> BTreeSet<String> {
-    seen.lock()
-        .expect("seen")
-        .iter()
-        .filter(|(_, (o, _))| op.is_none_or(|want| o == want))
-        .map(|(n, _)| n.clone())
-        .collect()
+/// The names of every Apply Job seen.
+pub(crate) fn applies_of(spans: &Spans) -> BTreeSet<String> {
+    seen_of(spans, Some("apply"))
 }
 
 pub(crate) fn versions(plan: &PtahMigrationPlan) -> Vec<i64> {
@@ -64,7 +30,7 @@ pub(crate) fn versions(plan: &PtahMigrationPlan) -> Vec<i64> {
 
 /// One Job's span: (operation, owner, started, completed).
 pub(crate) type Span = (String, String, Option<Timestamp>, Option<Timestamp>);
-/// Every Job's latest span, by name.
+/// Every operation Job of the namespace ever seen (the manager deletes finished Jobs), by name.
 pub(crate) type Spans = std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<String, Span>>>;
 
 /// Records each operation Job's start and completion as the Job status reports them.
