@@ -1,18 +1,19 @@
 //! `cargo xtask`: the project's developer and CI tasks.
+//!
+//! Thin dispatch: the CRDs, the dependency check, the test command, the e2e driver, the gate and
+//! the CI workflow live here; the development environment (`services`, `k8s-bin`, `cluster`,
+//! `images`) is the `ptah-testenv` crate and the benchmarks and demo are `ptah-bench`, both
+//! reached by forwarding, so `cargo xtask crds --check` compiles neither a database driver nor
+//! the environment's binary.
 
-mod bench;
-mod cluster;
 mod crds;
-mod demo;
 mod depscheck;
 mod e2e;
-mod images;
-mod k8s;
-mod services;
-mod step;
+mod forward;
 mod test;
 
 use clap::{Parser, Subcommand};
+use forward::Forwarded;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "ptah-operator developer and CI tasks")]
@@ -25,37 +26,43 @@ struct Cli {
 enum Task {
     /// Write charts/ptah-operator/crds/*.yaml from the Rust types (or check them with --check).
     Crds(crds::Args),
-    /// Start, stop or describe the local test services (PostgreSQL, MariaDB, OCI registry).
-    Services(services::Args),
     /// Fail when a binary's dependency closure crosses a boundary of DESIGN.md section 4.
     DepsCheck(depscheck::Args),
-    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest.
+    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest, e2e suites.
     Test(test::Args),
-    /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`).
-    Bench(bench::Args),
-    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm, oras and promtool from their Go modules.
-    K8sBin(k8s::Args),
-    /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
-    Cluster(cluster::Args),
-    /// Run one suite of support/e2e-suites.json against a cluster and write its result file.
+    /// Run suites of support/e2e-suites.json against a cluster and write their result files.
     E2e(e2e::Args),
-    /// Build the data-plane image as an OCI layout, import it into the local cluster and push it.
-    Images(images::Args),
-    /// Run the executor end to end against the local services (needs `cargo xtask services up`).
-    Demo(demo::Args),
+    /// Fail on any missing, skipped, failed or stale cell of one e2e matrix run.
+    Gate(e2e::gate::Args),
+    /// Write .github/workflows/e2e.yml from matrix/ and support/ (or check it with --check).
+    CiWorkflow(e2e::workflow::Args),
+    /// Start, stop or describe the local test services (ptah-testenv).
+    Services(Forwarded),
+    /// Build the pinned Kubernetes programs, etcd, helm, oras and promtool (ptah-testenv).
+    K8sBin(Forwarded),
+    /// Start, stop or describe a real Kubernetes on loopback (ptah-testenv).
+    Cluster(Forwarded),
+    /// Build, import and push the workspace's images (ptah-testenv).
+    Images(Forwarded),
+    /// Benchmarks measured as ratios against a same-run baseline (ptah-bench).
+    Bench(Forwarded),
+    /// The executor end to end against the local services (ptah-bench).
+    Demo(Forwarded),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().task {
         Task::Crds(args) => crds::run(args),
-        Task::Services(args) => services::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
         Task::Test(args) => test::run(args),
-        Task::Bench(args) => bench::run(args),
-        Task::K8sBin(args) => k8s::run_task(args),
-        Task::Cluster(args) => cluster::run(args),
         Task::E2e(args) => e2e::run(args),
-        Task::Images(args) => images::run_task(args),
-        Task::Demo(args) => demo::run_demo(args),
+        Task::Gate(args) => e2e::gate::run(args),
+        Task::CiWorkflow(args) => e2e::workflow::run(args),
+        Task::Services(args) => forward::exec(forward::TESTENV, "services", args),
+        Task::K8sBin(args) => forward::exec(forward::TESTENV, "k8s-bin", args),
+        Task::Cluster(args) => forward::exec(forward::TESTENV, "cluster", args),
+        Task::Images(args) => forward::exec(forward::TESTENV, "images", args),
+        Task::Bench(args) => forward::exec(forward::BENCH, "bench", args),
+        Task::Demo(args) => forward::exec(forward::BENCH, "demo", args),
     }
 }

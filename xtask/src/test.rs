@@ -2,14 +2,21 @@
 
 use std::process::{Command, Stdio};
 
-use crate::step::{cargo, run as run_command, step, workspace_root};
+use ptah_testenv::step::{cargo, run as run_command, step, workspace_root};
 
 /// The cargo-nextest release installed when the machine has none.
 const NEXTEST_VERSION: &str = "0.9.151";
 
+/// The nextest filter of every test that is not an e2e phase (those run through the driver).
+const NOT_E2E: &str = "not test(/(^|::)e2e_/)";
+
 /// Arguments of `cargo xtask test`.
 #[derive(clap::Args)]
 pub struct Args {
+    /// Stop after the ordinary tests: skip the default CI path's e2e suites and their gate
+    /// (for a quick local loop on the API tier; CI never passes it).
+    #[arg(long)]
+    no_e2e: bool,
     /// Extra arguments passed to `cargo nextest run`.
     #[arg(last = true)]
     nextest_args: Vec<String>,
@@ -38,22 +45,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     step("deps-check", || {
         crate::depscheck::run(crate::depscheck::Args::default())
     })?;
-    step("cargo nextest run", || {
+    step("cargo nextest run (all but e2e)", || {
         run_command(
             cargo()
                 .current_dir(&root)
-                .args(["nextest", "run", "--workspace", "--profile", "ci"])
+                .args(["nextest", "run", "--workspace", "--profile", "ci", "-E", NOT_E2E])
                 .args(&args.nextest_args),
         )
+    })?;
+    if args.no_e2e {
+        eprintln!("    --no-e2e: the default CI path's e2e suites and their gate did not run");
+        return Ok(());
+    }
+    // The driver records every cell even when one fails; the gate then lists every failure.
+    let run = step("e2e suites of the default CI path", || {
+        crate::e2e::run_plan(&crate::e2e::Args::ci())
+    });
+    let run_id = match run {
+        Ok(id) => id,
+        Err(err) => {
+            if let Ok(id) = crate::e2e::cell::latest_run(&root) {
+                let _ = crate::e2e::gate::check(&id);
+            }
+            return Err(err);
+        }
+    };
+    step("gate over the default CI path", || {
+        crate::e2e::gate::check(&run_id)
     })
 }
 
 /// A fresh machine has no helm in the cache; build the pinned one (minutes, once).
 fn ensure_helm() -> anyhow::Result<()> {
     let root = workspace_root();
-    let matrix = crate::k8s::matrix::Matrix::load(&root)?;
+    let matrix = ptah_testenv::k8s::matrix::Matrix::load(&root)?;
     let minor = matrix.select(None)?;
-    crate::k8s::Binaries::new(minor, &matrix)?.ensure(&[crate::k8s::Component::Helm])
+    ptah_testenv::k8s::Binaries::new(minor, &matrix)?.ensure(&[ptah_testenv::k8s::Component::Helm])
 }
 
 /// A fresh machine has no cargo-nextest; build the pinned release from crates.io.

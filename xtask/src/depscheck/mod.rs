@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use cargo_metadata::{Metadata, MetadataCommand};
 
-use crate::step::{cargo, output, step, workspace_root};
 use evaluate::Report;
+use ptah_testenv::step::{cargo, output, step, workspace_root};
 
 /// Arguments of `cargo xtask deps-check`.
 #[derive(clap::Args, Default)]

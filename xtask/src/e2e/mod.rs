@@ -1,50 +1,67 @@
-//! `cargo xtask e2e --suite NAME [--provider local|kind] [--kubernetes 1.36]`: runs one suite of
-//! `support/e2e-suites.json` against a cluster and writes a machine-readable result file.
+//! `cargo xtask e2e`: runs suites of `support/e2e-suites.json` against real clusters and writes
+//! one result file per cell (see [`cell`]).
 //!
-//! A phase `cert-rotation` is the set of tests whose name starts with `e2e_cert_rotation_` in any
-//! workspace crate (run with nextest; the default nextest filter leaves `e2e_` tests out of the
-//! ordinary test run). A phase with no such test is recorded as `missing`: a gap is never green.
+//! * `--suite NAME[,NAME]` runs the named suites on one minor (`--kubernetes`, default: the
+//!   matrix default), keeping a running cluster of that minor;
+//! * `--ci` runs the suites marked `ci: default` on the default minor (`cargo xtask test` does);
+//! * `--matrix [--kubernetes 1.36,…] [--suite …]` runs them on every minor of
+//!   `matrix/kubernetes.json`, bringing the cluster down and up per minor.
 //!
-//! Result file `target/e2e/results/<suite>-<minor>-<provider>.json` (format 1):
-//! `{formatVersion, suite, minor, kubernetesVersion, provider, startedAt (unix s), durationSeconds,
-//! outcome, phases: [{name, outcome: pass|fail|skip|missing, durationSeconds, command}]}`; the
-//! suite's outcome is `pass` only when every phase passed. A later `cargo xtask gate` reads these.
+//! A phase `cert-rotation` is the set of tests named `e2e_cert_rotation_…` in any workspace
+//! crate (run with nextest); a phase with no such test is recorded `missing`, a suite whose
+//! `needs` the provider cannot meet is recorded `skip` with the reason: a gap is never green.
+//! Every Helm release of the chart is uninstalled before and after each suite, whatever its
+//! outcome, so one failure never causes the next.
 
-pub mod relay;
+pub mod cell;
+mod cleanup;
+pub mod gate;
+mod phase;
+pub mod suites;
+mod versions;
+pub mod workflow;
 
 use std::{
-    fs,
     path::{Path, PathBuf},
     process::Command,
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
 use anyhow::{Context, bail};
-use serde_json::{Value, json};
-
-use crate::{
+use cell::{Cell, FORMAT_VERSION, Outcome, Run, Scope};
+use ptah_testenv::{
     k8s::{Matrix, Minor},
-    step::{cargo, describe, step, workspace_root},
+    kind,
+    step::{output, run as run_command, step, workspace_root},
 };
+use suites::{CiPath, Suite};
 
-/// Format version of the result files.
-pub const FORMAT_VERSION: u32 = 1;
+use crate::forward;
 
 /// Where the cluster comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Provider {
     /// `cargo xtask cluster up` on this machine (components built from Go modules).
     Local,
-    /// One kind cluster per minor (`kind create cluster --image <kindNodeImage>`), for machines
-    /// with Docker. It cannot run here (no Docker engine).
+    /// One kind cluster per minor, for machines with Docker (see ptah_testenv::kind).
     Kind,
 }
 
 impl Provider {
-    fn name(self) -> &'static str {
+    /// The name in result files.
+    pub fn name(self) -> &'static str {
         match self {
             Provider::Local => "local",
             Provider::Kind => "kind",
+        }
+    }
+
+    /// What a suite may need (`needs` in the suites file) that this provider offers.
+    fn offers(self, need: &str) -> bool {
+        match self {
+            // One node: no tainted isolation worker.
+            Provider::Local => need == "full-tier",
+            Provider::Kind => matches!(need, "full-tier" | "isolation-worker"),
         }
     }
 }
@@ -52,293 +69,307 @@ impl Provider {
 /// Arguments of `cargo xtask e2e`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The suite's name in support/e2e-suites.json.
-    #[arg(long)]
-    suite: String,
+    /// Suites by name (comma-separated or repeated); with --matrix, a subset of them.
+    #[arg(long, value_delimiter = ',')]
+    suite: Vec<String>,
+    /// Every suite (or the --suite subset) on every minor (or the --kubernetes subset).
+    #[arg(long, conflicts_with = "ci")]
+    matrix: bool,
+    /// The default CI path: the suites marked `ci: default`, on the default minor.
+    #[arg(long, conflicts_with = "suite")]
+    ci: bool,
     /// Where the cluster comes from.
     #[arg(long, value_enum, default_value_t = Provider::Local)]
     provider: Provider,
-    /// The Kubernetes minor from matrix/kubernetes.json; default: its default minor.
-    #[arg(long)]
-    kubernetes: Option<String>,
+    /// Kubernetes minors from matrix/kubernetes.json (comma-separated); default: the default
+    /// minor, or every minor with --matrix.
+    #[arg(long, value_delimiter = ',')]
+    kubernetes: Vec<String>,
+}
+
+impl Args {
+    /// The default CI path on the local provider (`--ci`).
+    pub fn ci() -> Self {
+        Self {
+            suite: Vec::new(),
+            matrix: false,
+            ci: true,
+            provider: Provider::Local,
+            kubernetes: Vec::new(),
+        }
+    }
+}
+
+/// What one invocation runs.
+struct Plan {
+    scope: Scope,
+    minors: Vec<Minor>,
+    suites: Vec<Suite>,
+}
+
+fn plan(args: &Args, matrix: &Matrix, all: &[Suite]) -> anyhow::Result<Plan> {
+    let picked_suites = |names: &[String]| -> anyhow::Result<Vec<Suite>> {
+        names
+            .iter()
+            .map(|name| {
+                all.iter().find(|s| &s.name == name).cloned().with_context(|| {
+                    let known: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+                    format!(
+                        "no suite {name:?} in {} (known: {})",
+                        suites::SUITES_FILE,
+                        known.join(", ")
+                    )
+                })
+            })
+            .collect()
+    };
+    let picked_minors = |names: &[String]| -> anyhow::Result<Vec<Minor>> {
+        names.iter().map(|n| matrix.select(Some(n)).cloned()).collect()
+    };
+    if args.matrix {
+        let whole = args.suite.is_empty() && args.kubernetes.is_empty();
+        return Ok(Plan {
+            scope: if whole { Scope::Matrix } else { Scope::Picked },
+            minors: if args.kubernetes.is_empty() {
+                matrix.minors.clone()
+            } else {
+                picked_minors(&args.kubernetes)?
+            },
+            suites: if args.suite.is_empty() {
+                all.to_vec()
+            } else {
+                picked_suites(&args.suite)?
+            },
+        });
+    }
+    if args.kubernetes.len() > 1 {
+        bail!("several minors need --matrix");
+    }
+    let minor = matrix
+        .select(args.kubernetes.first().map(String::as_str))?
+        .clone();
+    if args.ci {
+        return Ok(Plan {
+            scope: if minor.default { Scope::Ci } else { Scope::Picked },
+            minors: vec![minor],
+            suites: all.iter().filter(|s| s.ci == CiPath::Default).cloned().collect(),
+        });
+    }
+    if args.suite.is_empty() {
+        bail!("name a suite (--suite), or run the default CI path (--ci) or the matrix (--matrix)");
+    }
+    Ok(Plan {
+        scope: Scope::Picked,
+        minors: vec![minor],
+        suites: picked_suites(&args.suite)?,
+    })
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn git(root: &Path, args: &[&str]) -> anyhow::Result<String> {
+    Ok(output(Command::new("git").current_dir(root).args(args))?
+        .trim()
+        .to_owned())
 }
 
 /// Runs `cargo xtask e2e`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    run_plan(&args).map(|_| ())
+}
+
+/// Runs the invocation and returns its run id; fails when any cell did not pass.
+pub fn run_plan(args: &Args) -> anyhow::Result<String> {
     let root = workspace_root();
     let matrix = Matrix::load(&root)?;
-    let minor = matrix.select(args.kubernetes.as_deref())?.clone();
-    let suites = load_suites(&root.join("support").join("e2e-suites.json"))?;
-    let Some(phases) = suites
-        .iter()
-        .find(|(name, _)| *name == args.suite)
-        .map(|(_, p)| p.clone())
-    else {
-        let known: Vec<&str> = suites.iter().map(|(n, _)| n.as_str()).collect();
-        bail!(
-            "no suite {:?} in support/e2e-suites.json (known: {})",
-            args.suite,
-            known.join(", ")
-        );
-    };
-    let started_at = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let started = Instant::now();
-    let cluster_dir = step(
-        &format!("{} cluster for Kubernetes {}", args.provider.name(), minor.minor),
-        || provide(args.provider, &minor, &matrix, &root),
-    )?;
-    let mut results = Vec::new();
-    for phase in &phases {
-        let result = step(&format!("phase {phase}"), || Ok(run_phase(phase, &cluster_dir)))?;
-        results.push(result);
-    }
-    let report = report(
-        &args.suite,
-        &minor,
-        args.provider,
+    let all = suites::load(&root)?;
+    let plan = plan(args, &matrix, &all)?;
+    let commit = git(&root, &["rev-parse", "HEAD"])?;
+    let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+    let started_at = unix_now();
+    let run = Run {
+        format_version: FORMAT_VERSION,
+        run_id: format!("{started_at}-{}", commit.get(..12).unwrap_or(&commit)),
+        commit,
+        dirty,
         started_at,
-        started.elapsed().as_secs_f64(),
-        results,
+        scope: plan.scope,
+        provider: args.provider.name().to_owned(),
+        minors: plan.minors.iter().map(|m| m.minor.clone()).collect(),
+        suites: plan.suites.iter().map(|s| s.name.clone()).collect(),
+    };
+    let run_dir = cell::start_run(&root, &run)?;
+    eprintln!(
+        "e2e run {} ({:?}): {} on {}",
+        run.run_id,
+        run.scope,
+        run.suites.join(", "),
+        run.minors.join(", ")
     );
-    let dir = root.join("target").join("e2e").join("results");
-    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join(format!(
-        "{}-{}-{}.json",
-        args.suite,
-        minor.minor,
-        args.provider.name()
-    ));
-    fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    eprintln!("e2e {}: {} ({})", args.suite, report["outcome"], path.display());
-    if report["outcome"] != "pass" {
-        bail!("suite {} did not pass: see {}", args.suite, path.display());
+    let mut failed = Vec::new();
+    for minor in &plan.minors {
+        let provided = step(
+            &format!("{} cluster for Kubernetes {}", args.provider.name(), minor.minor),
+            || provide(args.provider, minor, &matrix, &root, plan.minors.len() > 1),
+        );
+        let cluster_dir = match provided {
+            Ok(dir) => dir,
+            Err(err) => {
+                // Every cell of this minor is recorded as failed with the reason, and the run goes on.
+                for suite in &plan.suites {
+                    for engine in &suite.engines {
+                        let cell = failed_cell(&run, suite, minor, *engine, &format!("{err:#}"));
+                        write_cell_noting(&run_dir, &cell, &mut failed)?;
+                    }
+                }
+                continue;
+            }
+        };
+        let versions = versions::collect(&cluster_dir, minor, &matrix, args.provider);
+        for suite in &plan.suites {
+            let missing_needs: Vec<&str> = suite
+                .needs
+                .iter()
+                .map(String::as_str)
+                .filter(|n| !args.provider.offers(n))
+                .collect();
+            if missing_needs.is_empty() {
+                cleanup::releases(&cluster_dir, minor, &matrix, &suite.name, "before");
+            }
+            for engine in &suite.engines {
+                let started_at = unix_now();
+                let started = Instant::now();
+                let phases: Vec<cell::Phase> = if missing_needs.is_empty() {
+                    suite
+                        .phases
+                        .iter()
+                        .map(|phase| phase::run(suite, phase, *engine, &cluster_dir))
+                        .collect()
+                } else {
+                    let reason = format!(
+                        "the {} provider has no {}",
+                        args.provider.name(),
+                        missing_needs.join(", ")
+                    );
+                    suite
+                        .phases
+                        .iter()
+                        .map(|p| phase::skipped(suite, p, &reason))
+                        .collect()
+                };
+                let cell = Cell {
+                    format_version: FORMAT_VERSION,
+                    run_id: run.run_id.clone(),
+                    commit: run.commit.clone(),
+                    suite: suite.name.clone(),
+                    minor: minor.minor.clone(),
+                    provider: run.provider.clone(),
+                    engine: engine.name().to_owned(),
+                    started_at,
+                    duration_seconds: started.elapsed().as_secs_f64(),
+                    outcome: Cell::outcome_of(&phases),
+                    versions: versions.clone(),
+                    phases,
+                };
+                write_cell_noting(&run_dir, &cell, &mut failed)?;
+            }
+            if missing_needs.is_empty() {
+                cleanup::releases(&cluster_dir, minor, &matrix, &suite.name, "after");
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!(
+            "e2e run {}: {} cell(s) did not pass: {} (results in {})",
+            run.run_id,
+            failed.len(),
+            failed.join(", "),
+            run_dir.display()
+        );
+    }
+    eprintln!(
+        "e2e run {}: every cell passed ({})",
+        run.run_id,
+        run_dir.display()
+    );
+    Ok(run.run_id)
+}
+
+fn write_cell_noting(run_dir: &Path, cell: &Cell, failed: &mut Vec<String>) -> anyhow::Result<()> {
+    let path = cell::write_cell(run_dir, cell)?;
+    let verdicts: Vec<String> = cell
+        .phases
+        .iter()
+        .map(|p| format!("{} {:?} {:.0}s", p.name, p.outcome, p.duration_seconds))
+        .collect();
+    eprintln!(
+        "    cell {}: {:?} [{}] ({})",
+        cell.key(),
+        cell.outcome,
+        verdicts.join("; "),
+        path.display()
+    );
+    if cell.outcome != Outcome::Pass {
+        failed.push(cell.key());
     }
     Ok(())
 }
 
-/// `(suite, phases)` from the suites file.
-fn load_suites(path: &Path) -> anyhow::Result<Vec<(String, Vec<String>)>> {
-    let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_suites(&text).with_context(|| format!("in {}", path.display()))
-}
-
-fn parse_suites(text: &str) -> anyhow::Result<Vec<(String, Vec<String>)>> {
-    let json: Value = serde_json::from_str(text).context("not JSON")?;
-    let suites = json["suites"].as_array().context("no `suites` array")?;
-    suites
+fn failed_cell(run: &Run, suite: &Suite, minor: &Minor, engine: suites::Engine, reason: &str) -> Cell {
+    let phases = suite
+        .phases
         .iter()
-        .map(|suite| {
-            let name = suite["name"]
-                .as_str()
-                .context("a suite without a name")?
-                .to_owned();
-            let phases = suite["phases"]
-                .as_array()
-                .with_context(|| format!("suite {name} has no phases"))?
-                .iter()
-                .map(|p| p.as_str().map(str::to_owned).context("a phase is not a string"))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            Ok((name, phases))
+        .map(|p| cell::Phase {
+            outcome: Outcome::Fail,
+            reason: Some(format!("the cluster could not be provided: {reason}")),
+            ..phase::skipped(suite, p, "")
         })
-        .collect()
+        .collect();
+    Cell {
+        format_version: FORMAT_VERSION,
+        run_id: run.run_id.clone(),
+        commit: run.commit.clone(),
+        suite: suite.name.clone(),
+        minor: minor.minor.clone(),
+        provider: run.provider.clone(),
+        engine: engine.name().to_owned(),
+        started_at: unix_now(),
+        duration_seconds: 0.0,
+        outcome: Outcome::Fail,
+        versions: cell::Versions::default(),
+        phases,
+    }
 }
 
-/// Starts (or keeps) the cluster and returns the directory whose `cluster.json` tests read.
-fn provide(provider: Provider, minor: &Minor, matrix: &Matrix, root: &Path) -> anyhow::Result<PathBuf> {
+/// Starts (or keeps) the minor's cluster with every program the suites use, and returns the
+/// directory whose `cluster.json` tests read.
+fn provide(
+    provider: Provider,
+    minor: &Minor,
+    matrix: &Matrix,
+    root: &Path,
+    fresh: bool,
+) -> anyhow::Result<PathBuf> {
+    let testenv = |args: &[&str]| {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        run_command(&mut forward::command(forward::TESTENV, &args[0], &args[1..]))
+    };
+    // kubectl, helm, oras and promtool are the suites' own tools: build all of them (cached).
+    testenv(&["k8s-bin", "--kubernetes", &minor.minor])?;
     match provider {
         Provider::Local => {
-            crate::step::run(
-                cargo()
-                    .args([
-                        "xtask",
-                        "cluster",
-                        "up",
-                        "--tier",
-                        "full",
-                        "--kubernetes",
-                        &minor.minor,
-                    ])
-                    .current_dir(root),
-            )?;
-            // Suites run the locally built images; the registry may have been recreated since
-            // they were last pushed, so build (incrementally) and push them every time.
-            crate::step::run(cargo().args(["xtask", "images"]).current_dir(root))?;
+            if fresh {
+                testenv(&["cluster", "down"])?;
+            }
+            testenv(&["cluster", "up", "--tier", "full", "--kubernetes", &minor.minor])?;
+            // The registry may have been recreated since the images were last pushed.
+            testenv(&["images"])?;
             Ok(root.join("target").join("cluster"))
         }
-        Provider::Kind => {
-            let dir = root
-                .join("target")
-                .join("e2e")
-                .join(format!("kind-{}", minor.minor));
-            fs::create_dir_all(&dir)?;
-            let kubeconfig = dir.join("admin.kubeconfig");
-            let mut create = kind_create(minor, &kubeconfig);
-            eprintln!(
-                "    kind {} (sigs.k8s.io/kind): {}",
-                matrix.kind,
-                describe(&create)
-            );
-            crate::step::run(&mut create).context(
-                "kind needs a Docker engine, which these machines do not have; use --provider local",
-            )?;
-            // kind has one (admin) identity; tests acting as a person need a user kubeconfig,
-            // which the kind path does not create yet, so it names the admin one and says so.
-            let state = json!({
-                "tier": "full", "version": minor.version, "server": "",
-                "adminKubeconfig": kubeconfig, "userKubeconfig": kubeconfig,
-                "userName": "kind-admin (no unprivileged user on kind yet)",
-            });
-            fs::write(dir.join("cluster.json"), serde_json::to_string_pretty(&state)?)?;
-            Ok(dir)
-        }
-    }
-}
-
-/// `kind create cluster` for one minor with its node image from the matrix.
-fn kind_create(minor: &Minor, kubeconfig: &Path) -> Command {
-    let mut cmd = Command::new("kind");
-    cmd.args(["create", "cluster", "--name"])
-        .arg(format!("ptah-{}", minor.minor.replace('.', "-")))
-        .arg("--image")
-        .arg(&minor.kind_node_image)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(["--wait", "120s"]);
-    cmd
-}
-
-/// The nextest filter of a phase: tests named `e2e_<phase with underscores>_…`.
-fn phase_filter(phase: &str) -> String {
-    format!("test(/(^|::)e2e_{}_/)", phase.replace('-', "_"))
-}
-
-/// Runs one phase; `missing` when no test implements it.
-fn run_phase(phase: &str, cluster_dir: &Path) -> Value {
-    let started = Instant::now();
-    let filter = phase_filter(phase);
-    let mut list = cargo();
-    list.args([
-        "nextest",
-        "list",
-        "--workspace",
-        "--ignore-default-filter",
-        "-E",
-        &filter,
-        "--message-format",
-        "oneline",
-    ]);
-    let count = list
-        .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .count()
-        })
-        .unwrap_or(0);
-    let mut cmd = cargo();
-    cmd.args([
-        "nextest",
-        "run",
-        "--workspace",
-        "--profile",
-        "ci",
-        "--ignore-default-filter",
-        "-E",
-        &filter,
-    ])
-    .env("PTAH_CLUSTER_DIR", cluster_dir);
-    let command = describe(&cmd);
-    let outcome = if count == 0 {
-        "missing"
-    } else {
-        match cmd.status() {
-            Ok(status) if status.success() => "pass",
-            _ => "fail",
-        }
-    };
-    json!({
-        "name": phase,
-        "outcome": outcome,
-        "tests": count,
-        "durationSeconds": started.elapsed().as_secs_f64(),
-        "command": command,
-    })
-}
-
-fn report(
-    suite: &str,
-    minor: &Minor,
-    provider: Provider,
-    started_at: u64,
-    seconds: f64,
-    phases: Vec<Value>,
-) -> Value {
-    let outcome = if !phases.is_empty() && phases.iter().all(|p| p["outcome"] == "pass") {
-        "pass"
-    } else {
-        "fail"
-    };
-    json!({
-        "formatVersion": FORMAT_VERSION,
-        "suite": suite,
-        "minor": minor.minor,
-        "kubernetesVersion": minor.version,
-        "provider": provider.name(),
-        "startedAt": started_at,
-        "durationSeconds": seconds,
-        "outcome": outcome,
-        "phases": phases,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn minor() -> Minor {
-        Minor {
-            minor: "1.35".to_owned(),
-            version: "v1.35.4".to_owned(),
-            etcd: "v3.6.16".to_owned(),
-            kind_node_image: "kindest/node:v1.35.4".to_owned(),
-            default: true,
-        }
-    }
-
-    #[test]
-    fn the_repository_suites_parse_with_phases() {
-        let suites = load_suites(&workspace_root().join("support").join("e2e-suites.json")).expect("suites");
-        assert!(!suites.is_empty());
-        assert!(suites.iter().all(|(_, phases)| !phases.is_empty()));
-        assert!(parse_suites(r#"{"suites":[{"name":"x"}]}"#).is_err());
-    }
-
-    #[test]
-    fn a_suite_passes_only_when_every_phase_passed() {
-        let pass = json!({"name": "a", "outcome": "pass"});
-        let missing = json!({"name": "b", "outcome": "missing"});
-        let all = report("s", &minor(), Provider::Local, 0, 1.0, vec![pass.clone()]);
-        assert_eq!(all["outcome"], "pass");
-        assert_eq!(all["formatVersion"], FORMAT_VERSION);
-        assert_eq!(all["provider"], "local");
-        let gap = report("s", &minor(), Provider::Kind, 0, 1.0, vec![pass, missing]);
-        assert_eq!(gap["outcome"], "fail");
-        assert_eq!(
-            report("s", &minor(), Provider::Local, 0, 1.0, vec![])["outcome"],
-            "fail"
-        );
-    }
-
-    #[test]
-    fn phases_map_to_e2e_test_names_and_kind_uses_the_matrix_image() {
-        assert_eq!(phase_filter("cert-rotation"), "test(/(^|::)e2e_cert_rotation_/)");
-        let cmd = kind_create(&minor(), Path::new("/k"));
-        let line = describe(&cmd);
-        assert!(line.contains("--image kindest/node:v1.35.4"), "{line}");
-        assert!(line.contains("--name ptah-1-35"), "{line}");
+        Provider::Kind => kind::provide(root, minor, matrix),
     }
 }

@@ -26,7 +26,7 @@ pub fn sans() -> Vec<String> {
     vec![
         "127.0.0.1".to_owned(),
         "localhost".to_owned(),
-        crate::e2e::relay::GATEWAY.to_string(),
+        crate::cluster::relay::GATEWAY.to_string(),
     ]
 }
 

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::{Cluster, Proc, kubeconfig, pki};
 use crate::{
-    e2e::relay::GATEWAY,
+    cluster::relay::GATEWAY,
     k8s::Component,
     step::{output, step},
 };

@@ -18,6 +18,8 @@ pub struct Minor {
     pub kind_node_image: String,
     /// Is this the minor used when none is named?
     pub default: bool,
+    /// `v1_35`: the k8s-openapi feature generated for this minor.
+    pub k8s_openapi_feature: String,
 }
 
 /// The parsed matrix.
@@ -31,6 +33,8 @@ pub struct Matrix {
     pub oras: String,
     /// `sigs.k8s.io/kind` version.
     pub kind: String,
+    /// `lastVerified`: the date (YYYY-MM-DD) a matrix run last passed the gate.
+    pub last_verified: String,
 }
 
 impl Matrix {
@@ -62,6 +66,8 @@ impl Matrix {
                 etcd: str_at(row, "etcd").with_context(|| format!("minor {minor}"))?,
                 kind_node_image: str_at(row, "kindNodeImage").with_context(|| format!("minor {minor}"))?,
                 default: row["default"].as_bool().unwrap_or(false),
+                k8s_openapi_feature: str_at(row, "k8sOpenapiFeature")
+                    .with_context(|| format!("minor {minor}"))?,
                 minor,
                 version,
             });
@@ -76,6 +82,7 @@ impl Matrix {
             helm: str_at(&components["helm"], "version").context("components.helm")?,
             oras: str_at(&components["oras"], "version").context("components.oras")?,
             kind: str_at(&components["kind"], "version").context("components.kind")?,
+            last_verified: str_at(&json, "lastVerified")?,
         })
     }
 
@@ -123,8 +130,9 @@ mod tests {
     #[test]
     fn selects_by_minor_or_exact_version_and_refuses_unknown() {
         let text = r#"{"minors":[
-            {"minor":"1.1","version":"v1.1.3","etcd":"v3.0.0","kindNodeImage":"k:v1.1.3"},
-            {"minor":"1.2","version":"v1.2.0","etcd":"v3.0.1","kindNodeImage":"k:v1.2.0","default":true}],
+            {"minor":"1.1","version":"v1.1.3","etcd":"v3.0.0","kindNodeImage":"k:v1.1.3","k8sOpenapiFeature":"v1_1"},
+            {"minor":"1.2","version":"v1.2.0","etcd":"v3.0.1","kindNodeImage":"k:v1.2.0","k8sOpenapiFeature":"v1_2","default":true}],
+            "lastVerified":"2026-01-01",
             "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         let matrix = Matrix::parse(text).expect("parse");
         assert_eq!(matrix.select(None).expect("default").minor, "1.2");
@@ -137,12 +145,13 @@ mod tests {
 
     #[test]
     fn refuses_a_version_of_another_minor_and_two_defaults() {
-        let wrong = r#"{"minors":[{"minor":"1.1","version":"v1.2.0","etcd":"e","kindNodeImage":"k","default":true}],
+        let wrong = r#"{"minors":[{"minor":"1.1","version":"v1.2.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}],
             "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         assert!(format!("{:#}", Matrix::parse(wrong).expect_err("wrong")).contains("not a 1.1.x"));
         let two = r#"{"minors":[
-            {"minor":"1.1","version":"v1.1.0","etcd":"e","kindNodeImage":"k","default":true},
-            {"minor":"1.2","version":"v1.2.0","etcd":"e","kindNodeImage":"k","default":true}],
+            {"minor":"1.1","version":"v1.1.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true},
+            {"minor":"1.2","version":"v1.2.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}],
+            "lastVerified":"2026-01-01",
             "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         assert!(format!("{:#}", Matrix::parse(two).expect_err("two")).contains("found 2"));
     }

@@ -20,7 +20,7 @@ use ptah_testservices::{TestServices, unique_name};
 use serde_json::{Value, json};
 
 use super::{floor, generate};
-use crate::step::workspace_root;
+use ptah_testenv::step::workspace_root;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 

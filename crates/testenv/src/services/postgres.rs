@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use super::{Service, process, secret};
 use crate::step::{output, run};
 
-const BIN: &str = "/usr/lib/postgresql/15/bin";
+pub(crate) const BIN: &str = "/usr/lib/postgresql/15/bin";
 const OS_USER: &str = "postgres";
 const APP: &str = "app";
 

@@ -324,6 +324,25 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
+/// A database server these services run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// PostgreSQL (Debian's postgresql-15).
+    Postgres,
+    /// MariaDB, standing in for MySQL (Debian's mariadb-server).
+    Mariadb,
+}
+
+/// The version the server program reports (`postgres (PostgreSQL) 15.14`).
+pub fn server_version(engine: Engine) -> anyhow::Result<String> {
+    let program = match engine {
+        Engine::Postgres => format!("{}/postgres", postgres::BIN),
+        Engine::Mariadb => mariadb::MARIADBD.to_owned(),
+    };
+    let text = crate::step::output(std::process::Command::new(&program).arg("--version"))?;
+    Ok(text.trim().to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use std::{
 use anyhow::{Context, bail};
 use ptah_testservices::{TestServices, unique_name};
 
-use crate::step::{cargo, run, step, workspace_root};
+use ptah_testenv::step::{cargo, run, step, workspace_root};
 
 const SCHEMA_V1: &str = "\
 CREATE SCHEMA demo;

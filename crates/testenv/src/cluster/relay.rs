@@ -8,7 +8,7 @@
 //! and the TLS registry at `10.244.77.1:<registry port>` (its certificate has that IP as a SAN).
 //!
 //! `cargo xtask cluster up` (full tier) and `cargo xtask cluster relay` start it detached from
-//! a copy of this executable under `target/cluster/pod-relay/` (a rebuild of xtask never pulls
+//! a copy of this executable under `target/cluster/pod-relay/` (a rebuild of ptah-testenv never pulls
 //! the binary from under it); `cargo xtask cluster down` stops it. The bridge only exists once the
 //! first Pod started, so the listeners bind with `IP_FREEBIND`, which lets them bind the gateway
 //! address before it is assigned.

@@ -23,6 +23,7 @@ mod node;
 pub mod pki;
 mod proc;
 mod proxy;
+pub mod relay;
 
 use std::{
     fs,
@@ -36,7 +37,6 @@ use proc::Proc;
 use serde_json::{Value, json};
 
 use crate::{
-    e2e::relay,
     k8s::{Binaries, Component, Matrix},
     services::process,
     step::{step, workspace_root},

@@ -11,7 +11,7 @@ use anyhow::Context;
 use super::{Service, process, secret};
 use crate::step::output;
 
-const MARIADBD: &str = "/usr/sbin/mariadbd";
+pub(crate) const MARIADBD: &str = "/usr/sbin/mariadbd";
 const APP: &str = "app";
 /// The superuser tests use to create a database per test (root itself only logs in by socket).
 const ADMIN: &str = "ptah_admin";

@@ -8,10 +8,10 @@ use std::{
 
 use anyhow::{Context, bail};
 
-/// The workspace root (the parent of `xtask/`).
+/// The workspace root (two levels above `crates/testenv/`).
 pub fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+    manifest.ancestors().nth(2).map(PathBuf::from).unwrap_or(manifest)
 }
 
 /// Runs `f` as a named step, printing its name and how long it took.
@@ -62,7 +62,7 @@ pub fn describe(cmd: &Command) -> String {
     parts.join(" ")
 }
 
-/// The cargo that runs this xtask.
+/// The cargo that runs this task (`CARGO` under `cargo run`, else `cargo` on the `PATH`).
 pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }

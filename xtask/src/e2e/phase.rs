@@ -1,0 +1,120 @@
+//! One phase of one cell: the `e2e_<phase>_…` tests, narrowed to the cell's engine when the
+//! suite splits by engine, run by nextest against the cluster in `PTAH_CLUSTER_DIR`.
+
+use std::{path::Path, time::Instant};
+
+use ptah_testenv::step::{cargo, describe, workspace_root};
+
+use super::{
+    cell::{Outcome, Phase},
+    suites::{Engine, Suite, phase_filter},
+};
+
+/// The nextest filter of `phase` for `engine`'s cell of `suite`.
+pub fn filter(suite: &Suite, phase: &str, engine: Engine) -> String {
+    let base = phase_filter(phase);
+    match engine.filter() {
+        Some(engine) if suite.engines.len() > 1 => format!("{base} & {engine}"),
+        _ => base,
+    }
+}
+
+fn count(filter: &str) -> usize {
+    cargo()
+        .current_dir(workspace_root())
+        .args([
+            "nextest",
+            "list",
+            "--workspace",
+            "-E",
+            filter,
+            "--message-format",
+            "oneline",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or(0, |o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .count()
+        })
+}
+
+/// Runs the phase; `missing` when no test implements it for this cell.
+pub fn run(suite: &Suite, phase: &str, engine: Engine, cluster_dir: &Path) -> Phase {
+    let started = Instant::now();
+    let filter = filter(suite, phase, engine);
+    let tests = count(&filter);
+    let mut cmd = cargo();
+    cmd.current_dir(workspace_root())
+        .args([
+            "nextest",
+            "run",
+            "--workspace",
+            "--profile",
+            "ci",
+            "--no-tests",
+            "fail",
+            "-E",
+            &filter,
+        ])
+        .env("PTAH_CLUSTER_DIR", cluster_dir);
+    let command = describe(&cmd);
+    let (outcome, reason) = if tests == 0 {
+        (Outcome::Missing, Some(format!("no test matches {filter}")))
+    } else {
+        match cmd.status() {
+            Ok(status) if status.success() => (Outcome::Pass, None),
+            Ok(status) => (Outcome::Fail, Some(format!("nextest exited with {status}"))),
+            Err(err) => (Outcome::Fail, Some(format!("cannot start nextest: {err}"))),
+        }
+    };
+    Phase {
+        name: phase.to_owned(),
+        outcome,
+        tests,
+        prepare: suite.prepare.iter().any(|p| p == phase),
+        duration_seconds: started.elapsed().as_secs_f64(),
+        command,
+        reason,
+    }
+}
+
+/// A phase not run, with the reason.
+pub fn skipped(suite: &Suite, phase: &str, reason: &str) -> Phase {
+    Phase {
+        name: phase.to_owned(),
+        outcome: Outcome::Skip,
+        tests: 0,
+        prepare: suite.prepare.iter().any(|p| p == phase),
+        duration_seconds: 0.0,
+        command: String::new(),
+        reason: Some(reason.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::e2e::suites::parse;
+
+    #[test]
+    fn a_suite_split_by_engine_narrows_each_cell_to_its_engine() {
+        let suites = parse(
+            r#"{"suites":[{"name":"s","phases":["schema-lifecycle"],"ci":"default","engines":["postgresql","mysql"]},
+                {"name":"m","phases":["migrations-mysql","alerting"],"ci":"default","engines":["mysql"]}]}"#,
+        )
+        .expect("suites");
+        assert_eq!(
+            filter(&suites[0], "schema-lifecycle", Engine::Mysql),
+            "test(/(^|::)e2e_schema_lifecycle_/) & test(/mysql|mariadb/)"
+        );
+        // One engine: every test of the phase belongs to the cell, named for the engine or not.
+        assert_eq!(
+            filter(&suites[1], "alerting", Engine::Mysql),
+            "test(/(^|::)e2e_alerting_/)"
+        );
+    }
+}
