@@ -1,5 +1,5 @@
-//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm, oras and promtool, built
-//! from their Go modules and cached outside the clone.
+//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm, oras, promtool and kind,
+//! built from their Go modules and cached outside the clone.
 //!
 //! Each program group gets a generated Go module under `target/k8s-go/<group>-<version>/` (see
 //! [`gomod`]); `go build` runs there under `nice -n 15` with `CGO_ENABLED=0` and `-trimpath`,
@@ -55,11 +55,13 @@ pub enum Component {
     Oras,
     /// `github.com/prometheus/prometheus/cmd/promtool`
     Promtool,
+    /// `sigs.k8s.io/kind` (the kind provider; its main package is the module root)
+    Kind,
 }
 
 impl Component {
     /// Every component, in build order (the API tier's two first).
-    pub const ALL: [Component; 10] = [
+    pub const ALL: [Component; 11] = [
         Component::KubeApiserver,
         Component::Etcd,
         Component::KubeControllerManager,
@@ -70,6 +72,7 @@ impl Component {
         Component::Helm,
         Component::Oras,
         Component::Promtool,
+        Component::Kind,
     ];
 
     /// The program's file name.
@@ -85,6 +88,7 @@ impl Component {
             Component::Helm => "helm",
             Component::Oras => "oras",
             Component::Promtool => "promtool",
+            Component::Kind => "kind",
         }
     }
 
@@ -94,6 +98,7 @@ impl Component {
             Component::Helm => Group::Helm,
             Component::Oras => Group::Oras,
             Component::Promtool => Group::Prometheus,
+            Component::Kind => Group::Kind,
             _ => Group::Kubernetes,
         }
     }
@@ -105,6 +110,7 @@ impl Component {
             Component::Helm => "helm.sh/helm/v3/cmd/helm".to_owned(),
             Component::Oras => "oras.land/oras/cmd/oras".to_owned(),
             Component::Promtool => "github.com/prometheus/prometheus/cmd/promtool".to_owned(),
+            Component::Kind => "sigs.k8s.io/kind".to_owned(),
             other => format!("k8s.io/kubernetes/cmd/{}", other.name()),
         }
     }
@@ -124,6 +130,7 @@ enum Group {
     Helm,
     Oras,
     Prometheus,
+    Kind,
 }
 
 impl Group {
@@ -134,6 +141,7 @@ impl Group {
             Group::Helm => "helm.sh/helm/v3",
             Group::Oras => "oras.land/oras",
             Group::Prometheus => "github.com/prometheus/prometheus",
+            Group::Kind => "sigs.k8s.io/kind",
         }
     }
 
@@ -145,6 +153,7 @@ impl Group {
             Group::Oras => "oras",
             // `~/.cache/ptah-operator/k8s/promtool-v0.316.0/promtool`
             Group::Prometheus => "promtool",
+            Group::Kind => "kind",
         }
     }
 
@@ -155,6 +164,7 @@ impl Group {
             Group::Helm => &matrix.helm,
             Group::Oras => &matrix.oras,
             Group::Prometheus => PROMETHEUS_VERSION,
+            Group::Kind => &matrix.kind,
         }
     }
 
@@ -330,7 +340,8 @@ impl Binaries {
                     version.trim_start_matches('v')
                 )),
             ),
-            Group::Etcd | Group::Oras => (
+            // kind reports its version from constants of its own source: no -X flags needed.
+            Group::Etcd | Group::Oras | Group::Kind => (
                 gomod::tool_module(
                     &format!("ptah.local/{}-bin", group.label()),
                     &upstream,
@@ -530,5 +541,11 @@ mod tests {
             Component::Promtool.package(),
             "github.com/prometheus/prometheus/cmd/promtool"
         );
+        assert_eq!(
+            bins.path(Component::Kind),
+            PathBuf::from(format!("/cache/kind-{}/kind", matrix.kind))
+        );
+        assert_eq!(Component::Kind.package(), "sigs.k8s.io/kind");
+        assert_eq!(Group::Kind.members(), [Component::Kind]);
     }
 }
