@@ -358,8 +358,14 @@ fn provide(
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         run_command(&mut forward::command(forward::TESTENV, &args[0], &args[1..]))
     };
-    // kubectl, helm, oras and promtool are the suites' own tools: build all of them (cached).
-    testenv(&["k8s-bin", "--kubernetes", &minor.minor])?;
+    // kubectl, helm, oras and promtool are the suites' own tools; the rest is the cluster (cached).
+    let programs = match provider {
+        Provider::Local => {
+            "kube-apiserver,etcd,kube-controller-manager,kube-scheduler,kubelet,kubectl,kube-proxy,helm,oras,promtool"
+        }
+        Provider::Kind => "kind,kubectl,helm,oras,promtool",
+    };
+    testenv(&["k8s-bin", "--kubernetes", &minor.minor, "--only", programs])?;
     match provider {
         Provider::Local => {
             if fresh {
