@@ -11,7 +11,7 @@ use k8s_openapi::{
 };
 use ptah_api::shared::{ConfigMapKeySelector, RegistryAuthSpec};
 
-/// `ptah` inside the executor image (`xtask/src/images`).
+/// `ptah` inside the executor image (`crates/testenv/src/images`).
 pub const IMAGE_PTAH_PATH: &str = "/usr/local/bin/ptah";
 /// `ptah-runner` inside the runner image.
 pub const IMAGE_RUNNER_PATH: &str = "/usr/local/bin/ptah-runner";

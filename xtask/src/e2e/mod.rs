@@ -261,20 +261,9 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
                         .map(|p| phase::skipped(suite, p, &reason))
                         .collect()
                 };
-                let cell = Cell {
-                    format_version: FORMAT_VERSION,
-                    run_id: run.run_id.clone(),
-                    commit: run.commit.clone(),
-                    suite: suite.name.clone(),
-                    minor: minor.minor.clone(),
-                    provider: run.provider.clone(),
-                    engine: engine.name().to_owned(),
-                    started_at,
-                    duration_seconds: started.elapsed().as_secs_f64(),
-                    outcome: Cell::outcome_of(&phases),
-                    versions: versions.clone(),
-                    phases,
-                };
+                let mut cell = new_cell(&run, suite, minor, *engine, started_at, phases);
+                cell.duration_seconds = started.elapsed().as_secs_f64();
+                cell.versions = versions.clone();
                 write_cell_noting(&run_dir, &cell, &mut failed)?;
             }
             if missing_needs.is_empty() {
@@ -319,6 +308,32 @@ fn write_cell_noting(run_dir: &Path, cell: &Cell, failed: &mut Vec<String>) -> a
     Ok(())
 }
 
+/// A cell of this run, its outcome derived from its phases.
+fn new_cell(
+    run: &Run,
+    suite: &Suite,
+    minor: &Minor,
+    engine: suites::Engine,
+    started_at: u64,
+    phases: Vec<cell::Phase>,
+) -> Cell {
+    Cell {
+        format_version: FORMAT_VERSION,
+        run_id: run.run_id.clone(),
+        commit: run.commit.clone(),
+        suite: suite.name.clone(),
+        minor: minor.minor.clone(),
+        provider: run.provider.clone(),
+        engine: engine.name().to_owned(),
+        started_at,
+        duration_seconds: 0.0,
+        outcome: Cell::outcome_of(&phases),
+        versions: cell::Versions::default(),
+        phases,
+    }
+}
+
+/// Every phase of the cell failed because its minor's cluster could not be provided.
 fn failed_cell(run: &Run, suite: &Suite, minor: &Minor, engine: suites::Engine, reason: &str) -> Cell {
     let phases = suite
         .phases
@@ -329,20 +344,7 @@ fn failed_cell(run: &Run, suite: &Suite, minor: &Minor, engine: suites::Engine, 
             ..phase::skipped(suite, p, "")
         })
         .collect();
-    Cell {
-        format_version: FORMAT_VERSION,
-        run_id: run.run_id.clone(),
-        commit: run.commit.clone(),
-        suite: suite.name.clone(),
-        minor: minor.minor.clone(),
-        provider: run.provider.clone(),
-        engine: engine.name().to_owned(),
-        started_at: unix_now(),
-        duration_seconds: 0.0,
-        outcome: Outcome::Fail,
-        versions: cell::Versions::default(),
-        phases,
-    }
+    new_cell(run, suite, minor, engine, unix_now(), phases)
 }
 
 /// Starts (or keeps) the minor's cluster with every program the suites use, and returns the
@@ -377,5 +379,83 @@ fn provide(
             Ok(root.join("target").join("cluster"))
         }
         Provider::Kind => kind::provide(root, minor, matrix),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(suite: &[&str], matrix: bool, ci: bool, kubernetes: &[&str]) -> Args {
+        Args {
+            suite: suite.iter().map(|s| (*s).to_owned()).collect(),
+            matrix,
+            ci,
+            provider: Provider::Local,
+            kubernetes: kubernetes.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn only_the_whole_matrix_and_the_default_ci_path_are_scopes_the_gate_accepts() {
+        let root = workspace_root();
+        let matrix = Matrix::load(&root).expect("matrix");
+        let all = suites::load(&root).expect("suites");
+        let whole = plan(&args(&[], true, false, &[]), &matrix, &all).expect("matrix");
+        assert_eq!(whole.scope, Scope::Matrix);
+        assert_eq!(whole.minors.len(), matrix.minors.len());
+        assert_eq!(whole.suites.len(), all.len());
+        let part = plan(&args(&[], true, false, &["1.36"]), &matrix, &all).expect("part");
+        assert_eq!((part.scope, part.minors.len()), (Scope::Picked, 1));
+        let ci = plan(&Args::ci(), &matrix, &all).expect("ci");
+        assert_eq!(ci.scope, Scope::Ci);
+        assert!(ci.minors[0].default);
+        assert!(ci.suites.iter().all(|s| s.ci == CiPath::Default));
+        let ci_other = plan(&args(&[], false, true, &["1.37"]), &matrix, &all).expect("ci 1.37");
+        assert_eq!(ci_other.scope, Scope::Picked);
+        let one = plan(&args(&["certificates"], false, false, &[]), &matrix, &all).expect("one");
+        assert_eq!(
+            (one.scope, one.suites[0].name.as_str()),
+            (Scope::Picked, "certificates")
+        );
+    }
+
+    #[test]
+    fn an_invocation_that_names_nothing_or_too_much_is_refused() {
+        let root = workspace_root();
+        let matrix = Matrix::load(&root).expect("matrix");
+        let all = suites::load(&root).expect("suites");
+        let refused = |a: Args| format!("{:#}", plan(&a, &matrix, &all).err().expect("refused"));
+        assert!(refused(args(&[], false, false, &[])).contains("name a suite"));
+        assert!(refused(args(&["x"], false, false, &["1.35", "1.36"])).contains("need --matrix"));
+        assert!(refused(args(&["no-such-suite"], false, false, &[])).contains("known: cluster-smoke"));
+        assert!(
+            refused(args(&["certificates"], false, false, &["1.99"]))
+                .contains("not in matrix/kubernetes.json")
+        );
+    }
+
+    #[test]
+    fn a_minor_without_a_cluster_fails_every_phase_with_the_reason() {
+        let root = workspace_root();
+        let matrix = Matrix::load(&root).expect("matrix");
+        let all = suites::load(&root).expect("suites");
+        let run = Run {
+            format_version: FORMAT_VERSION,
+            run_id: "1-abc".to_owned(),
+            commit: "abc".to_owned(),
+            dirty: false,
+            started_at: 1,
+            scope: Scope::Matrix,
+            provider: "local".to_owned(),
+            minors: vec!["1.35".to_owned()],
+            suites: vec![all[0].name.clone()],
+        };
+        let cell = failed_cell(&run, &all[0], &matrix.minors[0], all[0].engines[0], "no kubelet");
+        assert_eq!(cell.outcome, Outcome::Fail);
+        assert!(
+            cell.phases.iter().all(|p| p.outcome == Outcome::Fail
+                && p.reason.as_deref().is_some_and(|r| r.contains("no kubelet")))
+        );
     }
 }
