@@ -17,6 +17,7 @@ pub mod cell;
 mod cleanup;
 pub mod gate;
 mod phase;
+mod plan;
 pub mod suites;
 mod versions;
 pub mod workflow;
@@ -27,14 +28,14 @@ use std::{
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
-use anyhow::{Context, bail};
-use cell::{Cell, FORMAT_VERSION, Outcome, Run, Scope};
+use anyhow::bail;
+use cell::{Cell, FORMAT_VERSION, Outcome, Run};
 use ptah_testenv::{
     k8s::{Matrix, Minor},
     kind,
     step::{output, run as run_command, step, workspace_root},
 };
-use suites::{CiPath, Suite};
+use suites::Suite;
 
 use crate::forward;
 
@@ -71,20 +72,20 @@ impl Provider {
 pub struct Args {
     /// Suites by name (comma-separated or repeated); with --matrix, a subset of them.
     #[arg(long, value_delimiter = ',')]
-    suite: Vec<String>,
+    pub(crate) suite: Vec<String>,
     /// Every suite (or the --suite subset) on every minor (or the --kubernetes subset).
     #[arg(long, conflicts_with = "ci")]
-    matrix: bool,
+    pub(crate) matrix: bool,
     /// The default CI path: the suites marked `ci: default`, on the default minor.
     #[arg(long, conflicts_with = "suite")]
-    ci: bool,
+    pub(crate) ci: bool,
     /// Where the cluster comes from.
     #[arg(long, value_enum, default_value_t = Provider::Local)]
-    provider: Provider,
+    pub(crate) provider: Provider,
     /// Kubernetes minors from matrix/kubernetes.json (comma-separated); default: the default
     /// minor, or every minor with --matrix.
     #[arg(long, value_delimiter = ',')]
-    kubernetes: Vec<String>,
+    pub(crate) kubernetes: Vec<String>,
 }
 
 impl Args {
@@ -98,71 +99,6 @@ impl Args {
             kubernetes: Vec::new(),
         }
     }
-}
-
-/// What one invocation runs.
-struct Plan {
-    scope: Scope,
-    minors: Vec<Minor>,
-    suites: Vec<Suite>,
-}
-
-fn plan(args: &Args, matrix: &Matrix, all: &[Suite]) -> anyhow::Result<Plan> {
-    let picked_suites = |names: &[String]| -> anyhow::Result<Vec<Suite>> {
-        names
-            .iter()
-            .map(|name| {
-                all.iter().find(|s| &s.name == name).cloned().with_context(|| {
-                    let known: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
-                    format!(
-                        "no suite {name:?} in {} (known: {})",
-                        suites::SUITES_FILE,
-                        known.join(", ")
-                    )
-                })
-            })
-            .collect()
-    };
-    let picked_minors = |names: &[String]| -> anyhow::Result<Vec<Minor>> {
-        names.iter().map(|n| matrix.select(Some(n)).cloned()).collect()
-    };
-    if args.matrix {
-        let whole = args.suite.is_empty() && args.kubernetes.is_empty();
-        return Ok(Plan {
-            scope: if whole { Scope::Matrix } else { Scope::Picked },
-            minors: if args.kubernetes.is_empty() {
-                matrix.minors.clone()
-            } else {
-                picked_minors(&args.kubernetes)?
-            },
-            suites: if args.suite.is_empty() {
-                all.to_vec()
-            } else {
-                picked_suites(&args.suite)?
-            },
-        });
-    }
-    if args.kubernetes.len() > 1 {
-        bail!("several minors need --matrix");
-    }
-    let minor = matrix
-        .select(args.kubernetes.first().map(String::as_str))?
-        .clone();
-    if args.ci {
-        return Ok(Plan {
-            scope: if minor.default { Scope::Ci } else { Scope::Picked },
-            minors: vec![minor],
-            suites: all.iter().filter(|s| s.ci == CiPath::Default).cloned().collect(),
-        });
-    }
-    if args.suite.is_empty() {
-        bail!("name a suite (--suite), or run the default CI path (--ci) or the matrix (--matrix)");
-    }
-    Ok(Plan {
-        scope: Scope::Picked,
-        minors: vec![minor],
-        suites: picked_suites(&args.suite)?,
-    })
 }
 
 fn unix_now() -> u64 {
@@ -187,7 +123,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
     let root = workspace_root();
     let matrix = Matrix::load(&root)?;
     let all = suites::load(&root)?;
-    let plan = plan(args, &matrix, &all)?;
+    let plan = plan::plan(args, &matrix, &all)?;
     let commit = git(&root, &["rev-parse", "HEAD"])?;
     let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"])?.is_empty();
     let started_at = unix_now();
@@ -385,55 +321,7 @@ fn provide(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(suite: &[&str], matrix: bool, ci: bool, kubernetes: &[&str]) -> Args {
-        Args {
-            suite: suite.iter().map(|s| (*s).to_owned()).collect(),
-            matrix,
-            ci,
-            provider: Provider::Local,
-            kubernetes: kubernetes.iter().map(|s| (*s).to_owned()).collect(),
-        }
-    }
-
-    #[test]
-    fn only_the_whole_matrix_and_the_default_ci_path_are_scopes_the_gate_accepts() {
-        let root = workspace_root();
-        let matrix = Matrix::load(&root).expect("matrix");
-        let all = suites::load(&root).expect("suites");
-        let whole = plan(&args(&[], true, false, &[]), &matrix, &all).expect("matrix");
-        assert_eq!(whole.scope, Scope::Matrix);
-        assert_eq!(whole.minors.len(), matrix.minors.len());
-        assert_eq!(whole.suites.len(), all.len());
-        let part = plan(&args(&[], true, false, &["1.36"]), &matrix, &all).expect("part");
-        assert_eq!((part.scope, part.minors.len()), (Scope::Picked, 1));
-        let ci = plan(&Args::ci(), &matrix, &all).expect("ci");
-        assert_eq!(ci.scope, Scope::Ci);
-        assert!(ci.minors[0].default);
-        assert!(ci.suites.iter().all(|s| s.ci == CiPath::Default));
-        let ci_other = plan(&args(&[], false, true, &["1.37"]), &matrix, &all).expect("ci 1.37");
-        assert_eq!(ci_other.scope, Scope::Picked);
-        let one = plan(&args(&["certificates"], false, false, &[]), &matrix, &all).expect("one");
-        assert_eq!(
-            (one.scope, one.suites[0].name.as_str()),
-            (Scope::Picked, "certificates")
-        );
-    }
-
-    #[test]
-    fn an_invocation_that_names_nothing_or_too_much_is_refused() {
-        let root = workspace_root();
-        let matrix = Matrix::load(&root).expect("matrix");
-        let all = suites::load(&root).expect("suites");
-        let refused = |a: Args| format!("{:#}", plan(&a, &matrix, &all).err().expect("refused"));
-        assert!(refused(args(&[], false, false, &[])).contains("name a suite"));
-        assert!(refused(args(&["x"], false, false, &["1.35", "1.36"])).contains("need --matrix"));
-        assert!(refused(args(&["no-such-suite"], false, false, &[])).contains("known: cluster-smoke"));
-        assert!(
-            refused(args(&["certificates"], false, false, &["1.99"]))
-                .contains("not in matrix/kubernetes.json")
-        );
-    }
+    use ptah_testenv::step::workspace_root;
 
     #[test]
     fn a_minor_without_a_cluster_fails_every_phase_with_the_reason() {
@@ -446,7 +334,7 @@ mod tests {
             commit: "abc".to_owned(),
             dirty: false,
             started_at: 1,
-            scope: Scope::Matrix,
+            scope: cell::Scope::Matrix,
             provider: "local".to_owned(),
             minors: vec!["1.35".to_owned()],
             suites: vec![all[0].name.clone()],
