@@ -184,6 +184,18 @@ pub const RULES: &[Rule] = &[
         why: "database engines never hold a Kubernetes credential",
     },
     Rule {
+        // `cargo xtask crds --check` builds xtask; the drivers belong to ptah-bench.
+        subject: Subject::Binary("xtask"),
+        forbids: &[&DB_DRIVERS, &DB_CRATES],
+        why: "xtask is thin dispatch: the benchmarks and the demo, which drive databases, are ptah-bench",
+    },
+    Rule {
+        // The environment starts database servers; it never links a client of them.
+        subject: Subject::Packages(&["ptah-testenv"]),
+        forbids: &[&DB_DRIVERS, &DB_CRATES],
+        why: "the development environment starts databases and never links a driver",
+    },
+    Rule {
         subject: Subject::EveryMember,
         forbids: &[&FOREIGN_TLS],
         why: "one TLS stack: rustls with ring, no OpenSSL, no aws-lc",
