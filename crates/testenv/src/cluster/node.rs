@@ -457,6 +457,9 @@ fn unmount_under(root: &Path) -> anyhow::Result<()> {
     let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
         return Ok(());
     };
+    // /proc/self/mountinfo names resolved paths: a workspace reached through a symlink would
+    // otherwise match nothing and leave its mounts behind.
+    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let prefix = root.display().to_string();
     let mut points: Vec<String> = info
         .lines()

@@ -53,16 +53,26 @@ pub struct Evidence<'a> {
 fn owed<'a>(run: &Run, suites: &'a [Suite], matrix: &'a Matrix) -> Vec<(&'a Suite, &'a str, &'static str)> {
     let minors: Vec<&str> = match run.scope {
         Scope::Matrix => matrix.minors.iter().map(|m| m.minor.as_str()).collect(),
-        Scope::Ci | Scope::Picked => matrix
+        Scope::Ci => matrix
             .minors
             .iter()
             .filter(|m| m.default)
+            .map(|m| m.minor.as_str())
+            .collect(),
+        // Judged on what it set out to run (and refused as proof anyway).
+        Scope::Picked => matrix
+            .minors
+            .iter()
+            .filter(|m| run.minors.contains(&m.minor))
             .map(|m| m.minor.as_str())
             .collect(),
     };
     let mut owed = Vec::new();
     for suite in suites {
         if run.scope == Scope::Ci && suite.ci != CiPath::Default {
+            continue;
+        }
+        if run.scope == Scope::Picked && !run.suites.contains(&suite.name) {
             continue;
         }
         for minor in &minors {

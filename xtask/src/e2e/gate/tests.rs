@@ -260,4 +260,14 @@ fn a_run_of_hand_picked_suites_is_no_proof() {
     f.run.scope = Scope::Picked;
     let found = failures(&f);
     assert!(found.iter().any(|m| m.contains("picked by hand")), "{found:#?}");
+    // Its own cells are still judged: the minors and suites it set out to run.
+    f.run.minors = vec!["1.36".to_owned()];
+    f.run.suites = vec!["upgrades".to_owned()];
+    f.cells.retain(|c| c.key() != "upgrades-1.36-local-any");
+    let found = failures(&f);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found[1].contains("upgrades-1.36-local-any: missing"),
+        "{found:#?}"
+    );
 }
