@@ -40,19 +40,23 @@ pub fn plan(args: &Args, matrix: &Matrix, all: &[Suite]) -> anyhow::Result<Plan>
         names.iter().map(|n| matrix.select(Some(n)).cloned()).collect()
     };
     if args.matrix {
-        let whole = args.suite.is_empty() && args.kubernetes.is_empty();
+        let minors = if args.kubernetes.is_empty() {
+            matrix.minors.clone()
+        } else {
+            picked_minors(&args.kubernetes)?
+        };
+        let suites = if args.suite.is_empty() {
+            all.to_vec()
+        } else {
+            picked_suites(&args.suite)?
+        };
+        // Every minor and every suite, in any order (newest first, say), is the whole matrix.
+        let whole =
+            matrix.minors.iter().all(|m| minors.contains(m)) && all.iter().all(|s| suites.contains(s));
         return Ok(Plan {
             scope: if whole { Scope::Matrix } else { Scope::Picked },
-            minors: if args.kubernetes.is_empty() {
-                matrix.minors.clone()
-            } else {
-                picked_minors(&args.kubernetes)?
-            },
-            suites: if args.suite.is_empty() {
-                all.to_vec()
-            } else {
-                picked_suites(&args.suite)?
-            },
+            minors,
+            suites,
         });
     }
     if args.kubernetes.len() > 1 {
@@ -106,6 +110,11 @@ mod tests {
         assert_eq!(whole.suites.len(), all.len());
         let part = plan(&args(&[], true, false, &["1.36"]), &matrix, &all).expect("part");
         assert_eq!((part.scope, part.minors.len()), (Scope::Picked, 1));
+        let names: Vec<String> = matrix.minors.iter().rev().map(|m| m.minor.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let reordered = plan(&args(&[], true, false, &names), &matrix, &all).expect("reordered");
+        assert_eq!(reordered.scope, Scope::Matrix);
+        assert_eq!(reordered.minors[0].minor, names[0]);
         let ci = plan(&Args::ci(), &matrix, &all).expect("ci");
         assert_eq!(ci.scope, Scope::Ci);
         assert!(ci.minors[0].default);
