@@ -62,7 +62,55 @@ pub fn describe(cmd: &Command) -> String {
     parts.join(" ")
 }
 
-/// The cargo that runs this task (`CARGO` under `cargo run`, else `cargo` on the `PATH`).
+/// What `cargo run` sets for the program it runs. A nested cargo would pass them on to build
+/// scripts that watch them (ring's does: `CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`), so a build
+/// from xtask, one from ptah-testenv and one from a shell would each invalidate the others'.
+const CARGO_RUN_VARIABLES: &[&str] = &[
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "OUT_DIR",
+];
+
+/// The cargo that runs this task (`CARGO` under `cargo run`, else `cargo` on the `PATH`), with
+/// the environment a person's shell would give it.
 pub fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_") || CARGO_RUN_VARIABLES.contains(&name.as_ref()) {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_cargo_does_not_inherit_what_cargo_run_set() {
+        let cmd = cargo();
+        let removed: Vec<String> = cmd
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect();
+        // Under `cargo test` these are set for this very process.
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION_MAJOR"] {
+            assert!(
+                removed.iter().any(|r| r == name),
+                "{name} not removed: {removed:?}"
+            );
+        }
+        assert!(
+            !removed
+                .iter()
+                .any(|r| r == "CARGO_HOME" || r == "CARGO_TARGET_DIR")
+        );
+    }
 }

@@ -180,7 +180,10 @@ fn judge_cell(run: &Run, suite: &Suite, found: &Cell) -> Vec<String> {
         let why = match (phase.outcome, phase.tests) {
             (Outcome::Pass, 0) => Some("passed with zero tests".to_owned()),
             (Outcome::Pass, _) => None,
-            (Outcome::Fail, _) => Some("failed".to_owned()),
+            (Outcome::Fail, _) => Some(match &phase.reason {
+                Some(reason) => format!("failed ({reason})"),
+                None => "failed".to_owned(),
+            }),
             (Outcome::Skip, _) => Some(format!(
                 "skipped ({})",
                 phase.reason.as_deref().unwrap_or("no reason given")
