@@ -32,6 +32,16 @@ pub fn cond(
     conditions::set(&mut s.conditions, t, st, r, m, Some(o.meta.generation), o.now);
 }
 
+/// The phase an operation in progress shows: `Blocked` stays while a run is unresolved, since
+/// only a person can unblock it and a re-reading of the history must not hide that.
+pub fn busy_phase(o: &Observed<'_>, busy: MigrationPhase) -> MigrationPhase {
+    if o.status.unresolved_run.is_some() && busy != MigrationPhase::Applying {
+        MigrationPhase::Blocked
+    } else {
+        busy
+    }
+}
+
 /// Sets the phase together with `Ready`.
 pub fn phase(
     o: &Observed<'_>,

@@ -193,7 +193,7 @@ fn artifact(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) -
             verified_at: None,
         });
         s.next_reconciliation_time = Some(next_cycle(o));
-        s.phase = Some(MigrationPhase::Verifying);
+        s.phase = Some(record::busy_phase(o, MigrationPhase::Verifying));
         cond(
             o,
             &mut s,
@@ -276,7 +276,7 @@ fn artifact(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) -
             event: Some(Event::warning("ArtifactVerificationRefused", m)),
         };
     }
-    s.phase = Some(MigrationPhase::Reading);
+    s.phase = Some(record::busy_phase(o, MigrationPhase::Reading));
     cond(
         o,
         &mut s,

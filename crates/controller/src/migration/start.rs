@@ -11,7 +11,7 @@ use super::{
     action::Action,
     claim,
     observed::Observed,
-    record::{cond, edit},
+    record::{busy_phase, cond, edit},
 };
 use crate::{conditions::Status, operation::time::POLL};
 
@@ -38,7 +38,7 @@ pub fn new_claim(o: &Observed<'_>, op: Op, approval: Option<ImmutableObjectRefer
         s.observed_generation = Some(o.meta.generation);
     }
     s.execution_binding = Some(o.binding.status());
-    s.phase = Some(phase);
+    s.phase = Some(busy_phase(o, phase));
     let waits = if op == Op::Apply {
         "; it waits for the realm Lease"
     } else {

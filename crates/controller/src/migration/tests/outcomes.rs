@@ -140,6 +140,29 @@ fn partial_outcome_is_never_retried_across_intervals() {
     assert!(w.status.unresolved_run.is_some());
 }
 
+#[test]
+fn an_unresolved_run_stays_blocked_while_the_history_is_read_again() {
+    let mut w = unresolved();
+    let readings = w.jobs_of(Op::History);
+    next_interval(&mut w);
+    // Every status the next interval writes, step by step, until it rests.
+    for _ in 0..60 {
+        w.step();
+        assert_eq!(w.status.phase, Some(MigrationPhase::Blocked), "{:#?}", w.status);
+        let Some(c) = w.status.active_operation.as_ref() else {
+            if w.jobs_of(Op::History) > readings {
+                return;
+            }
+            continue;
+        };
+        if c.dispatch_started == Some(true) && c.job_uid.is_some() {
+            let p = w.success();
+            w.finish(p);
+        }
+    }
+    panic!("the history was never read again");
+}
+
 /// Past the Apply's execution deadline and grace.
 fn past_deadline(w: &mut World) {
     let end = w.claim().execution_not_after.clone().expect("deadline").0;
