@@ -21,9 +21,7 @@
 
 use std::{
     fs,
-    io::Write,
     net::{IpAddr, Ipv4Addr, SocketAddr},
-    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -32,7 +30,7 @@ use anyhow::{Context, bail};
 use ptah_testservices::TestServices;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::services::process;
+use crate::services::{envfile, process};
 
 /// The bridge gateway, the host's address on the pod network (`POD_SUBNET` in cluster/node.rs).
 pub const GATEWAY: Ipv4Addr = Ipv4Addr::new(10, 244, 77, 1);
@@ -193,24 +191,10 @@ fn render_ports(ports: &[u16]) -> String {
     ports.iter().map(|p| format!("{p}\n")).collect()
 }
 
-/// Writes `export NAME='value'` lines (mode 0600: the URLs carry passwords), atomically.
+/// Writes the endpoints file (mode 0600: the URLs carry passwords), atomically.
 fn write_env(path: &Path, vars: &[(&str, String)]) -> anyhow::Result<()> {
-    let mut text =
-        String::from("# Written by `cargo xtask cluster up|relay`: the test services as Pods reach them.\n");
-    for (name, value) in vars {
-        text.push_str(&format!("export {name}='{}'\n", value.replace('\'', r"'\''")));
-    }
-    let tmp = path.with_extension("env.tmp");
-    let _ = fs::remove_file(&tmp);
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .with_context(|| format!("cannot create {}", tmp.display()))?;
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", tmp.display()))
+    let header = "# Written by `cargo xtask cluster up|relay`: the test services as Pods reach them.";
+    envfile::write_exports(path, header, vars)
 }
 
 /// Runs the relay in the foreground until SIGTERM or SIGINT.

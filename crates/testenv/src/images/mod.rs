@@ -83,9 +83,29 @@ pub struct Args {
 pub fn run_task(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     let profile = if args.release { "release" } else { "debug" };
-    let bins = workspace_bins(&root)?;
-    let mut wanted: Vec<&Image> = Vec::new();
-    for image in IMAGES {
+    let wanted = wanted(IMAGES, &workspace_bins(&root)?)?;
+    // One cargo invocation per image, with the same packages the tests build on their own:
+    // features unify per invocation, so a combined build would recompile the dependencies in
+    // yet another feature set.
+    for image in &wanted {
+        let mut build = build_command(&root, image, args.release);
+        step(&crate::step::describe(&build), || run(&mut build))?;
+    }
+
+    let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cluster = Cluster::require(&root)?;
+    for image in wanted {
+        let pinned = build_and_push(&root, profile, image, &services, &cluster)?;
+        println!("{pinned}");
+    }
+    Ok(())
+}
+
+/// The images to build given the workspace's binary targets: an optional image whose binary does
+/// not exist yet is left out with a message, a required one is an error.
+pub fn wanted<'a>(images: &'a [Image], bins: &[String]) -> anyhow::Result<Vec<&'a Image>> {
+    let mut wanted = Vec::new();
+    for image in images {
         let missing: Vec<&str> = image
             .binaries
             .iter()
@@ -108,32 +128,70 @@ pub fn run_task(args: Args) -> anyhow::Result<()> {
             ),
         }
     }
-    // One cargo invocation per image, with the same packages the tests build on their own:
-    // features unify per invocation, so a combined build would recompile the dependencies in
-    // yet another feature set.
-    for image in &wanted {
-        let mut build = cargo();
-        build.arg("build").current_dir(&root);
-        if args.release {
-            build.arg("--release");
-        }
-        for (package, bin, _) in image.binaries {
-            build.args(["-p", package, "--bin", bin]);
-        }
-        step(&crate::step::describe(&build), || run(&mut build))?;
-    }
+    Ok(wanted)
+}
 
-    let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let cluster = Cluster::require(&root)?;
-    for image in wanted {
-        let pinned = build_and_push(&root, profile, image, &services, &cluster)?;
-        println!("{pinned}");
+/// `<registry host>/<repository>:dev`.
+pub fn image_name(registry_host: &str, image: &Image) -> String {
+    format!("{registry_host}/{}:{TAG}", image.repository)
+}
+
+/// `cargo build [--release] -p <package> --bin <bin> …` for one image.
+pub fn build_command(root: &Path, image: &Image, release: bool) -> Command {
+    let mut cmd = cargo();
+    cmd.arg("build").current_dir(root);
+    if release {
+        cmd.arg("--release");
     }
-    Ok(())
+    for (package, bin, _) in image.binaries {
+        cmd.args(["-p", package, "--bin", bin]);
+    }
+    cmd
+}
+
+/// Builds `image`'s OCI layout named `reference` from the binaries of `profile`, under
+/// `target/images/<name>/`.
+pub fn layout(root: &Path, profile: &str, image: &Image, reference: &str) -> anyhow::Result<oci::Built> {
+    let work = root.join("target").join("images").join(image.name);
+    step(&format!("OCI layout {reference}"), || {
+        let bins = root.join("target").join(profile);
+        let files: Vec<(PathBuf, &str)> = image
+            .binaries
+            .iter()
+            .map(|(_, bin, at)| (bins.join(bin), *at))
+            .collect();
+        let rootfs = work.join("rootfs");
+        rootfs::build(&rootfs, &files)?;
+        let entrypoint = image.binaries.first().map_or("/", |(_, _, at)| *at);
+        oci::build(
+            &rootfs,
+            &work.join("oci"),
+            &oci::ImageConfig {
+                name: reference,
+                entrypoint: vec![entrypoint.to_owned()],
+                user: "65532:65532",
+                env: vec![
+                    "PATH=/usr/local/bin:/".to_owned(),
+                    "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt".to_owned(),
+                ],
+            },
+        )
+    })
+}
+
+/// Writes `pinned` (`<reference>@sha256:…`) to `target/images/<name>/reference`, where tests,
+/// the e2e driver and chart installs read it (the manager needs digests).
+pub fn write_reference(root: &Path, image: &Image, pinned: &str) -> anyhow::Result<()> {
+    let path = root
+        .join("target")
+        .join("images")
+        .join(image.name)
+        .join("reference");
+    fs::write(&path, format!("{pinned}\n")).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The binary targets of the workspace's packages (`cargo metadata --no-deps`).
-fn workspace_bins(root: &Path) -> anyhow::Result<Vec<String>> {
+pub fn workspace_bins(root: &Path) -> anyhow::Result<Vec<String>> {
     let text = output(
         cargo()
             .args(["metadata", "--no-deps", "--format-version", "1"])
@@ -194,32 +252,8 @@ fn build_and_push(
     cluster: &Cluster,
 ) -> anyhow::Result<String> {
     let registry = &services.registry;
-    let reference = format!("{}/{}:{TAG}", registry.host, image.repository);
-    let work = root.join("target").join("images").join(image.name);
-    let built = step(&format!("OCI layout {reference}"), || {
-        let bins = root.join("target").join(profile);
-        let files: Vec<(PathBuf, &str)> = image
-            .binaries
-            .iter()
-            .map(|(_, bin, at)| (bins.join(bin), *at))
-            .collect();
-        let rootfs = work.join("rootfs");
-        rootfs::build(&rootfs, &files)?;
-        let entrypoint = image.binaries.first().map_or("/", |(_, _, at)| *at);
-        oci::build(
-            &rootfs,
-            &work.join("oci"),
-            &oci::ImageConfig {
-                name: &reference,
-                entrypoint: vec![entrypoint.to_owned()],
-                user: "65532:65532",
-                env: vec![
-                    "PATH=/usr/local/bin:/".to_owned(),
-                    "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt".to_owned(),
-                ],
-            },
-        )
-    })?;
+    let reference = image_name(&registry.host, image);
+    let built = layout(root, profile, image, &reference)?;
     step(
         &format!("import {} into the cluster's containerd", image.name),
         || run(cluster.ctr().args(["images", "import"]).arg(&built.tarball)),
@@ -238,10 +272,7 @@ fn build_and_push(
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace(registry.password.expose(), "***")))
     })?;
     let pinned = format!("{reference}@{}", built.manifest_digest);
-    // Tests, the e2e driver and chart installs read the pinned reference from here (the manager
-    // needs digests).
-    fs::write(work.join("reference"), format!("{pinned}\n"))
-        .with_context(|| format!("cannot write {}", work.join("reference").display()))?;
+    write_reference(root, image, &pinned)?;
     Ok(pinned)
 }
 

@@ -9,13 +9,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use anyhow::Context;
 use ptah_testservices::vars;
 
 use super::{
     containers::{APP, MYSQL_PORT, Names, POSTGRES_PORT, REGISTRY_PORT, REGISTRY_USER},
-    secrets::{Credentials, write_private},
+    secrets::Credentials,
 };
+use crate::services::envfile;
 
 /// The first line of every env file this provider writes (how it recognises its own).
 pub const HEADER: &str = "# Written by the kind provider of ptah-testenv";
@@ -138,18 +138,12 @@ impl Endpoints {
 
 /// `export NAME='value'` lines under [`HEADER`].
 pub fn render(what: &str, vars: &[(&str, String)]) -> String {
-    let mut text = format!("{HEADER}: {what}.\n");
-    for (name, value) in vars {
-        text.push_str(&format!("export {name}='{}'\n", value.replace('\'', r"'\''")));
-    }
-    text
+    envfile::render_exports(&format!("{HEADER}: {what}."), vars)
 }
 
 /// Writes the rendered file atomically with mode 0600.
 pub fn write(path: &Path, what: &str, vars: &[(&str, String)]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("env.tmp");
-    write_private(&tmp, &render(what, vars))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot move {} into place", tmp.display()))
+    envfile::write_exports(path, &format!("{HEADER}: {what}."), vars)
 }
 
 /// May this provider (re)write `path`? Yes when it does not exist or this provider wrote it;

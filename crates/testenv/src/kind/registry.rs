@@ -1,34 +1,15 @@
 //! The TLS registry's files: a throw-away CA and a server certificate for the registry
 //! container's name (how nodes and Pods reach it), `localhost` and 127.0.0.1 (how the host
-//! reaches its published port), made with rcgen like services/tls.rs; a bcrypt htpasswd line;
+//! reaches its published port), issued by services/tls.rs; a bcrypt htpasswd line;
 //! and the health probe.
 
-use std::{
-    fs,
-    path::Path,
-    process::Command,
-    time::{SystemTime, UNIX_EPOCH},
-};
+use std::{fs, path::Path, process::Command};
 
 use anyhow::Context;
 use ptah_testservices::Password;
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose, date_time_ymd,
-};
 
 use super::{containers::REGISTRY_USER, secrets::write_private};
-use crate::services::process;
-
-/// PEM texts of the CA and the server certificate + key it signed.
-pub struct ServerPki {
-    /// The CA certificate clients trust.
-    pub ca_pem: String,
-    /// The server certificate.
-    pub cert_pem: String,
-    /// The server's private key; `Debug` is not derived for this struct.
-    pub key_pem: String,
-}
+use crate::services::{process, tls};
 
 /// The server certificate's subject alternative names.
 pub fn sans(container: &str) -> Vec<String> {
@@ -37,39 +18,6 @@ pub fn sans(container: &str) -> Vec<String> {
         "localhost".to_owned(),
         "127.0.0.1".to_owned(),
     ]
-}
-
-/// Issues a fresh CA and a server certificate for `sans`, valid from last year to two years ahead.
-pub fn issue(sans: Vec<String>) -> anyhow::Result<ServerPki> {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let year = 1970 + i32::try_from(secs / 31_556_952).unwrap_or(0);
-    let mut ca = CertificateParams::default();
-    ca.distinguished_name
-        .push(DnType::CommonName, "ptah-operator kind registry CA");
-    ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    ca.not_before = date_time_ymd(year - 1, 1, 1);
-    ca.not_after = date_time_ymd(year + 2, 1, 1);
-    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate()?).context("cannot sign the CA")?;
-
-    let mut server = CertificateParams::new(sans)?;
-    server.distinguished_name.push(DnType::CommonName, "localhost");
-    server.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    server.use_authority_key_identifier_extension = true;
-    server.not_before = date_time_ymd(year - 1, 1, 1);
-    server.not_after = date_time_ymd(year + 2, 1, 1);
-    let key = KeyPair::generate()?;
-    let cert = server
-        .signed_by(&key, &ca)
-        .context("cannot sign the registry's certificate")?;
-    Ok(ServerPki {
-        ca_pem: ca.pem(),
-        cert_pem: cert.pem(),
-        key_pem: key.serialize_pem(),
-    })
 }
 
 /// `htpasswd -B -i -n ptah` (bcrypt, the password on stdin): the host's when it has one, else
@@ -96,7 +44,7 @@ pub fn htpasswd_command(on_host: bool) -> Command {
 /// Writes `ca.pem`, `server.pem`, `server.key` (0600) and `htpasswd` (0600) into `dir`.
 pub fn write_files(dir: &Path, container: &str, password: &Password) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let pki = issue(sans(container))?;
+    let pki = tls::issue_for("ptah-operator kind registry CA", sans(container))?;
     fs::write(dir.join("ca.pem"), &pki.ca_pem).context("cannot write ca.pem")?;
     fs::write(dir.join("server.pem"), &pki.cert_pem).context("cannot write server.pem")?;
     write_private(&dir.join("server.key"), &pki.key_pem)?;
@@ -152,7 +100,7 @@ mod tests {
             sans("ptah-1-35-registry"),
             ["ptah-1-35-registry", "localhost", "127.0.0.1"]
         );
-        let pki = issue(sans("ptah-1-35-registry")).expect("issue");
+        let pki = tls::issue_for("ca", sans("ptah-1-35-registry")).expect("issue");
         assert!(pki.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
         assert!(pki.cert_pem.starts_with("-----BEGIN CERTIFICATE-----"));
         assert!(pki.key_pem.starts_with("-----BEGIN PRIVATE KEY-----"));

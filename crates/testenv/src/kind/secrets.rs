@@ -1,15 +1,12 @@
 //! The generated secrets of a kind cluster's services, stored one file per secret (mode 0600)
 //! so that a kept cluster keeps them; every value redacts itself in `Debug`.
 
-use std::{
-    fs,
-    io::{Read, Write},
-    os::unix::fs::{DirBuilderExt, OpenOptionsExt},
-    path::Path,
-};
+use std::{fs, os::unix::fs::DirBuilderExt, path::Path};
 
 use anyhow::Context;
 use ptah_testservices::Password;
+
+use crate::services::secret;
 
 /// The generated secrets of a cluster's services; `Debug` prints `"***"` for each.
 #[derive(Clone, Debug)]
@@ -97,33 +94,12 @@ impl Credentials {
 
 /// Writes `text` to `path` with mode 0600 (replacing it).
 pub fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
-    let _ = fs::remove_file(path);
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))
+    secret::write(path, text)
 }
 
 /// A fresh random alphanumeric password of 24 characters, safe in URLs and env files as is.
 pub fn fresh_password() -> anyhow::Result<Password> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let limit = 256 - 256 % ALPHABET.len();
-    let mut urandom = fs::File::open("/dev/urandom").context("cannot open /dev/urandom")?;
-    let mut out = String::with_capacity(24);
-    let mut buf = [0u8; 64];
-    while out.len() < 24 {
-        urandom.read_exact(&mut buf).context("cannot read /dev/urandom")?;
-        let picked = buf
-            .iter()
-            .filter(|b| usize::from(**b) < limit)
-            .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]));
-        out.extend(picked.take(24 - out.len()));
-    }
-    Ok(Password::new(out))
+    secret::password().map(Password::new)
 }
 
 #[cfg(test)]

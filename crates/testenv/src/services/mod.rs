@@ -6,13 +6,13 @@
 //! nothing stale; the workspace only receives `target/services.env`.
 
 pub mod apt;
-mod envfile;
+pub mod envfile;
 mod mariadb;
 mod postgres;
 pub mod process;
 mod registry;
-mod secret;
-mod tls;
+pub mod secret;
+pub mod tls;
 
 use std::{
     fs,

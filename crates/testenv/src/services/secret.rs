@@ -34,12 +34,13 @@ fn pick(bytes: &[u8]) -> impl Iterator<Item = char> + '_ {
         .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
 }
 
-/// Writes `value` to a new file with mode 0600.
+/// Writes `value` to a new file with mode 0600, replacing any file there (an existing file
+/// would keep its own mode).
 pub fn write(path: &Path, value: &str) -> anyhow::Result<()> {
+    let _ = fs::remove_file(path);
     let mut file = fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(path)
         .with_context(|| format!("cannot create {}", path.display()))?;

@@ -14,7 +14,7 @@ use rcgen::{
 pub struct ServerPki {
     /// The CA certificate clients trust.
     pub ca_pem: String,
-    /// The server certificate (SANs [`sans`]).
+    /// The server certificate.
     pub cert_pem: String,
     /// The server's PKCS#8 private key.
     pub key_pem: String,
@@ -30,19 +30,24 @@ pub fn sans() -> Vec<String> {
     ]
 }
 
-/// Issues a fresh CA and a server certificate valid from last year to two years ahead.
+/// Issues a fresh CA and a server certificate for [`sans`].
 pub fn issue() -> anyhow::Result<ServerPki> {
+    issue_for("ptah-operator test services CA", sans())
+}
+
+/// Issues a fresh CA named `ca_name` and a server certificate for `sans`, both valid from last
+/// year to two years ahead.
+pub fn issue_for(ca_name: &str, sans: Vec<String>) -> anyhow::Result<ServerPki> {
     let year = current_year();
     let mut ca = CertificateParams::default();
-    ca.distinguished_name
-        .push(DnType::CommonName, "ptah-operator test services CA");
+    ca.distinguished_name.push(DnType::CommonName, ca_name);
     ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
     ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
     ca.not_before = date_time_ymd(year - 1, 1, 1);
     ca.not_after = date_time_ymd(year + 2, 1, 1);
     let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate()?).context("cannot sign the CA")?;
 
-    let mut server = CertificateParams::new(sans())?;
+    let mut server = CertificateParams::new(sans)?;
     server.distinguished_name.push(DnType::CommonName, "localhost");
     server.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
