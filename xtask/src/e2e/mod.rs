@@ -146,6 +146,8 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         run.suites.join(", "),
         run.minors.join(", ")
     );
+    // One listing for the whole run (it also builds the test binaries once).
+    let listed = gate::list_e2e_tests()?;
     let mut failed = Vec::new();
     for minor in &plan.minors {
         let provided = step(
@@ -167,43 +169,15 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         };
         let versions = versions::collect(&cluster_dir, minor, &matrix, args.provider);
         for suite in &plan.suites {
-            let missing_needs: Vec<&str> = suite
-                .needs
-                .iter()
-                .map(String::as_str)
-                .filter(|n| !args.provider.offers(n))
-                .collect();
-            if missing_needs.is_empty() {
-                cleanup::releases(&cluster_dir, minor, &matrix, &suite.name, "before");
-            }
-            for engine in &suite.engines {
-                let started_at = unix_now();
-                let started = Instant::now();
-                let phases: Vec<cell::Phase> = if missing_needs.is_empty() {
-                    suite
-                        .phases
-                        .iter()
-                        .map(|phase| phase::run(suite, phase, *engine, &cluster_dir))
-                        .collect()
-                } else {
-                    let reason = format!(
-                        "the {} provider has no {}",
-                        args.provider.name(),
-                        missing_needs.join(", ")
-                    );
-                    suite
-                        .phases
-                        .iter()
-                        .map(|p| phase::skipped(suite, p, &reason))
-                        .collect()
-                };
-                let mut cell = new_cell(&run, suite, minor, *engine, started_at, phases);
-                cell.duration_seconds = started.elapsed().as_secs_f64();
-                cell.versions = versions.clone();
+            let at = CellAt {
+                run: &run,
+                minor,
+                cluster_dir: &cluster_dir,
+                versions: &versions,
+                listed: &listed,
+            };
+            for cell in run_suite(&at, suite, args.provider, &matrix) {
                 write_cell_noting(&run_dir, &cell, &mut failed)?;
-            }
-            if missing_needs.is_empty() {
-                cleanup::releases(&cluster_dir, minor, &matrix, &suite.name, "after");
             }
         }
     }
@@ -222,6 +196,63 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         run_dir.display()
     );
     Ok(run.run_id)
+}
+
+/// Where a suite's cells run.
+struct CellAt<'a> {
+    run: &'a Run,
+    minor: &'a Minor,
+    cluster_dir: &'a Path,
+    versions: &'a cell::Versions,
+    listed: &'a [String],
+}
+
+/// Runs one suite's cells (one per engine) between two cleanups, or records them skipped when
+/// the provider lacks what the suite needs.
+fn run_suite(at: &CellAt<'_>, suite: &Suite, provider: Provider, matrix: &Matrix) -> Vec<Cell> {
+    let missing: Vec<&str> = suite
+        .needs
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !provider.offers(n))
+        .collect();
+    if !missing.is_empty() {
+        let reason = format!("the {} provider has no {}", provider.name(), missing.join(", "));
+        return suite
+            .engines
+            .iter()
+            .map(|engine| {
+                let phases = suite
+                    .phases
+                    .iter()
+                    .map(|p| phase::skipped(suite, p, &reason))
+                    .collect();
+                let mut cell = new_cell(at.run, suite, at.minor, *engine, unix_now(), phases);
+                cell.versions = at.versions.clone();
+                cell
+            })
+            .collect();
+    }
+    cleanup::releases(at.cluster_dir, at.minor, matrix, &suite.name, "before");
+    let cells = suite
+        .engines
+        .iter()
+        .map(|engine| {
+            let started_at = unix_now();
+            let started = Instant::now();
+            let phases = suite
+                .phases
+                .iter()
+                .map(|p| phase::run(suite, p, *engine, at.cluster_dir, at.listed))
+                .collect();
+            let mut cell = new_cell(at.run, suite, at.minor, *engine, started_at, phases);
+            cell.duration_seconds = started.elapsed().as_secs_f64();
+            cell.versions = at.versions.clone();
+            cell
+        })
+        .collect();
+    cleanup::releases(at.cluster_dir, at.minor, matrix, &suite.name, "after");
+    cells
 }
 
 fn write_cell_noting(run_dir: &Path, cell: &Cell, failed: &mut Vec<String>) -> anyhow::Result<()> {
