@@ -241,7 +241,9 @@ mod tests {
     fn this_process_is_alive_and_recognised_only_with_its_own_marker() {
         let pid = std::process::id();
         assert!(is_alive(pid));
-        let exe = std::env::current_exe().expect("current exe");
+        // The path this process was started by, as its command line has it (`current_exe` is
+        // the resolved one, which differs when the target directory is behind a symlink).
+        let exe = PathBuf::from(std::env::args_os().next().expect("argv[0]"));
         let program = exe.file_name().expect("exe name").to_string_lossy().into_owned();
         assert!(runs(pid, &program, &exe));
         assert!(!runs(pid, "postgres", &exe));
