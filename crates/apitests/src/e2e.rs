@@ -40,8 +40,9 @@ pub fn pod_endpoints() -> HashMap<String, String> {
 
 /// Builds a workspace binary with the test run's cargo and returns its path.
 pub fn build_bin(package: &str, bin: &str) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    // Without the variables nextest set for this test: a build script watching them (ring's)
+    // would rebuild the workspace for this build, and again for the next ordinary one.
+    let status = ptah_testenv::step::cargo()
         .args(["build", "--quiet", "-p", package, "--bin", bin])
         .current_dir(workspace_root())
         .status()

@@ -32,8 +32,9 @@ pub fn ptah() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let status = Command::new(cargo)
+            // Without the variables the test runner set: a build script watching them (ring's)
+            // would rebuild the workspace for this build and again for the next ordinary one.
+            let status = ptah_testenv::step::cargo()
                 .args(["build", "--quiet", "--workspace", "--bin", "ptah"])
                 .current_dir(workspace())
                 .status()
