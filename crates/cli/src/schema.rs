@@ -9,6 +9,7 @@ use std::{fmt::Write as _, io::IsTerminal, path::PathBuf, time::Duration};
 use clap::Subcommand;
 use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, Error as DbError, InspectScope, Session};
 use ptah_schema::diff::{ExcludeSet, Finding};
+use ptah_schema::read::{Document, Ignored};
 use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
 use serde::Serialize;
 
@@ -232,10 +233,16 @@ pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, F
 
 /// Reads the desired schema in the URL's dialect; refuses a bad URL first.
 pub(crate) fn desired(args: &DesiredArgs) -> Result<(Dialect, Schema), Failure> {
+    let (dialect, document) = desired_document(args)?;
+    Ok((dialect, document.schema))
+}
+
+/// [`desired`] with the statements the reader skipped, for the reports that list them.
+pub(crate) fn desired_document(args: &DesiredArgs) -> Result<(Dialect, Document), Failure> {
     let dialect = DatabaseUrl::parse(&args.target.db.url)?.dialect();
-    let schema = ptah_schema::read::from_path(dialect, &args.from)
+    let document = ptah_schema::read::document(dialect, &args.from)
         .map_err(|e| Failure::new("invalid_schema", e.to_string(), EXIT_USAGE))?;
-    Ok((dialect, schema))
+    Ok((dialect, document))
 }
 
 /// Inspects the live schema within the desired schema's scope.
@@ -344,6 +351,8 @@ struct PlanReport {
     highest_severity: Option<Severity>,
     statements: usize,
     severities: Vec<Severity>,
+    /// Statements of the desired document skipped by rule (session settings, ownership…).
+    ignored: Vec<Ignored>,
 }
 
 /// The bytes of a plan file: pretty JSON and a final newline, identical for identical plans.
@@ -355,7 +364,13 @@ pub fn plan_bytes(plan: &Plan) -> Result<Vec<u8>, Failure> {
 }
 
 async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
-    let (dialect, desired) = desired(&a.desired)?;
+    let (
+        dialect,
+        Document {
+            schema: desired,
+            ignored,
+        },
+    ) = desired_document(&a.desired)?;
     let mut c = connect(&a.desired.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
@@ -377,10 +392,14 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         highest_severity: plan.highest_severity(),
         statements: plan.statements.len(),
         severities: plan.statements.iter().map(|s| s.severity).collect(),
+        ignored,
     };
     let exit = if plan.is_empty() { EXIT_OK } else { EXIT_FAILURE };
     let text = || {
         let mut s = String::new();
+        for skipped in &report.ignored {
+            let _ = writeln!(s, "-- {skipped}");
+        }
         if plan.is_empty() {
             s.push_str("Schema is synced: the plan is empty.\n");
         }

@@ -7,6 +7,7 @@
 //! - casts of literals are dropped (`'draft'::invoice_state`, `'x'::text`, `0::bigint`,
 //!   `'t_id_seq'::regclass`); a numeric-looking string cast to a numeric type becomes the number
 //!   (PostgreSQL prints `-1` as `'-1'::integer`);
+//! - on PostgreSQL, `nextval('public.s')` loses its `public.` (dumps qualify every name);
 //! - on PostgreSQL, the catalog's implicit `(column)::text` / `::character varying` casts of plain
 //!   column references are dropped too;
 //! - unquoted identifiers and keywords are lowercased; needless identifier quotes are removed
@@ -23,8 +24,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, CastKind, DataType as SqlType, Expr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, UnaryOperator, Value, visit_expressions_mut,
+    BinaryOperator, CastKind, DataType as SqlType, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    FunctionArguments, Ident, ObjectName, ObjectNamePart, UnaryOperator, Value, visit_expressions_mut,
 };
 use sqlparser::dialect::{Dialect as SqlDialect, MySqlDialect, PostgreSqlDialect};
 use sqlparser::keywords::ALL_KEYWORDS;
@@ -197,6 +198,20 @@ fn is_numeric_type(t: &SqlType) -> bool {
     )
 }
 
+/// `nextval('public.s')` is `nextval('s')`: a dump qualifies every name (its `search_path` is
+/// empty) where the catalog, read with the default `search_path`, does not.
+fn unqualify_public_sequence(args: &mut FunctionArguments) {
+    let FunctionArguments::List(list) = args else {
+        return;
+    };
+    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] = list.args.as_mut_slice()
+        && let Value::SingleQuotedString(s) = &mut v.value
+        && let Some(rest) = s.strip_prefix("public.")
+    {
+        *s = rest.to_owned();
+    }
+}
+
 fn is_text_type(t: &SqlType) -> bool {
     let name = t.to_string().to_ascii_lowercase();
     let base = name.split('(').next().unwrap_or("").trim();
@@ -287,6 +302,9 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
             if let [ObjectNamePart::Identifier(ident)] = f.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
                     ident.value = ident.value.to_ascii_lowercase();
+                }
+                if dialect == Dialect::Postgres && ident.value == "nextval" {
+                    unqualify_public_sequence(&mut f.args);
                 } else if dialect == Dialect::Postgres
                     && PG_TYPE_FUNC_NAME_KEYWORDS.contains(&ident.value.as_str())
                 {

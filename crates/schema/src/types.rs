@@ -54,9 +54,22 @@ pub fn parse_type(dialect: Dialect, text: &str) -> Result<DataType, TypeError> {
 
 /// Reads a type, asking `enums` whether a user type names an enum.
 pub fn parse_type_with(dialect: Dialect, text: &str, enums: EnumResolver<'_>) -> Result<DataType, TypeError> {
-    let parsed = lex(text)?;
+    let mut parsed = lex(text)?;
     if parsed.words.is_empty() {
         return Err(TypeError::Empty);
+    }
+    if dialect == Dialect::Postgres {
+        // A dump qualifies every type (its `search_path` is empty); `public.citext` and
+        // `pg_catalog.int4` are what the catalog, read on the default path, calls `citext`, `int4`.
+        for part in &mut parsed.words {
+            let prefix = part.text.split_once('.').map(|(schema, _)| schema.to_owned());
+            if let Some(schema @ ("public" | "pg_catalog")) = prefix.as_deref() {
+                part.text = part.text[schema.len() + 1..].to_owned();
+                if schema == "pg_catalog" {
+                    part.schema = None;
+                }
+            }
+        }
     }
     let mut base = match dialect {
         Dialect::Postgres => postgres(text, &parsed, enums)?,

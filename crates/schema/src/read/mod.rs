@@ -6,6 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use thiserror::Error;
 
 use crate::model::{Dialect, Schema};
@@ -15,7 +16,7 @@ pub mod hcl;
 pub mod sql;
 
 /// Where in a document something is (1-based line and column, columns in characters).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Location {
     /// The file name as given.
     pub file: String,
@@ -44,6 +45,66 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A document read: the schema, and every statement skipped by rule.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    /// The schema the document declares.
+    pub schema: Schema,
+    /// The statements skipped, in document order (reported, never dropped silently).
+    pub ignored: Vec<Ignored>,
+}
+
+/// A statement skipped by rule because it does not describe schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ignored {
+    /// Where it starts.
+    pub at: Location,
+    /// Why it was skipped.
+    pub reason: IgnoreReason,
+    /// Its text, whitespace collapsed and shortened.
+    pub statement: String,
+}
+
+impl fmt::Display for Ignored {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ignored ({}): {}", self.at, self.reason, self.statement)
+    }
+}
+
+/// Why a statement was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IgnoreReason {
+    /// A client command (psql's `\restrict`, the mysql client's `DELIMITER`), not SQL.
+    ClientCommand,
+    /// A session setting that changes nothing about the objects declared.
+    SessionSetting,
+    /// Ownership (`ALTER … OWNER TO`, `SET ROLE`): roles are out of scope.
+    Ownership,
+    /// The locks and key toggles of a data load.
+    DataLoad,
+    /// A comment every database has from the start (on `public`) or an extension's own.
+    DefaultComment,
+    /// `DROP … IF EXISTS` of something not declared before it (dumps drop before they create).
+    UndeclaredDrop,
+    /// A table's `AUTO_INCREMENT=` counter: the next value is data, not schema.
+    AutoIncrementCounter,
+}
+
+impl fmt::Display for IgnoreReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IgnoreReason::ClientCommand => "client command",
+            IgnoreReason::SessionSetting => "session setting",
+            IgnoreReason::Ownership => "ownership",
+            IgnoreReason::DataLoad => "data load",
+            IgnoreReason::DefaultComment => "default comment",
+            IgnoreReason::UndeclaredDrop => "drop of an undeclared object",
+            IgnoreReason::AutoIncrementCounter => "AUTO_INCREMENT counter",
+        })
     }
 }
 
@@ -124,9 +185,14 @@ fn read_text(path: &Path) -> Result<String, ReadError> {
     })
 }
 
-/// Reads the desired schema at `path`: a `.hcl` file, a `.sql` file, or a directory whose `.sql`
-/// files are read in name order as one script (other files in it are refused).
+/// Reads the desired schema at `path` (see [`document`]).
 pub fn from_path(dialect: Dialect, path: &Path) -> Result<Schema, ReadError> {
+    document(dialect, path).map(|d| d.schema)
+}
+
+/// Reads the document at `path`: a `.hcl` file, a `.sql` file, or a directory whose `.sql` files
+/// are read in name order as one script (other files in it are refused).
+pub fn document(dialect: Dialect, path: &Path) -> Result<Document, ReadError> {
     let display = path.display().to_string();
     if path.is_dir() {
         let entries = std::fs::read_dir(path).map_err(|source| ReadError::Io {
@@ -153,8 +219,11 @@ pub fn from_path(dialect: Dialect, path: &Path) -> Result<Schema, ReadError> {
         return reader.finish();
     }
     match path.extension().and_then(|e| e.to_str()) {
-        Some("hcl") => hcl::parse(dialect, &display, &read_text(path)?),
-        Some("sql") => sql::parse(dialect, &display, &read_text(path)?),
+        Some("hcl") => hcl::parse(dialect, &display, &read_text(path)?).map(|schema| Document {
+            schema,
+            ignored: Vec::new(),
+        }),
+        Some("sql") => sql::parse_document(dialect, &display, &read_text(path)?),
         _ => Err(ReadError::UnknownKind(path.to_owned())),
     }
 }

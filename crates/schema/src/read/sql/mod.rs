@@ -1,6 +1,9 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
-//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `COMMENT ON TABLE/COLUMN` and
-//! `ALTER TABLE … ADD CONSTRAINT`, through `sqlparser`. Anything else is refused.
+//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `COMMENT ON TABLE/COLUMN`,
+//! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
+//! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
+//! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
+//! and a default read back as serial columns. Anything else is refused.
 //!
 //! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
 //! statement about an object already declared a no-op; without it, a second declaration is an
@@ -8,25 +11,41 @@
 //! PostgreSQL `serial` columns read as an integer column, NOT NULL, with the default
 //! `nextval('<table>_<col>_seq')` (see [`crate::names::serial_default`]).
 
+use std::collections::BTreeMap;
+
 use sqlparser::ast::{
-    AlterTableOperation, CommentObject, Ident, ObjectName, ObjectNamePart, SchemaName, Spanned, Statement,
+    CommentObject, Ident, ObjectName, ObjectNamePart, ObjectType, SchemaName, Spanned, Statement,
     UserDefinedTypeRepresentation,
 };
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Location as SqlLocation, Token};
+use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan, Tokenizer};
 
 use crate::model::{Dialect, EnumType, Extension, QualifiedName, Schema};
 use crate::names::Namer;
 use crate::normalize::sql_dialect;
 
 use super::check::{PendingForeignKey, foreign_keys};
-use super::{Location, ReadError};
+use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 
+mod alter;
+mod dump;
 mod index;
+mod serial;
+mod split;
 mod table;
+mod text;
+
+use dump::Rule;
+use split::Piece;
+use text::{LineCounter, first_words, position_in, summary};
 
 /// Reads one SQL script.
 pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadError> {
+    parse_document(dialect, file, text).map(|d| d.schema)
+}
+
+/// Reads one SQL script, with the statements it skipped.
+pub fn parse_document(dialect: Dialect, file: &str, text: &str) -> Result<Document, ReadError> {
     let mut reader = Reader::new(dialect);
     reader.feed(file, text)?;
     reader.finish()
@@ -39,6 +58,10 @@ pub struct Reader {
     pub(crate) namer: Namer,
     pub(crate) pending: Vec<PendingForeignKey>,
     pub(crate) file: String,
+    /// Where the statement being read starts: sqlparser's positions are relative to it.
+    base: Location,
+    ignored: Vec<Ignored>,
+    sequences: BTreeMap<QualifiedName, serial::PendingSequence>,
 }
 
 impl Reader {
@@ -50,47 +73,111 @@ impl Reader {
             namer: Namer::new(dialect),
             pending: Vec::new(),
             file: String::new(),
+            base: Location {
+                file: String::new(),
+                line: 1,
+                column: 1,
+            },
+            ignored: Vec::new(),
+            sequences: BTreeMap::new(),
         }
     }
 
     /// Reads one script, called `file` in errors.
     pub fn feed(&mut self, file: &str, text: &str) -> Result<(), ReadError> {
         self.file = file.to_owned();
-        let sql = sql_dialect(self.dialect);
-        let mut parser = Parser::new(sql.as_ref())
-            .try_with_sql(text)
-            .map_err(|e| self.syntax(e))?;
-        loop {
-            while parser.consume_token(&Token::SemiColon) {}
-            let next = parser.peek_token();
-            if next.token == Token::EOF {
-                return Ok(());
+        let mut lines = LineCounter::default();
+        for piece in split::split(self.dialect, text) {
+            match piece {
+                Piece::Client(range) => {
+                    let at = lines.locate(file, text, range.start);
+                    self.ignore(at, IgnoreReason::ClientCommand, &text[range]);
+                }
+                Piece::Statement(range, first) => {
+                    self.base = lines.locate(file, text, range.start);
+                    let at = lines.locate(file, text, first);
+                    self.piece(&text[range], at)?;
+                }
             }
-            let at = self.at(next.span.start);
-            let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
-            self.statement(statement, at)?;
-            let after = parser.peek_token();
-            if after.token != Token::SemiColon && after.token != Token::EOF {
-                return Err(ReadError::Syntax {
-                    at: self.at(after.span.start),
-                    message: format!("expected `;`, found {}", after.token),
-                });
+        }
+        Ok(())
+    }
+
+    /// Reads one statement (no terminator) whose first token is `at`.
+    fn piece(&mut self, text: &str, at: Location) -> Result<(), ReadError> {
+        let sql = sql_dialect(self.dialect);
+        let tokens: Vec<TokenWithSpan> = Tokenizer::new(sql.as_ref(), text)
+            .tokenize_with_location()
+            .map_err(|e| self.syntax(ParserError::TokenizerError(e.to_string())))?
+            .into_iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .collect();
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let bare: Vec<Token> = tokens.iter().map(|t| t.token.clone()).collect();
+        match dump::classify(self.dialect, &bare) {
+            Rule::Ignore(reason) => {
+                self.ignore(at, reason, text);
+                Ok(())
+            }
+            Rule::Refuse(what) => Err(self.unsupported(&at, what)),
+            Rule::OwnedBy {
+                sequence,
+                table,
+                column,
+            } => self.owned_by(&sequence, &table, &column, at),
+            Rule::AddIdentity {
+                table,
+                column,
+                identity,
+            } => self.add_identity(&table, &column, identity, at),
+            Rule::Parse => {
+                let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
+                let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
+                let after = parser.peek_token();
+                if after.token != Token::EOF {
+                    return Err(ReadError::Syntax {
+                        at: self.at(after.span.start),
+                        message: format!("expected `;`, found {}", after.token),
+                    });
+                }
+                self.statement(statement, at)
             }
         }
     }
 
-    /// Finishes the document: checks every foreign key's target.
-    pub fn finish(mut self) -> Result<Schema, ReadError> {
-        foreign_keys(&mut self.schema, &self.pending)?;
-        super::check::canonical_forms(self.dialect, &mut self.schema);
-        Ok(self.schema)
+    pub(crate) fn ignore(&mut self, at: Location, reason: IgnoreReason, text: &str) {
+        self.ignored.push(Ignored {
+            at,
+            reason,
+            statement: summary(text),
+        });
     }
 
+    /// Finishes the document: checks every foreign key's target and every sequence's owner.
+    pub fn finish(mut self) -> Result<Document, ReadError> {
+        self.check_sequences()?;
+        foreign_keys(&mut self.schema, &self.pending)?;
+        super::check::canonical_forms(self.dialect, &mut self.schema);
+        Ok(Document {
+            schema: self.schema,
+            ignored: self.ignored,
+        })
+    }
+
+    /// A sqlparser position (relative to the statement being read) in the document.
     pub(crate) fn at(&self, loc: SqlLocation) -> Location {
+        let line = usize::try_from(loc.line).unwrap_or(0).max(1);
+        let column = usize::try_from(loc.column).unwrap_or(0).max(1);
         Location {
             file: self.file.clone(),
-            line: usize::try_from(loc.line).unwrap_or(0).max(1),
-            column: usize::try_from(loc.column).unwrap_or(0).max(1),
+            line: self.base.line + line - 1,
+            column: if line == 1 {
+                self.base.column + column - 1
+            } else {
+                column
+            },
         }
     }
 
@@ -108,14 +195,11 @@ impl Reader {
             ParserError::RecursionLimitExceeded => "nesting too deep".to_owned(),
         };
         let (line, column) = position_in(&message).unwrap_or((1, 1));
-        ReadError::Syntax {
-            at: Location {
-                file: self.file.clone(),
-                line,
-                column,
-            },
-            message,
-        }
+        let at = self.at(SqlLocation {
+            line: u64::try_from(line).unwrap_or(1),
+            column: u64::try_from(column).unwrap_or(1),
+        });
+        ReadError::Syntax { at, message }
     }
 
     pub(crate) fn unsupported(&self, at: &Location, what: impl Into<String>) -> ReadError {
@@ -228,6 +312,20 @@ impl Reader {
                 Ok(())
             }
             Statement::CreateTable(create) => self.create_table(create, at),
+            Statement::CreateSequence {
+                temporary: false,
+                if_not_exists,
+                name,
+                sequence_options,
+            } if self.dialect == Dialect::Postgres => {
+                self.create_sequence(&name, if_not_exists, &sequence_options, at)
+            }
+            Statement::Drop {
+                object_type: object_type @ (ObjectType::Table | ObjectType::View),
+                if_exists: true,
+                names,
+                ..
+            } => self.drop_if_exists(object_type, &names, at),
             Statement::CreateIndex(create) => self.create_index(create, at),
             Statement::Comment {
                 object_type,
@@ -235,29 +333,7 @@ impl Reader {
                 comment,
                 if_exists: false,
             } => self.comment(object_type, &object_name, comment, at),
-            Statement::AlterTable(alter) => {
-                let table = self.qualified(&alter.name, &at)?;
-                if alter.if_exists || alter.only || alter.on_cluster.is_some() {
-                    return Err(self.unsupported(&at, "ALTER TABLE options other than ADD CONSTRAINT"));
-                }
-                for op in alter.operations {
-                    match op {
-                        AlterTableOperation::AddConstraint {
-                            constraint,
-                            not_valid: false,
-                        } => {
-                            self.table_constraint(&table, constraint, &at)?;
-                        }
-                        other => {
-                            return Err(self.unsupported(
-                                &at,
-                                format!("ALTER TABLE {}", first_words(&other.to_string(), 2)),
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }
+            Statement::AlterTable(alter) => self.alter_table(alter, at),
             other => {
                 let text = other.to_string();
                 let _ = other.span();
@@ -316,24 +392,4 @@ impl Reader {
                 what: format!("table {q}"),
             })
     }
-}
-
-/// The first `n` words of `text`, uppercase: enough to name a statement kind in an error.
-fn first_words(text: &str, n: usize) -> String {
-    text.split_whitespace()
-        .take(n)
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_uppercase()
-}
-
-/// Finds `Line: L, Column: C` in a sqlparser message.
-fn position_in(message: &str) -> Option<(usize, usize)> {
-    let rest = &message[message.find("Line: ")? + 6..];
-    let line_end = rest.find(|c: char| !c.is_ascii_digit())?;
-    let line = rest[..line_end].parse().ok()?;
-    let rest = &rest[rest.find("Column: ")? + 8..];
-    let col_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    let column = rest[..col_end].parse().ok()?;
-    Some((line, column))
 }

@@ -19,7 +19,7 @@ use crate::normalize::{default_value, expression};
 use crate::types::parse_type_with;
 
 use super::super::check::PendingForeignKey;
-use super::super::{Location, ReadError};
+use super::super::{IgnoreReason, Location, ReadError};
 use super::Reader;
 
 fn action(a: Option<SqlAction>) -> ReferentialAction {
@@ -73,7 +73,7 @@ impl Reader {
     }
 
     fn table_options(
-        &self,
+        &mut self,
         table: &mut Table,
         options: &CreateTableOptions,
         at: &Location,
@@ -92,6 +92,12 @@ impl Reader {
                         && l.name
                             .as_ref()
                             .is_some_and(|n| n.value.eq_ignore_ascii_case("innodb")) => {}
+                SqlOption::KeyValue { key, value }
+                    if key.to_string().eq_ignore_ascii_case("auto_increment") =>
+                {
+                    let text = format!("AUTO_INCREMENT={value} (table {})", table.name);
+                    self.ignore(at.clone(), IgnoreReason::AutoIncrementCounter, &text);
+                }
                 other => return Err(self.unsupported(at, format!("table option {other}"))),
             }
         }

@@ -1,0 +1,335 @@
+//! What a `pg_dump --schema-only` or `mysqldump --no-data` file holds besides the schema, and the
+//! dump statements sqlparser cannot read, recognised from their tokens.
+//!
+//! A statement is one of three things here:
+//! - skipped by rule and reported ([`Ignored`]): session settings that change nothing about the
+//!   objects (`SET statement_timeout = 0`, `SELECT pg_catalog.set_config('search_path', '', false)`,
+//!   `/*!40101 SET NAMES utf8mb4 */`), ownership (`ALTER … OWNER TO`), and the lock and key
+//!   toggles of a data load;
+//! - refused by name, because it describes schema the model does not hold yet (`CREATE VIEW`,
+//!   `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
+//! - read: everything else goes to sqlparser, and the two dump forms it cannot parse
+//!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here.
+
+use sqlparser::ast::{Ident, ObjectName};
+use sqlparser::tokenizer::Token;
+
+use crate::model::{Dialect, Identity};
+
+use super::super::IgnoreReason;
+
+mod forms;
+
+use forms::{add_identity, ident_text, owned_by, value_text, word};
+
+/// What to do with one statement.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// Skip it, and report why.
+    Ignore(IgnoreReason),
+    /// Refuse it: the construct, named for the error.
+    Refuse(String),
+    /// `ALTER SEQUENCE <sequence> OWNED BY <table>.<column>`.
+    OwnedBy {
+        /// The sequence.
+        sequence: ObjectName,
+        /// The owning column's table, qualified as written.
+        table: ObjectName,
+        /// The owning column.
+        column: Ident,
+    },
+    /// `ALTER TABLE … ALTER COLUMN … ADD GENERATED … AS IDENTITY (…)` with default options.
+    AddIdentity {
+        /// The table.
+        table: ObjectName,
+        /// The column.
+        column: Ident,
+        /// ALWAYS or BY DEFAULT.
+        identity: Identity,
+    },
+    /// Hand it to sqlparser.
+    Parse,
+}
+
+/// Object kinds after `CREATE` that the model does not hold (yet), with how the refusal names them.
+const UNMODELLED: &[(&str, &str)] = &[
+    ("DOMAIN", "CREATE DOMAIN (domains are not modelled)"),
+    ("FUNCTION", "CREATE FUNCTION (functions are not modelled)"),
+    ("PROCEDURE", "CREATE PROCEDURE (procedures are not modelled)"),
+    ("VIEW", "CREATE VIEW (views are not modelled)"),
+    (
+        "MATERIALIZED",
+        "CREATE MATERIALIZED VIEW (materialized views are not modelled)",
+    ),
+    ("TRIGGER", "CREATE TRIGGER (triggers are not modelled)"),
+    ("EVENT", "CREATE EVENT (scheduled events are not modelled)"),
+    (
+        "POLICY",
+        "CREATE POLICY (row-level security policies are not modelled)",
+    ),
+    ("RULE", "CREATE RULE (rewrite rules are not modelled)"),
+    ("AGGREGATE", "CREATE AGGREGATE (aggregates are not modelled)"),
+    ("OPERATOR", "CREATE OPERATOR (operators are not modelled)"),
+    ("CAST", "CREATE CAST (casts are not modelled)"),
+    ("COLLATION", "CREATE COLLATION (collations are not modelled)"),
+    ("CONVERSION", "CREATE CONVERSION (conversions are not modelled)"),
+    (
+        "TEXT",
+        "CREATE TEXT SEARCH (text search configurations are not modelled)",
+    ),
+    (
+        "FOREIGN",
+        "CREATE FOREIGN (foreign tables and data wrappers are not modelled)",
+    ),
+    ("SERVER", "CREATE SERVER (foreign servers are not modelled)"),
+    ("PUBLICATION", "CREATE PUBLICATION (replication is not modelled)"),
+    (
+        "SUBSCRIPTION",
+        "CREATE SUBSCRIPTION (replication is not modelled)",
+    ),
+    (
+        "STATISTICS",
+        "CREATE STATISTICS (extended statistics are not modelled)",
+    ),
+    (
+        "LANGUAGE",
+        "CREATE LANGUAGE (procedural languages are not modelled)",
+    ),
+    ("ROLE", "CREATE ROLE (roles are out of scope)"),
+    ("USER", "CREATE USER (roles are out of scope)"),
+    ("TABLESPACE", "CREATE TABLESPACE (tablespaces are out of scope)"),
+    (
+        "DATABASE",
+        "CREATE DATABASE (a schema document describes one database)",
+    ),
+];
+
+/// Words that may stand between `CREATE` and the object kind on their own.
+const CREATE_PREFIXES: &[&str] = &[
+    "OR",
+    "REPLACE",
+    "TEMPORARY",
+    "TEMP",
+    "UNLOGGED",
+    "GLOBAL",
+    "LOCAL",
+    "UNIQUE",
+    "CONSTRAINT",
+    "TRUSTED",
+    "PROCEDURAL",
+    "RECURSIVE",
+    "FULLTEXT",
+    "SPATIAL",
+];
+
+/// Words that end a MySQL `DEFINER = user@host` clause.
+const DEFINER_ENDS: &[&str] = &[
+    "SQL",
+    "VIEW",
+    "FUNCTION",
+    "PROCEDURE",
+    "TRIGGER",
+    "EVENT",
+    "AGGREGATE",
+];
+
+/// The object kind of a `CREATE` statement: its first word after the prefixes and MySQL's
+/// `ALGORITHM = …`, `DEFINER = …` and `SQL SECURITY …` clauses.
+fn create_kind(tokens: &[Token]) -> Option<String> {
+    let mut i = 1;
+    while let Some(w) = tokens.get(i).and_then(word) {
+        match w.as_str() {
+            w if CREATE_PREFIXES.contains(&w) => i += 1,
+            "ALGORITHM" => i += 3,
+            "SQL" => i += 3,
+            "DEFINER" => {
+                i += 2;
+                while tokens
+                    .get(i)
+                    .is_some_and(|t| word(t).is_none_or(|w| !DEFINER_ENDS.contains(&w.as_str())))
+                {
+                    i += 1;
+                }
+            }
+            _ => return Some(w),
+        }
+    }
+    None
+}
+
+/// Decides what to do with a statement from its tokens (whitespace and comments removed).
+pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
+    let words: Vec<Option<String>> = tokens.iter().map(word).collect();
+    let w = |i: usize| words.get(i).and_then(Option::as_deref);
+    match w(0) {
+        Some("SET") => setting(dialect, tokens),
+        Some("SELECT") => select_set_config(tokens),
+        Some("LOCK" | "UNLOCK") if dialect == Dialect::Mysql && w(1) == Some("TABLES") => {
+            Rule::Ignore(IgnoreReason::DataLoad)
+        }
+        Some(verb @ ("GRANT" | "REVOKE")) => Rule::Refuse(format!("{verb} (privileges are not modelled)")),
+        Some(verb @ ("INSERT" | "REPLACE" | "UPDATE" | "DELETE" | "COPY")) => Rule::Refuse(format!(
+            "{verb} (data; reference rows are declared in schema.hcl)"
+        )),
+        Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
+        Some("CREATE") => create(tokens, &words),
+        Some("COMMENT") => default_comment(tokens).unwrap_or(Rule::Parse),
+        Some("ALTER") => alter(dialect, tokens, &words),
+        _ => Rule::Parse,
+    }
+}
+
+fn create(tokens: &[Token], words: &[Option<String>]) -> Rule {
+    let kind = create_kind(tokens);
+    match kind.and_then(|k| UNMODELLED.iter().find(|(u, _)| *u == k)) {
+        Some((_, what)) => Rule::Refuse((*what).to_owned()),
+        // `ON ONLY` builds the parent index of a partitioned table.
+        None if words
+            .windows(2)
+            .any(|p| p[0].as_deref() == Some("ON") && p[1].as_deref() == Some("ONLY")) =>
+        {
+            Rule::Refuse("CREATE INDEX … ON ONLY (partitioned tables are not modelled)".to_owned())
+        }
+        None => Rule::Parse,
+    }
+}
+
+fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
+    let w = |i: usize| words.get(i).and_then(Option::as_deref);
+    let n = words.len();
+    if n >= 3 && w(n - 3) == Some("OWNER") && w(n - 2) == Some("TO") {
+        return Rule::Ignore(IgnoreReason::Ownership);
+    }
+    let has = |pair: [&str; 2]| {
+        words
+            .windows(2)
+            .any(|p| p[0].as_deref() == Some(pair[0]) && p[1].as_deref() == Some(pair[1]))
+    };
+    match (w(1), dialect) {
+        (Some("DEFAULT"), _) if w(2) == Some("PRIVILEGES") => {
+            Rule::Refuse("ALTER DEFAULT PRIVILEGES (privileges are not modelled)".to_owned())
+        }
+        (Some("SEQUENCE"), Dialect::Postgres) => owned_by(tokens).unwrap_or(Rule::Parse),
+        (Some("INDEX"), Dialect::Postgres) if has(["ATTACH", "PARTITION"]) => {
+            Rule::Refuse("ALTER INDEX … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
+        }
+        (Some("TABLE"), Dialect::Mysql)
+            if n >= 2 && w(n - 1) == Some("KEYS") && matches!(w(n - 2), Some("DISABLE" | "ENABLE")) =>
+        {
+            Rule::Ignore(IgnoreReason::DataLoad)
+        }
+        (Some("TABLE"), _) if has(["ATTACH", "PARTITION"]) || has(["DETACH", "PARTITION"]) => {
+            Rule::Refuse("ALTER TABLE … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
+        }
+        (Some("TABLE"), _) if has(["LEVEL", "SECURITY"]) => {
+            Rule::Refuse("ALTER TABLE … ROW LEVEL SECURITY (row-level security is not modelled)".to_owned())
+        }
+        (Some("TABLE"), Dialect::Postgres) if has(["ADD", "GENERATED"]) => add_identity(tokens)
+            .unwrap_or_else(|| {
+                Rule::Refuse(
+                    "ALTER TABLE … ADD GENERATED … AS IDENTITY with non-default sequence options".to_owned(),
+                )
+            }),
+        _ => Rule::Parse,
+    }
+}
+
+/// A `SET` statement: PostgreSQL's settings that place objects are refused unless they keep the
+/// defaults the reader assumes; MySQL's `sql_mode` is refused when it makes `"` quote names.
+fn setting(dialect: Dialect, tokens: &[Token]) -> Rule {
+    match dialect {
+        Dialect::Postgres => {
+            let mut rest = tokens.iter().skip(1).peekable();
+            if rest
+                .peek()
+                .and_then(|t| word(t))
+                .is_some_and(|w| w == "SESSION" || w == "LOCAL")
+            {
+                rest.next();
+            }
+            let Some(name) = rest.next().and_then(ident_text) else {
+                return Rule::Parse;
+            };
+            let values: Vec<String> = rest
+                .filter(|t| !matches!(t, Token::Eq | Token::Comma) && word(t).as_deref() != Some("TO"))
+                .filter_map(value_text)
+                .collect();
+            pg_setting(&name.to_ascii_lowercase(), &values)
+        }
+        Dialect::Mysql => {
+            let ansi_quotes = tokens.iter().any(|t| match t {
+                Token::SingleQuotedString(s) => s.to_ascii_uppercase().contains("ANSI_QUOTES"),
+                Token::Word(w) => {
+                    w.value.eq_ignore_ascii_case("ANSI") || w.value.eq_ignore_ascii_case("ANSI_QUOTES")
+                }
+                _ => false,
+            });
+            if ansi_quotes {
+                Rule::Refuse("SET sql_mode with ANSI_QUOTES (double quotes would name objects)".to_owned())
+            } else {
+                Rule::Ignore(IgnoreReason::SessionSetting)
+            }
+        }
+    }
+}
+
+/// PostgreSQL settings by name and value (values as written, unquoted).
+fn pg_setting(name: &str, values: &[String]) -> Rule {
+    let plain = |allowed: &[&str]| values.iter().all(|v| allowed.contains(&v.as_str()));
+    let refuse = |why: &str| Rule::Refuse(format!("SET {name} = {} ({why})", values.join(", ")));
+    match name {
+        "search_path" if plain(&["", "public", "pg_catalog", "\"$user\"", "$user"]) => {
+            Rule::Ignore(IgnoreReason::SessionSetting)
+        }
+        "search_path" => refuse("unqualified names are read as public; qualify them instead"),
+        "default_tablespace" if plain(&[""]) => Rule::Ignore(IgnoreReason::SessionSetting),
+        "default_tablespace" => refuse("tablespaces are not modelled"),
+        "default_table_access_method" if plain(&["heap"]) => Rule::Ignore(IgnoreReason::SessionSetting),
+        "default_table_access_method" => refuse("table access methods are not modelled"),
+        "role" | "session_authorization" => Rule::Ignore(IgnoreReason::Ownership),
+        _ => Rule::Ignore(IgnoreReason::SessionSetting),
+    }
+}
+
+/// `SELECT pg_catalog.set_config('name', 'value', false)`: a setting; any other query is refused.
+fn select_set_config(tokens: &[Token]) -> Rule {
+    let mut i = 1;
+    if tokens.get(i).and_then(ident_text).as_deref() == Some("pg_catalog")
+        && tokens.get(i + 1) == Some(&Token::Period)
+    {
+        i += 2;
+    }
+    let is_set_config = tokens
+        .get(i)
+        .and_then(ident_text)
+        .is_some_and(|n| n.eq_ignore_ascii_case("set_config"));
+    match (
+        is_set_config,
+        tokens.get(i + 1),
+        tokens.get(i + 2),
+        tokens.get(i + 4),
+    ) {
+        (
+            true,
+            Some(Token::LParen),
+            Some(Token::SingleQuotedString(name)),
+            Some(Token::SingleQuotedString(value)),
+        ) => {
+            let values: Vec<String> = value.split(',').map(|v| v.trim().to_owned()).collect();
+            pg_setting(&name.to_ascii_lowercase(), &values)
+        }
+        _ => Rule::Refuse("SELECT (a query; a schema document declares objects)".to_owned()),
+    }
+}
+
+/// The comments a database has before anyone writes one: on `public`, and an extension's own
+/// (its install script sets it; extension comments are not modelled).
+fn default_comment(tokens: &[Token]) -> Option<Rule> {
+    let texts: Vec<String> = tokens.iter().filter_map(value_text).collect();
+    let is = |kind: &str, name: &str, text: &str| {
+        texts.len() == 6 && texts[2].eq_ignore_ascii_case(kind) && texts[3] == name && texts[5] == text
+    };
+    let extension = texts.len() == 6 && texts[2].eq_ignore_ascii_case("EXTENSION");
+    (is("SCHEMA", "public", "standard public schema") || extension)
+        .then_some(Rule::Ignore(IgnoreReason::DefaultComment))
+}
