@@ -33,7 +33,7 @@ fn all_is_exactly_the_crd_enum_in_wire_order() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "ALL is in wire-name order");
-    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 41);
+    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 42);
     assert!(
         all.len() <= MAX_DRIFT_FINDINGS,
         "a full list of categories is never truncated"
@@ -73,6 +73,7 @@ fn the_executor_row_categories_are_the_reference_data_rows() {
         ("namespaces_added", DriftCategory::NamespacesAdded),
         ("enums_modified", DriftCategory::EnumsModified),
         ("table_comments_modified", DriftCategory::TableCommentsModified),
+        ("table_options_modified", DriftCategory::TableOptionsModified),
         ("indexes_modified", DriftCategory::IndexesModified),
         ("constraints_modified", DriftCategory::ConstraintsModified),
     ] {

@@ -208,6 +208,11 @@ async fn pg_dump_output_of_every_corpus_document_reads_back_equal() {
     corpus(Dialect::Postgres, "postgres").await;
 }
 
+#[tokio::test]
+async fn mariadb_dump_output_of_every_corpus_document_reads_back_equal() {
+    corpus(Dialect::Mysql, "mysql").await;
+}
+
 /// `ptah schema plan --from <dump>`: the dump of a database plans to nothing, and the report lists
 /// what it skipped (JSON: `ignored`; text: one `-- … ignored (…)` line each).
 #[tokio::test]

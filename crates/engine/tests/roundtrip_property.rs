@@ -423,6 +423,8 @@ fn build_table(
         identity: None,
         auto_increment: false,
         comment: None,
+        charset: None,
+        collation: None,
     };
 
     // The key.
@@ -480,11 +482,11 @@ fn build_table(
             columns.push(col.name.clone());
             t.columns.push(col);
         }
-        let mut actions = vec![
-            ReferentialAction::NoAction,
-            ReferentialAction::Restrict,
-            ReferentialAction::Cascade,
-        ];
+        // MySQL's NO ACTION is RESTRICT: its readers never produce NoAction.
+        let mut actions = vec![ReferentialAction::Restrict, ReferentialAction::Cascade];
+        if pg {
+            actions.insert(0, ReferentialAction::NoAction);
+        }
         if fk.nullable {
             actions.push(ReferentialAction::SetNull);
         }
@@ -669,9 +671,15 @@ async fn create_and_compare(db: &Fresh, dialect: Dialect, desired: &Schema) -> R
     apply(&mut session, &create, &apply_options)
         .await
         .map_err(|e| format!("apply failed: {e}\n--- plan ---\n{script}"))?;
-    let live = inspect(&mut session, &scope).await.map_err(|e| e.to_string())?;
+    let mut live = inspect(&mut session, &scope).await.map_err(|e| e.to_string())?;
     let again = ptah_schema::plan(desired, &live, dialect, &options).map_err(|e| e.to_string())?;
     session.close().await.map_err(|e| e.to_string())?;
+    // A MySQL table's default character set and collation are the database's when the document
+    // leaves them out, and only compared when declared: the generated schemas never declare them.
+    for table in live.tables.values_mut() {
+        table.charset = None;
+        table.collation = None;
+    }
 
     let mut problems = Vec::new();
     if live != *desired {

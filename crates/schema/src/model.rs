@@ -102,6 +102,13 @@ pub struct Table {
     pub indexes: BTreeMap<String, Index>,
     /// The table comment.
     pub comment: Option<String>,
+    /// MySQL: the table's default character set. Compared only when the document declares it
+    /// (undeclared, a new table takes the database's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset: Option<String>,
+    /// MySQL: the table's default collation, compared only when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collation: Option<String>,
     /// Reference rows the table owns, when declared.
     pub rows: Option<ReferenceRows>,
 }
@@ -118,6 +125,8 @@ impl Table {
             foreign_keys: BTreeMap::new(),
             indexes: BTreeMap::new(),
             comment: None,
+            charset: None,
+            collation: None,
             rows: None,
         }
     }
@@ -146,6 +155,13 @@ pub struct Column {
     pub auto_increment: bool,
     /// The column comment.
     pub comment: Option<String>,
+    /// MySQL: the column's character set where it is not the table's. Compared only when
+    /// declared (a collation names its character set anyway).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset: Option<String>,
+    /// MySQL: the column's collation where it is not the table's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collation: Option<String>,
 }
 
 /// How a PostgreSQL identity column generates values.

@@ -18,6 +18,8 @@ fn col(name: &str, data_type: DataType) -> Column {
         identity: None,
         auto_increment: false,
         comment: None,
+        charset: None,
+        collation: None,
     }
 }
 

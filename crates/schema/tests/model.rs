@@ -17,6 +17,8 @@ fn sample() -> Schema {
             identity: None,
             auto_increment: false,
             comment: None,
+            charset: None,
+            collation: None,
         });
         schema.tables.insert(table.name.clone(), table);
     }

@@ -27,6 +27,8 @@ fn col(name: &str, data_type: DataType, nullable: bool) -> Column {
         identity: None,
         auto_increment: false,
         comment: None,
+        charset: None,
+        collation: None,
     }
 }
 

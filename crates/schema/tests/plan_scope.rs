@@ -19,6 +19,8 @@ fn col(name: &str, nullable: bool) -> Column {
         identity: None,
         auto_increment: false,
         comment: None,
+        charset: None,
+        collation: None,
     }
 }
 
@@ -223,6 +225,8 @@ fn column() -> impl Strategy<Value = Column> {
                 identity: auto_increment.then_some(Identity::ByDefault),
                 auto_increment,
                 comment,
+                charset: None,
+                collation: None,
             },
         )
 }

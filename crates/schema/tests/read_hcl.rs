@@ -197,6 +197,45 @@ fn sql_and_hcl_agree() {
     );
 }
 
+#[test]
+fn mysql_character_sets_and_collations_agree_between_sql_and_hcl() {
+    let from_sql = sql::parse(
+        Dialect::Mysql,
+        "a.sql",
+        "CREATE TABLE t (a varchar(10) CHARACTER SET latin1 COLLATE latin1_bin, b text COLLATE utf8mb4_bin, \
+         c varchar(5) COLLATE utf8mb4_general_ci) ENGINE=InnoDB DEFAULT CHARSET=utf8 COLLATE=utf8mb4_general_ci;",
+    )
+    .expect("sql");
+    let t = &from_sql.tables[&ptah_schema::QualifiedName::new("", "t")];
+    assert_eq!(t.charset.as_deref(), Some("utf8mb3"), "the utf8 alias is utf8mb3");
+    assert_eq!(t.collation.as_deref(), Some("utf8mb4_general_ci"));
+    assert_eq!(
+        (t.columns[0].charset.as_deref(), t.columns[0].collation.as_deref()),
+        (Some("latin1"), Some("latin1_bin"))
+    );
+    assert_eq!(t.columns[1].collation.as_deref(), Some("utf8mb4_bin"));
+    assert_eq!(
+        t.columns[2].collation, None,
+        "the table's collation is no collation of its own"
+    );
+    let text = to_hcl(Dialect::Mysql, &from_sql);
+    assert!(
+        text.contains("collate = \"latin1_bin\"") && text.contains("charset = \"utf8mb3\""),
+        "{text}"
+    );
+    assert_eq!(
+        hcl::parse(Dialect::Mysql, "a.hcl", &text).expect("hcl"),
+        from_sql,
+        "{text}"
+    );
+    let pg = hcl::parse(
+        PG,
+        "p.hcl",
+        "table \"t\" {\n  schema = schema.public\n  collate = \"C\"\n}\n",
+    );
+    assert!(matches!(pg, Err(ReadError::Unsupported { .. })), "{pg:?}");
+}
+
 fn err(doc: &str) -> ReadError {
     hcl::parse(PG, "s.hcl", doc).expect_err("must be refused")
 }
@@ -354,6 +393,8 @@ mod props {
                         identity: None,
                         auto_increment: false,
                         comment,
+                        charset: None,
+                        collation: None,
                     });
                 }
                 let first = t.columns[0].name.clone();

@@ -52,9 +52,9 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the five the executor
-/// also emits (`namespaces_added`, `enums_modified`, `table_comments_modified`, `indexes_modified`,
-/// `constraints_modified`); [`DriftCategory::from_executor`] maps every executor category here.
+/// The closed vocabulary of drift categories: the reference list (36) plus the six the executor
+/// also emits (`namespaces_added`, `enums_modified`, `table_comments_modified`,
+/// `table_options_modified`, `indexes_modified`, `constraints_modified`); [`DriftCategory::from_executor`] maps every executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftCategory {
@@ -132,6 +132,8 @@ pub enum DriftCategory {
     TableConstraintsAdded,
     /// `table_constraints_removed`: table constraints removed.
     TableConstraintsRemoved,
+    /// `table_options_modified`: a table's default character set or collation modified (MySQL).
+    TableOptionsModified,
     /// `tables_added`: tables added.
     TablesAdded,
     /// `tables_removed`: tables removed.
@@ -144,7 +146,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 41] = [
+    pub const ALL: [DriftCategory; 42] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -182,6 +184,7 @@ impl DriftCategory {
         DriftCategory::TableCommentsModified,
         DriftCategory::TableConstraintsAdded,
         DriftCategory::TableConstraintsRemoved,
+        DriftCategory::TableOptionsModified,
         DriftCategory::TablesAdded,
         DriftCategory::TablesRemoved,
         DriftCategory::UniqueProtectionsRemoved,
@@ -226,6 +229,7 @@ impl DriftCategory {
             DriftCategory::RolesModified => "roles_modified",
             DriftCategory::RolesRemoved => "roles_removed",
             DriftCategory::TableCommentsModified => "table_comments_modified",
+            DriftCategory::TableOptionsModified => "table_options_modified",
             DriftCategory::TableConstraintsAdded => "table_constraints_added",
             DriftCategory::TableConstraintsRemoved => "table_constraints_removed",
             DriftCategory::TablesAdded => "tables_added",

@@ -253,6 +253,8 @@ fn column(name: &str, data_type: DataType, nullable: bool) -> Column {
         identity: None,
         auto_increment: false,
         comment: None,
+        charset: None,
+        collation: None,
     }
 }
 

@@ -16,6 +16,8 @@ use ptah_schema::{
     PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
 };
 
+use ptah_schema::normalize::{mysql_action, mysql_charset_name};
+
 use crate::{Error, InspectScope, canon};
 
 const DIALECT: Dialect = Dialect::Mysql;
@@ -35,6 +37,8 @@ pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Sc
         let name = req(&row, 0)?;
         let mut table = Table::new(QualifiedName::new("", &name));
         table.comment = text(&row, 1)?.filter(|c| !c.is_empty());
+        table.collation = text(&row, 2)?.map(|c| mysql_charset_name(&c));
+        table.charset = table.collation.as_deref().map(charset_of);
         tables.insert(name, table);
     }
     let json_columns = read_checks(conn, &database, mariadb, &mut tables).await?;
@@ -111,7 +115,7 @@ async fn read_columns(
             Some(raw) if mariadb => canon::default(DIALECT, &raw),
             Some(raw) => mysql_default(&raw, &extra, &data_type),
         };
-        let column = Column {
+        let mut column = Column {
             name,
             data_type,
             nullable: req::<String>(&row, 4)? == "YES",
@@ -119,7 +123,20 @@ async fn read_columns(
             identity: None,
             auto_increment: extra.contains("auto_increment"),
             comment: text(&row, 7)?.filter(|c| !c.is_empty()),
+            charset: None,
+            collation: None,
         };
+        // Reported only where it is not the table's, as a document states it.
+        let table_collation = tables.get(&table).and_then(|t| t.collation.clone());
+        // MariaDB's JSON columns are utf8mb4_bin by definition: part of the type, not a choice.
+        let json = column.data_type == DataType::Json;
+        if let Some(collation) = text(&row, 10)?.map(|c| mysql_charset_name(&c))
+            && Some(&collation) != table_collation.as_ref()
+            && !(json && collation == "utf8mb4_bin")
+        {
+            column.charset = text(&row, 9)?.map(|c| mysql_charset_name(&c));
+            column.collation = Some(collation);
+        }
         ordered.entry(table).or_default().insert(req(&row, 2)?, column);
     }
     for (name, columns) in ordered {
@@ -128,6 +145,12 @@ async fn read_columns(
         }
     }
     Ok(())
+}
+
+/// The character set a collation belongs to: MySQL and MariaDB name every collation after its
+/// character set (`utf8mb4_unicode_ci`), and no character set name has an underscore.
+fn charset_of(collation: &str) -> String {
+    collation.split('_').next().unwrap_or(collation).to_owned()
 }
 
 /// MySQL 8 prints literal defaults unquoted and marks expressions `DEFAULT_GENERATED`; rewrite them
@@ -196,15 +219,15 @@ async fn read_foreign_keys(
     Ok(())
 }
 
-/// `REFERENTIAL_CONSTRAINTS` rule text.
+/// `REFERENTIAL_CONSTRAINTS` rule text (NO ACTION is RESTRICT: [`mysql_action`]).
 fn action(rule: &str) -> ReferentialAction {
-    match rule.to_ascii_uppercase().as_str() {
+    mysql_action(match rule.to_ascii_uppercase().as_str() {
         "RESTRICT" => ReferentialAction::Restrict,
         "CASCADE" => ReferentialAction::Cascade,
         "SET NULL" => ReferentialAction::SetNull,
         "SET DEFAULT" => ReferentialAction::SetDefault,
         _ => ReferentialAction::NoAction,
-    }
+    })
 }
 
 /// One index as STATISTICS lists it, parts keyed by position.
@@ -345,7 +368,7 @@ mod tests {
     fn rules_map_to_actions() {
         assert_eq!(action("CASCADE"), ReferentialAction::Cascade);
         assert_eq!(action("SET NULL"), ReferentialAction::SetNull);
-        assert_eq!(action("NO ACTION"), ReferentialAction::NoAction);
+        assert_eq!(action("NO ACTION"), ReferentialAction::Restrict);
         assert_eq!(action("RESTRICT"), ReferentialAction::Restrict);
     }
 }

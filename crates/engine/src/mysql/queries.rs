@@ -5,13 +5,13 @@
 //! reader touches as few views as it can: PRIMARY KEY and UNIQUE come from STATISTICS (they are
 //! indexes in MySQL), never from TABLE_CONSTRAINTS.
 
-/// Base tables and their comments.
-pub(super) const TABLES: &str = "SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES \
+/// Base tables, their comments and default collations.
+pub(super) const TABLES: &str = "SELECT TABLE_NAME, TABLE_COMMENT, TABLE_COLLATION FROM information_schema.TABLES \
      WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'";
 
 /// Columns in table order.
 pub(super) const COLUMNS: &str = "SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_TYPE, \
-     IS_NULLABLE, COLUMN_DEFAULT, EXTRA, COLUMN_COMMENT, DATA_TYPE \
+     IS_NULLABLE, COLUMN_DEFAULT, EXTRA, COLUMN_COMMENT, DATA_TYPE, CHARACTER_SET_NAME, COLLATION_NAME \
      FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?";
 
 /// Index parts (MariaDB: no functional indexes, so every part names a column).

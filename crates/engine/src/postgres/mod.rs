@@ -108,6 +108,8 @@ async fn read_columns(
             identity,
             auto_increment: false,
             comment: get(&row, 8)?,
+            charset: None,
+            collation: None,
         };
         columns.entry(table).or_default().insert(get(&row, 1)?, column);
     }

@@ -25,6 +25,8 @@ pub enum DiffCategory {
     TablesRemoved,
     /// `table_comments_modified`.
     TableCommentsModified,
+    /// `table_options_modified`: a declared default character set or collation (MySQL).
+    TableOptionsModified,
     /// `columns_added`.
     ColumnsAdded,
     /// `columns_removed`.
@@ -53,7 +55,7 @@ pub enum DiffCategory {
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 20] = [
+    pub const ALL: [DiffCategory; 21] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -62,6 +64,7 @@ impl DiffCategory {
         DiffCategory::TablesAdded,
         DiffCategory::TablesRemoved,
         DiffCategory::TableCommentsModified,
+        DiffCategory::TableOptionsModified,
         DiffCategory::ColumnsAdded,
         DiffCategory::ColumnsRemoved,
         DiffCategory::ColumnsModified,
@@ -87,6 +90,7 @@ impl DiffCategory {
             DiffCategory::TablesAdded => "tables_added",
             DiffCategory::TablesRemoved => "tables_removed",
             DiffCategory::TableCommentsModified => "table_comments_modified",
+            DiffCategory::TableOptionsModified => "table_options_modified",
             DiffCategory::ColumnsAdded => "columns_added",
             DiffCategory::ColumnsRemoved => "columns_removed",
             DiffCategory::ColumnsModified => "columns_modified",
@@ -134,6 +138,10 @@ impl SchemaDiff {
             (
                 DiffCategory::TableCommentsModified,
                 self.table_comments_modified.len(),
+            ),
+            (
+                DiffCategory::TableOptionsModified,
+                self.table_options_modified.len(),
             ),
             (DiffCategory::ColumnsAdded, self.columns_added.len()),
             (DiffCategory::ColumnsRemoved, self.columns_removed.len()),

@@ -44,6 +44,8 @@ pub struct SchemaDiff {
     pub tables_removed: Vec<Table>,
     /// Tables whose comment changes.
     pub table_comments_modified: Vec<TableCommentChange>,
+    /// Tables whose declared default character set or collation differs (MySQL).
+    pub table_options_modified: Vec<TableOptionsChange>,
     /// Columns to add to existing tables.
     pub columns_added: Vec<ColumnRef>,
     /// Columns to drop from existing tables (the actual definition).
@@ -141,6 +143,17 @@ pub struct TableCommentChange {
     pub to: Option<String>,
 }
 
+/// A table's default character set and collation, as the document declares them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableOptionsChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The character set to set, when declared.
+    pub charset: Option<String>,
+    /// The collation to set, when declared.
+    pub collation: Option<String>,
+}
+
 /// A column of a table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColumnRef {
@@ -166,6 +179,8 @@ pub enum ColumnAspect {
     AutoIncrement,
     /// The comment.
     Comment,
+    /// MySQL: the character set or collation.
+    Collation,
 }
 
 /// A column whose definition changes.
@@ -283,6 +298,9 @@ impl SchemaDiff {
         self.table_comments_modified
             .iter()
             .for_each(|c| add(&c.table, comments));
+        self.table_options_modified
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::TableOptionsModified));
         self.columns_added
             .iter()
             .for_each(|c| add(&c.table, DiffCategory::ColumnsAdded));

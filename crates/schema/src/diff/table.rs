@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use super::{
     ColumnAspect, ColumnChange, ColumnRef, Constraint, ConstraintChange, ConstraintRef, IndexChange,
-    IndexRef, SchemaDiff, TableCommentChange,
+    IndexRef, SchemaDiff, TableCommentChange, TableOptionsChange,
 };
-use crate::model::{Column, Table};
+use crate::model::{Column, DataType, Table};
 
 /// Adds the differences between `want` and `have` (the same table) to `d`.
 pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
@@ -18,6 +18,15 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
             to: want.comment.clone(),
         });
     }
+    // Declared means compared: undeclared, a table keeps whatever default it has.
+    let declared_differs = |w: &Option<String>, h: &Option<String>| w.is_some() && w != h;
+    if declared_differs(&want.charset, &have.charset) || declared_differs(&want.collation, &have.collation) {
+        d.table_options_modified.push(TableOptionsChange {
+            table: name.clone(),
+            charset: want.charset.clone(),
+            collation: want.collation.clone(),
+        });
+    }
     for column in &want.columns {
         match have.column(&column.name) {
             None => d.columns_added.push(ColumnRef {
@@ -25,7 +34,10 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
                 column: column.clone(),
             }),
             Some(old) => {
-                let changes = column_changes(old, column);
+                let mut changes = column_changes(old, column);
+                if collation_differs(want, have, old, column) {
+                    changes.push(ColumnAspect::Collation);
+                }
                 if !changes.is_empty() {
                     d.columns_modified.push(ColumnChange {
                         table: name.clone(),
@@ -117,6 +129,38 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
         changes.push(ColumnAspect::Comment);
     }
     changes
+}
+
+/// A text column's collation is its own when it names one, else its table's: compared in effect,
+/// so a column that follows its table follows a change of the table's default too (`ALTER TABLE …
+/// COLLATE=` alone leaves existing columns as they were). The live side names a column's
+/// collation only where it differs from its table's. A declared character set is compared with
+/// the one in effect.
+fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: &Column) -> bool {
+    if !collatable(&new.data_type) {
+        return false;
+    }
+    let have = old.collation.as_ref().or(have_table.collation.as_ref());
+    let want = new
+        .collation
+        .as_ref()
+        .or(want_table.collation.as_ref())
+        .or(have_table.collation.as_ref());
+    let charset_in_effect = old.charset.as_ref().or(have_table.charset.as_ref());
+    let charset_differs = new.charset.as_ref().is_some_and(|c| Some(c) != charset_in_effect);
+    want != have || charset_differs
+}
+
+/// Whether a MySQL column of this type has a character set and collation.
+fn collatable(t: &DataType) -> bool {
+    match t {
+        DataType::Char(_) | DataType::Varchar(_) | DataType::Text | DataType::InlineEnum(_) => true,
+        DataType::Other { name, .. } => matches!(
+            name.as_str(),
+            "tinytext" | "mediumtext" | "longtext" | "set" | "enum"
+        ),
+        _ => false,
+    }
 }
 
 /// Kind rank then name: the primary key first, then uniques, checks and foreign keys.

@@ -4,7 +4,7 @@
 use crate::model::{
     DataType, DefaultValue, Dialect, IndexTarget, Literal, QualifiedName, Schema, UniqueConstraint,
 };
-use crate::normalize::canonical_number;
+use crate::normalize::{canonical_number, mysql_action};
 
 use super::{Location, ReadError};
 
@@ -72,7 +72,8 @@ pub(crate) fn foreign_keys(schema: &mut Schema, pending: &[PendingForeignKey]) -
 /// Rewrites what a catalog can only report one way into that form, so a document and the live
 /// database compare equal: `DEFAULT NULL` is no default; a quoted number as the default of a
 /// numeric column is that number (`int DEFAULT '0'` reads back as `0`); on MySQL a UNIQUE index
-/// on whole ascending columns is a UNIQUE constraint (the server cannot tell them apart).
+/// on whole ascending columns is a UNIQUE constraint (the server cannot tell them apart), and a
+/// foreign key's NO ACTION is RESTRICT ([`mysql_action`]).
 pub(crate) fn canonical_forms(dialect: Dialect, schema: &mut Schema) {
     for table in schema.tables.values_mut() {
         for column in &mut table.columns {
@@ -97,6 +98,10 @@ pub(crate) fn canonical_forms(dialect: Dialect, schema: &mut Schema) {
         }
         if dialect != Dialect::Mysql {
             continue;
+        }
+        for fk in table.foreign_keys.values_mut() {
+            fk.on_delete = mysql_action(fk.on_delete);
+            fk.on_update = mysql_action(fk.on_update);
         }
         let as_unique: Vec<String> = table
             .indexes

@@ -116,6 +116,12 @@ fn render_tagged(
         };
         out.push(C::TableCommentsModified, s);
     }
+    // Only MySQL tables have a default character set and collation.
+    if dialect == Dialect::Mysql {
+        for c in &diff.table_options_modified {
+            out.push(C::TableOptionsModified, mysql::table_options(c));
+        }
+    }
     for c in &diff.columns_added {
         match dialect {
             Dialect::Postgres => out.extend(C::ColumnsAdded, postgres::add_column(&c.table, &c.column)),

@@ -3,7 +3,7 @@
 use super::severity::type_change;
 use super::sql::Sql;
 use super::{MysqlFlavor, stmt};
-use crate::diff::{ColumnAspect, ColumnChange, Constraint};
+use crate::diff::{ColumnAspect, ColumnChange, Constraint, TableOptionsChange};
 use crate::model::{Column, Dialect, ForeignKey, Index, QualifiedName, ReferentialAction, Table};
 use crate::plan::{PlannedStatement, Severity};
 
@@ -32,9 +32,10 @@ pub(super) fn create_table(t: &Table) -> PlannedStatement {
         ));
     }
     let mut sql = format!(
-        "CREATE TABLE {} ({}) ENGINE=InnoDB",
+        "CREATE TABLE {} ({}) ENGINE=InnoDB{}",
         SQL.qualified(&t.name),
-        parts.join(", ")
+        parts.join(", "),
+        charset_options(t.charset.as_deref(), t.collation.as_deref())
     );
     if let Some(comment) = &t.comment {
         sql.push_str(&format!(" COMMENT={}", SQL.string(comment)));
@@ -54,6 +55,33 @@ pub(super) fn table_comment(table: &QualifiedName, comment: Option<&str>) -> Pla
         SQL.string(comment.unwrap_or_default())
     );
     stmt(sql, Severity::Safe, "sets a table comment")
+}
+
+/// ` DEFAULT CHARSET=… COLLATE=…` for what is declared.
+fn charset_options(charset: Option<&str>, collation: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(c) = charset {
+        out.push_str(&format!(" DEFAULT CHARSET={}", SQL.ident(c)));
+    }
+    if let Some(c) = collation {
+        out.push_str(&format!(" COLLATE={}", SQL.ident(c)));
+    }
+    out
+}
+
+/// A table's default character set and collation: only columns added later take them, existing
+/// columns keep theirs (their own changes are column changes).
+pub(super) fn table_options(change: &TableOptionsChange) -> PlannedStatement {
+    let sql = format!(
+        "ALTER TABLE {}{}",
+        SQL.qualified(&change.table),
+        charset_options(change.charset.as_deref(), change.collation.as_deref())
+    );
+    stmt(
+        sql,
+        Severity::Safe,
+        "changes the table's default character set or collation",
+    )
 }
 
 pub(super) fn add_column(table: &QualifiedName, c: &Column) -> PlannedStatement {
@@ -121,6 +149,7 @@ fn aspect_name(a: ColumnAspect) -> &'static str {
         ColumnAspect::Identity => "identity",
         ColumnAspect::AutoIncrement => "auto_increment",
         ColumnAspect::Comment => "comment",
+        ColumnAspect::Collation => "character set or collation",
     }
 }
 

@@ -100,6 +100,12 @@ impl Sql {
                 }
             }
             Dialect::Mysql => {
+                if let Some(c) = &column.charset {
+                    out.push_str(&format!(" CHARACTER SET {}", self.ident(c)));
+                }
+                if let Some(c) = &column.collation {
+                    out.push_str(&format!(" COLLATE {}", self.ident(c)));
+                }
                 out.push_str(if column.nullable { " NULL" } else { " NOT NULL" });
                 if let Some(d) = &column.default {
                     out.push_str(&format!(" DEFAULT {}", self.default(d)));

@@ -53,6 +53,12 @@ fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tabl
     if let Some(c) = &table.comment {
         let _ = writeln!(out, "  comment = {}", quote(c));
     }
+    if let Some(c) = &table.charset {
+        let _ = writeln!(out, "  charset = {}", quote(c));
+    }
+    if let Some(c) = &table.collation {
+        let _ = writeln!(out, "  collate = {}", quote(c));
+    }
     for column in &table.columns {
         write_column(out, dialect, schema, table, column);
     }
@@ -137,6 +143,12 @@ fn write_column(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tab
     }
     if let Some(c) = &column.comment {
         let _ = writeln!(out, "    comment = {}", quote(c));
+    }
+    if let Some(c) = &column.charset {
+        let _ = writeln!(out, "    charset = {}", quote(c));
+    }
+    if let Some(c) = &column.collation {
+        let _ = writeln!(out, "    collate = {}", quote(c));
     }
     if let Some(identity) = column.identity {
         let generated = match identity {

@@ -5,14 +5,14 @@ use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
 use crate::model::{
-    CheckConstraint, Column, ForeignKey, Identity, PrimaryKey, QualifiedName, ReferentialAction, Table,
-    UniqueConstraint,
+    CheckConstraint, Column, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName, ReferentialAction,
+    Table, UniqueConstraint,
 };
-use crate::normalize::expression;
+use crate::normalize::{expression, mysql_charset_name};
 
 use super::super::ReadError;
 use super::super::check::PendingForeignKey;
-use super::Reader;
+use super::{Attrs, Reader};
 
 impl Reader<'_> {
     fn table_name(&self, block: &Block) -> Result<QualifiedName, ReadError> {
@@ -43,6 +43,8 @@ impl Reader<'_> {
         if let Some(a) = attrs.take("comment") {
             table.comment = Some(self.string(&a.value)?);
         }
+        table.charset = self.charset_attr(&mut attrs, "charset", &owner)?;
+        table.collation = self.charset_attr(&mut attrs, "collate", &owner)?;
         self.done(attrs)?;
         for b in blocks.iter().filter(|b| b.ident.as_str() == "column") {
             let column = self.column(&q, b)?;
@@ -187,6 +189,9 @@ impl Reader<'_> {
             Some(a) => Some(self.string(&a.value)?),
             None => None,
         };
+        let owner = format!("column {name}");
+        let charset = self.charset_attr(&mut attrs, "charset", &owner)?;
+        let collation = self.charset_attr(&mut attrs, "collate", &owner)?;
         self.done(attrs)?;
         let mut identity = None;
         for b in blocks {
@@ -219,6 +224,8 @@ impl Reader<'_> {
             identity,
             auto_increment,
             comment,
+            charset,
+            collation,
         })
     }
 
@@ -328,5 +335,21 @@ impl Reader<'_> {
                 what: format!("table {name}"),
             }),
         }
+    }
+
+    /// A MySQL `charset` or `collate` attribute (PostgreSQL has neither).
+    fn charset_attr(
+        &self,
+        attrs: &mut Attrs<'_>,
+        key: &str,
+        owner: &str,
+    ) -> Result<Option<String>, ReadError> {
+        let Some(a) = attrs.take(key) else {
+            return Ok(None);
+        };
+        if self.dialect != Dialect::Mysql {
+            return Err(self.unsupported(a.span(), format!("attribute `{key}` in {owner} (MySQL only)")));
+        }
+        Ok(Some(mysql_charset_name(&self.string(&a.value)?)))
     }
 }

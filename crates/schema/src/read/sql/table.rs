@@ -15,12 +15,58 @@ use crate::model::{
     ReferentialAction, Table, UniqueConstraint,
 };
 use crate::names::serial_default;
-use crate::normalize::{default_value, expression};
+use crate::normalize::{default_value, expression, mysql_charset_name};
 use crate::types::parse_type_with;
 
 use super::super::check::PendingForeignKey;
 use super::super::{IgnoreReason, Location, ReadError};
 use super::Reader;
+
+/// A plain index on exactly `columns`, in order: what InnoDB creates for a foreign key.
+fn backs_foreign_key(index: &crate::model::Index, columns: &[String]) -> bool {
+    !index.unique
+        && index.predicate.is_none()
+        && index
+            .method
+            .as_deref()
+            .is_none_or(|m| m.eq_ignore_ascii_case("btree"))
+        && index.parts.len() == columns.len()
+        && index.parts.iter().zip(columns).all(|(p, c)| {
+            !p.descending
+                && p.prefix_length.is_none()
+                && matches!(&p.target, crate::model::IndexTarget::Column(n) if n == c)
+        })
+}
+
+/// Which of a table's character-set options a key is (`DEFAULT CHARSET`, `CHARACTER SET`,
+/// `DEFAULT COLLATE`…).
+enum CharsetKey {
+    Charset,
+    Collation,
+}
+
+fn charset_key(key: &sqlparser::ast::ObjectName) -> Option<CharsetKey> {
+    let text = key.to_string().to_ascii_uppercase();
+    match text.strip_prefix("DEFAULT ").unwrap_or(&text) {
+        "CHARSET" | "CHARACTER SET" => Some(CharsetKey::Charset),
+        "COLLATE" => Some(CharsetKey::Collation),
+        _ => None,
+    }
+}
+
+/// An option's value as text: a name or a string, unquoted.
+fn option_text(value: &Expr) -> String {
+    match value {
+        Expr::Identifier(i) => i.value.clone(),
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::DoubleQuotedString(s) => {
+                s.clone()
+            }
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
 
 fn action(a: Option<SqlAction>) -> ReferentialAction {
     match a {
@@ -69,6 +115,18 @@ impl Reader {
         for constraint in create.constraints {
             self.table_constraint(&name, constraint, &at)?;
         }
+        // A column's character set or collation equal to the table's is the table's.
+        if let Some(t) = self.schema.tables.get_mut(&name) {
+            let (charset, collation) = (t.charset.clone(), t.collation.clone());
+            for c in &mut t.columns {
+                if c.charset.is_some() && c.charset == charset {
+                    c.charset = None;
+                }
+                if c.collation.is_some() && c.collation == collation {
+                    c.collation = None;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -92,6 +150,13 @@ impl Reader {
                         && l.name
                             .as_ref()
                             .is_some_and(|n| n.value.eq_ignore_ascii_case("innodb")) => {}
+                SqlOption::KeyValue { key, value } if charset_key(key).is_some() => {
+                    let name = Some(mysql_charset_name(&option_text(value)));
+                    match charset_key(key) {
+                        Some(CharsetKey::Charset) => table.charset = name,
+                        _ => table.collation = name,
+                    }
+                }
                 SqlOption::KeyValue { key, value }
                     if key.to_string().eq_ignore_ascii_case("auto_increment") =>
                 {
@@ -135,6 +200,8 @@ impl Reader {
             identity: None,
             auto_increment: mysql_serial,
             comment: None,
+            charset: None,
+            collation: None,
         };
         if serial {
             let seq = self.namer.serial_sequence(table, &name);
@@ -143,6 +210,7 @@ impl Reader {
             )));
         }
         let mut deferred = Vec::new();
+        let mut json_check = false;
         if mysql_serial {
             deferred.push(TableConstraint::Unique(unique_on(&def.name)));
         }
@@ -155,6 +223,12 @@ impl Reader {
                     column.default = Some(default_value(self.dialect, &expr.to_string()));
                 }
                 ColumnOption::Comment(c) if self.dialect == Dialect::Mysql => column.comment = Some(c),
+                ColumnOption::CharacterSet(n) if self.dialect == Dialect::Mysql => {
+                    column.charset = Some(mysql_charset_name(&n.to_string().replace('`', "")));
+                }
+                ColumnOption::Collation(n) if self.dialect == Dialect::Mysql => {
+                    column.collation = Some(mysql_charset_name(&n.to_string().replace('`', "")));
+                }
                 ColumnOption::DialectSpecific(tokens)
                     if is_auto_increment(&tokens) && self.dialect == Dialect::Mysql =>
                 {
@@ -191,6 +265,22 @@ impl Reader {
                     fk.columns = vec![def.name.clone()];
                     deferred.push(TableConstraint::ForeignKey(fk));
                 }
+                // MariaDB's JSON is `longtext` with this check; its catalog reader says `json`.
+                ColumnOption::Check(c)
+                    if self.dialect == Dialect::Mysql
+                        && column.data_type
+                            == (DataType::Other {
+                                name: "longtext".into(),
+                                params: vec![],
+                            })
+                        && expression(self.dialect, &c.expr.to_string())
+                            == expression(
+                                self.dialect,
+                                &format!("json_valid(`{}`)", name.replace('`', "``")),
+                            ) =>
+                {
+                    json_check = true;
+                }
                 ColumnOption::Check(mut c) => {
                     c.name = c.name.or(named);
                     let name = match c.name.as_ref() {
@@ -200,6 +290,15 @@ impl Reader {
                     self.add_check(table, name, &c.expr, &at)?;
                 }
                 other => return Err(self.unsupported(&at, format!("column option {other}"))),
+            }
+        }
+        if json_check {
+            column.data_type = DataType::Json;
+            if column.charset.as_deref().is_none_or(|c| c == "utf8mb4")
+                && column.collation.as_deref().is_none_or(|c| c == "utf8mb4_bin")
+            {
+                column.charset = None;
+                column.collation = None;
             }
         }
         let t = self.table_mut(table, &at)?;
@@ -315,6 +414,17 @@ impl Reader {
                     Some(n) => self.ident(n),
                     None => self.namer.foreign_key(table, &columns),
                 };
+                if self.dialect == Dialect::Mysql {
+                    // The index InnoDB made for this key (its name, exactly its columns): the
+                    // catalog reader hides it, and so does this one (`mysqldump` writes it out).
+                    let t = self.table_mut(table, at)?;
+                    if t.indexes
+                        .get(&name)
+                        .is_some_and(|i| backs_foreign_key(i, &columns))
+                    {
+                        t.indexes.remove(&name);
+                    }
+                }
                 self.claim(table, &name, at)?;
                 let referenced_table = self.qualified(&fk.foreign_table, at)?;
                 let referenced_columns = fk.referred_columns.iter().map(|c| self.ident(c)).collect();
