@@ -151,6 +151,7 @@ impl From<DbError> for Failure {
             DbError::StalePlan { .. } => ("stale_plan", EXIT_FAILURE),
             DbError::NotConverged { .. } => ("not_converged", EXIT_FAILURE),
             DbError::ApplyFailed { .. } => ("apply_failed", EXIT_FAILURE),
+            DbError::Unparsable { .. } => ("unparsable_plan", EXIT_USAGE),
             DbError::Query(_) => ("database", EXIT_FAILURE),
         };
         Failure::new(code, err.to_string(), exit)

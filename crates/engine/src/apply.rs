@@ -197,6 +197,7 @@ async fn mysql(conn: &mut mysql_async::Conn, plan: &Plan, opts: &ApplyOptions) -
         ));
     }
     conn.query_drop(set).await.map_err(Error::mysql)?;
+    check_parses(conn, plan).await?;
     let mut committed = Vec::new();
     let mut outcome = Ok(());
     for (index, statement) in plan.statements.iter().enumerate() {
@@ -219,6 +220,33 @@ async fn mysql(conn: &mut mysql_async::Conn, plan: &Plan, opts: &ApplyOptions) -
     outcome?;
     reset.map_err(Error::mysql)?;
     Ok(committed)
+}
+
+/// MySQL commits DDL statement by statement, so a statement the server cannot read, found
+/// halfway, would leave a half-applied plan. The server prepares every statement first: a
+/// prepared statement is parsed, never run, and DDL names are not resolved until it runs. Only a
+/// syntax error refuses the plan; anything else a prepare reports (a table a reference-row
+/// `INSERT` names that the plan creates first, a statement that cannot be prepared) is left to
+/// the run itself.
+async fn check_parses(conn: &mut mysql_async::Conn, plan: &Plan) -> Result<(), Error> {
+    use mysql_async::prelude::Queryable;
+    // ER_PARSE_ERROR, ER_SYNTAX_ERROR.
+    const SYNTAX: [u16; 2] = [1064, 1149];
+    for (index, statement) in plan.statements.iter().enumerate() {
+        match conn.prep(statement.sql.as_str()).await {
+            Ok(prepared) => conn.close(prepared).await.map_err(Error::mysql)?,
+            Err(mysql_async::Error::Server(e)) if SYNTAX.contains(&e.code) => {
+                return Err(Error::Unparsable {
+                    index,
+                    total: plan.statements.len(),
+                    error: e.message,
+                });
+            }
+            Err(mysql_async::Error::Server(_)) => {}
+            Err(other) => return Err(Error::mysql(other)),
+        }
+    }
+    Ok(())
 }
 
 /// Re-inspects and requires that a fresh plan from the live schema to `desired` within `scope` is

@@ -104,6 +104,16 @@ pub enum Error {
         /// The server's message.
         error: String,
     },
+    /// The server cannot parse a statement of the plan (a render bug): refused before any ran.
+    #[error("statement {} of {total} does not parse on the server, nothing ran: {error}", index + 1)]
+    Unparsable {
+        /// The 0-based index of the statement in the plan.
+        index: usize,
+        /// The plan's statement count.
+        total: usize,
+        /// The server's message.
+        error: String,
+    },
     /// After applying, the database still differs from the desired schema.
     #[error("the database did not converge: a fresh plan still has {remaining} statement(s), first: {first}")]
     NotConverged {

@@ -68,6 +68,43 @@ async fn serial_db_a_failure_midway_reports_the_statements_that_committed() {
     db.drop().await;
 }
 
+/// A statement the server cannot parse (here the unquoted `SET` members an old renderer wrote) is
+/// found before anything runs: no half-applied plan on a server without transactional DDL.
+#[tokio::test]
+async fn serial_db_an_unparsable_statement_is_refused_with_nothing_committed() {
+    let db = Fresh::new(MY, "apply_my_unparsable").await;
+    let mut session = db.session().await;
+    let planned = plan(
+        MY,
+        fingerprint(&mut session).await,
+        &[
+            ("CREATE TABLE film (id INT PRIMARY KEY)", true),
+            ("INSERT INTO film (id) VALUES (1)", true),
+            (
+                "ALTER TABLE film ADD COLUMN features set(Trailers,Commentaries)",
+                true,
+            ),
+            ("CREATE TABLE after_it (id INT)", true),
+        ],
+    );
+    let err = apply(&mut session, &planned, &ApplyOptions::default())
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(&err, Error::Unparsable { index: 2, total: 4, error } if error.contains("syntax")),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("statement 3 of 4 does not parse on the server, nothing ran"),
+        "{err}"
+    );
+    assert!(table_names(&mut session).await.is_empty(), "nothing committed");
+    assert!(!session.unlock().await.expect("unlock"), "the lock was released");
+    session.close().await.expect("close");
+    db.drop().await;
+}
+
 #[tokio::test]
 async fn serial_db_a_stale_plan_is_refused_before_any_statement_runs() {
     let db = Fresh::new(MY, "apply_my_stale").await;

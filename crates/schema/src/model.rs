@@ -260,6 +260,8 @@ pub enum DataType {
     Enum(QualifiedName),
     /// A MySQL inline `ENUM('a','b')`.
     InlineEnum(Vec<String>),
+    /// A MySQL inline `SET('a','b')`: any combination of its members.
+    InlineSet(Vec<String>),
     /// A PostgreSQL array of another type.
     Array(Box<DataType>),
     /// Any other type, by its lowercase name and parameters as the catalog spells them.

@@ -278,6 +278,7 @@ fn mysql(text: &str, p: &Parsed, enums: EnumResolver<'_>) -> Result<DataType, Ty
         "uuid" => signed_only(DataType::Uuid)?,
         "json" => signed_only(DataType::Json)?,
         "enum" => DataType::InlineEnum(params.clone().unwrap_or_default()),
+        "set" => DataType::InlineSet(params.clone().unwrap_or_default()),
         // `year(4)` is the only year there is; MariaDB's catalog still prints the width.
         "year" if !unsigned && matches!(one(text, params)?, None | Some(4)) => DataType::Other {
             name: "year".to_owned(),
@@ -339,11 +340,20 @@ pub fn quote_pg_ident(name: &str) -> String {
 }
 
 fn inline_enum(values: &[String]) -> String {
+    format!("enum({})", quoted_members(values))
+}
+
+fn inline_set(values: &[String]) -> String {
+    format!("set({})", quoted_members(values))
+}
+
+/// `'a','b'`: each member a MySQL string literal.
+fn quoted_members(values: &[String]) -> String {
     let quoted: Vec<String> = values
         .iter()
         .map(|v| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "''")))
         .collect();
-    format!("enum({})", quoted.join(","))
+    quoted.join(",")
 }
 
 fn render_postgres(t: &DataType) -> String {
@@ -385,6 +395,7 @@ fn render_postgres(t: &DataType) -> String {
         DataType::Enum(q) if q.schema.is_empty() => quote_pg_ident(&q.name),
         DataType::Enum(q) => format!("{}.{}", quote_pg_ident(&q.schema), quote_pg_ident(&q.name)),
         DataType::InlineEnum(values) => inline_enum(values),
+        DataType::InlineSet(values) => inline_set(values),
         DataType::Array(inner) => format!("{}[]", render_postgres(inner)),
         DataType::Other { name, params } => with_params(name, params),
     }
@@ -431,6 +442,7 @@ fn render_mysql(t: &DataType) -> String {
         DataType::Json | DataType::Jsonb => "json".into(),
         DataType::Enum(q) => q.name.clone(),
         DataType::InlineEnum(values) => inline_enum(values),
+        DataType::InlineSet(values) => inline_set(values),
         DataType::Array(inner) => format!("{}[]", render_mysql(inner)),
         DataType::Other { name, params } => with_params(name, params),
     }

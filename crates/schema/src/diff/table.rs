@@ -154,11 +154,12 @@ fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: 
 /// Whether a MySQL column of this type has a character set and collation.
 fn collatable(t: &DataType) -> bool {
     match t {
-        DataType::Char(_) | DataType::Varchar(_) | DataType::Text | DataType::InlineEnum(_) => true,
-        DataType::Other { name, .. } => matches!(
-            name.as_str(),
-            "tinytext" | "mediumtext" | "longtext" | "set" | "enum"
-        ),
+        DataType::Char(_)
+        | DataType::Varchar(_)
+        | DataType::Text
+        | DataType::InlineEnum(_)
+        | DataType::InlineSet(_) => true,
+        DataType::Other { name, .. } => matches!(name.as_str(), "tinytext" | "mediumtext" | "longtext"),
         _ => false,
     }
 }

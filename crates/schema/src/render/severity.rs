@@ -42,7 +42,9 @@ pub fn is_narrowing(from: &DataType, to: &DataType) -> bool {
         (T::Time { precision: a, .. }, T::Time { precision: b, .. })
         | (T::Timestamp { precision: a, .. }, T::Timestamp { precision: b, .. }) => less(*b, *a),
         (T::Timestamp { .. }, T::Date | T::Time { .. }) => true,
-        (T::InlineEnum(a), T::InlineEnum(b)) => a.iter().any(|v| !b.contains(v)),
+        (T::InlineEnum(a), T::InlineEnum(b)) | (T::InlineSet(a), T::InlineSet(b)) => {
+            a.iter().any(|v| !b.contains(v))
+        }
         (T::Array(a), T::Array(b)) => is_narrowing(a, b),
         _ => false,
     }

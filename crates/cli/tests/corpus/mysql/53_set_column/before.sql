@@ -1,0 +1,1 @@
+CREATE TABLE film (id int NOT NULL PRIMARY KEY, special_features SET('Trailers','Commentaries') DEFAULT NULL);
