@@ -26,6 +26,11 @@ pub(crate) fn default(dialect: Dialect, text: &str) -> Option<DefaultValue> {
     }
 }
 
+/// A date or time literal default as the model holds it ([`normalize::temporal_default`]).
+pub(crate) fn temporal_default(data_type: &DataType, default: DefaultValue) -> DefaultValue {
+    normalize::temporal_default(data_type, default)
+}
+
 /// A reference-row value as the model holds it, given the column's canonical type.
 pub(crate) fn value(data_type: Option<&DataType>, text: Option<String>) -> Literal {
     let Some(text) = text else {

@@ -192,7 +192,10 @@ fn mysql_spellings() {
             ]),
         ),
         ("varbinary(16)", other("varbinary", &["16"])),
-        ("set('a','b')", other("set", &["a", "b"])),
+        (
+            "set('a','it''s')",
+            DataType::InlineSet(vec!["a".to_owned(), "it's".to_owned()]),
+        ),
         (
             "int(10) unsigned zerofill",
             other("int unsigned zerofill", &["10"]),
@@ -298,6 +301,7 @@ fn rendered_types_read_back_equal() {
         ts(Some(6), false, true),
         ts(None, false, false),
         DataType::InlineEnum(vec!["it's".to_owned(), "b".to_owned()]),
+        DataType::InlineSet(vec!["Director's Cut".to_owned(), "Trailers".to_owned()]),
         other("mediumtext", &[]),
     ];
     for t in mysql {

@@ -139,3 +139,49 @@ fn numbers_have_one_canonical_text() {
         assert_eq!(canonical_number(a), b, "{a}");
     }
 }
+
+#[test]
+fn date_and_time_literal_defaults_read_as_the_catalogs_print_them() {
+    use ptah_schema::normalize::temporal_default;
+    use ptah_schema::{DataType, DefaultValue, Literal};
+    let lit = |s: &str| DefaultValue::Literal(Literal::String(s.to_owned()));
+    let ts = |zoned: bool| DataType::Timestamp {
+        precision: None,
+        with_time_zone: zoned,
+        mysql_datetime: false,
+    };
+    let time = |zoned: bool| DataType::Time {
+        precision: None,
+        with_time_zone: zoned,
+    };
+    for (t, written, catalog) in [
+        (ts(true), "2020-01-01 00:00:00", "2020-01-01 00:00:00+00"),
+        (ts(true), "2020-01-01T00:00:00Z", "2020-01-01 00:00:00+00"),
+        (ts(true), "2020-01-01 00:00:00+00:00", "2020-01-01 00:00:00+00"),
+        (ts(true), "2020-01-01", "2020-01-01 00:00:00+00"),
+        (ts(true), "2020-01-01 10:00:00+05:30", "2020-01-01 10:00:00+05:30"),
+        (ts(false), "2020-01-01 00:00:00.000", "2020-01-01 00:00:00"),
+        (ts(false), "2020-01-01 00:00:00.120", "2020-01-01 00:00:00.12"),
+        (ts(false), "2020-01-01", "2020-01-01 00:00:00"),
+        (time(false), "10:30", "10:30:00"),
+        (time(false), "10:30:00.000", "10:30:00"),
+        (time(true), "10:30:00", "10:30:00+00"),
+    ] {
+        assert_eq!(temporal_default(&t, lit(written)), lit(catalog), "{written}");
+        assert_eq!(
+            temporal_default(&t, lit(catalog)),
+            lit(catalog),
+            "{catalog} is already canonical"
+        );
+    }
+    for (t, text) in [
+        (ts(false), "tomorrow"),
+        (ts(false), "2020-01-01 00:00:00+02"),
+        (time(false), "1:2:3"),
+        (DataType::Text, "2020-01-01T00:00:00"),
+    ] {
+        assert_eq!(temporal_default(&t, lit(text)), lit(text), "{text} is left alone");
+    }
+    let expr = DefaultValue::Expression("now()".into());
+    assert_eq!(temporal_default(&ts(true), expr.clone()), expr);
+}

@@ -126,6 +126,10 @@ async fn read_columns(
             charset: None,
             collation: None,
         };
+        column.default = column
+            .default
+            .take()
+            .map(|d| canon::temporal_default(&column.data_type, d));
         // Reported only where it is not the table's, as a document states it.
         let table_collation = tables.get(&table).and_then(|t| t.collation.clone());
         // MariaDB's JSON columns are utf8mb4_bin by definition: part of the type, not a choice.

@@ -100,7 +100,7 @@ async fn read_columns(
             Some(text) if !generated => canon::default(DIALECT, &text),
             _ => None,
         };
-        let column = Column {
+        let mut column = Column {
             name,
             data_type: column_type(&row)?,
             nullable: !get::<bool>(&row, 4)?,
@@ -111,6 +111,10 @@ async fn read_columns(
             charset: None,
             collation: None,
         };
+        column.default = column
+            .default
+            .take()
+            .map(|d| canon::temporal_default(&column.data_type, d));
         columns.entry(table).or_default().insert(get(&row, 1)?, column);
     }
     let mut attnames = HashMap::new();

@@ -4,7 +4,7 @@
 use crate::model::{
     DataType, DefaultValue, Dialect, IndexTarget, Literal, QualifiedName, Schema, UniqueConstraint,
 };
-use crate::normalize::{canonical_number, mysql_action};
+use crate::normalize::{canonical_number, mysql_action, temporal_default};
 
 use super::{Location, ReadError};
 
@@ -94,7 +94,8 @@ pub(crate) fn canonical_forms(dialect: Dialect, schema: &mut Schema) {
                     }))
                 }
                 other => other,
-            };
+            }
+            .map(|d| temporal_default(&column.data_type, d));
         }
         if dialect != Dialect::Mysql {
             continue;
