@@ -469,9 +469,10 @@ async fn a_busy_lease_is_a_requeue_and_no_write() {
     })
     .await;
     match outcome {
+        // The holder has a minute left, but holders release early: look again within seconds.
         Ok(Performed::Requeue(after)) => assert!(
-            (Duration::from_secs(1)..=Duration::from_secs(60)).contains(&after),
-            "requeued within the holder's remaining time: {after:?}"
+            (Duration::from_secs(1)..=Duration::from_secs(5)).contains(&after),
+            "requeued within a short poll, not the holder's whole term: {after:?}"
         ),
         other => panic!("a busy Lease must be a requeue: {other:?}"),
     }

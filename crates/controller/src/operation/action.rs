@@ -62,7 +62,8 @@ pub enum Action<S, D> {
         event: Option<Event>,
     },
     /// Acquire the realm Lease for the undispatched claim and record the epoch it was granted.
-    /// A busy Lease is a requeue after the holder's remaining time, with nothing written.
+    /// A busy Lease is a requeue, with nothing written, after the holder's remaining time or a
+    /// short poll, whichever comes first (holders release early).
     AcquireLease {
         /// The realm.
         digest: Sha256Digest,

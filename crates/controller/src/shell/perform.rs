@@ -22,6 +22,12 @@ use super::{
 };
 use crate::operation::{Action, Claim, Event, Renewal, action::continuity_lost_event};
 
+/// How soon a resource waiting for a busy realm Lease looks again, at most. Holders release
+/// early (a plan takes seconds, its Lease lasts a minute), and a waiter that slept out the whole
+/// term woke in lock-step with a holder re-acquiring on a fixed cadence: the matrix saw a
+/// migration Apply wait five minutes behind a schema that re-planned every 30 s.
+const BUSY_LEASE_POLL: Duration = Duration::from_secs(5);
+
 /// What a performed step leaves the loop with.
 #[derive(Debug)]
 pub enum Performed<K> {
@@ -114,7 +120,9 @@ pub async fn perform<K: Lifecycle>(
                 retry_after,
             } => {
                 debug!(resource = %name, holder = %other, "realm lease busy");
-                Ok(Performed::Requeue(retry_after.max(Duration::from_secs(1))))
+                Ok(Performed::Requeue(
+                    retry_after.clamp(Duration::from_secs(1), BUSY_LEASE_POLL),
+                ))
             }
             // Without an expected epoch continuity cannot be lost; treat it as contention.
             Acquired::ContinuityLost { .. } => Ok(Performed::Requeue(Duration::from_secs(1))),
