@@ -12,10 +12,10 @@ mod schema_support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, inspect, mysql_flavor};
+use ptah_engine::{Dialect, InspectScope, inspect, mysql_flavor};
 use ptah_schema::read::{Document, IgnoreReason};
 use ptah_schema::{PlanOptions, Schema};
-use schema_support::Fresh;
+use schema_support::{Fresh, converge};
 
 /// The corpus cases whose documents describe a database a dump can reproduce: not the ones that
 /// exclude tables or refuse a plan (their `expect.json` sets `exclude`, `refused` or `setup`).
@@ -119,16 +119,7 @@ async fn case(dialect: Dialect, dir: &Path) -> Result<usize, String> {
             mysql_flavor: flavor.unwrap_or_default(),
             ..PlanOptions::default()
         };
-        let scope = InspectScope::of(&desired);
-        let live = inspect(&mut session, &scope).await.map_err(|e| e.to_string())?;
-        let plan = ptah_schema::plan(&desired, &live, dialect, &opts).map_err(|e| e.to_string())?;
-        let apply_opts = ApplyOptions {
-            scope,
-            ..ApplyOptions::default()
-        };
-        apply(&mut session, &plan, &apply_opts)
-            .await
-            .map_err(|e| format!("apply: {e}"))?;
+        converge(&mut session, &desired, dialect, &opts, "document").await?;
         let text = dump(&db, dialect)?;
         let Document {
             schema: dumped,
@@ -221,15 +212,15 @@ async fn ptah_schema_plan_on_a_dump_reports_what_it_ignored() {
     let desired = document(Dialect::Postgres, &dir).expect("corpus document");
     let db = Fresh::new(Dialect::Postgres, "dump_cli").await;
     let mut session = db.session().await;
-    let live = inspect(&mut session, &InspectScope::of(&desired))
-        .await
-        .expect("inspect");
-    let plan = ptah_schema::plan(&desired, &live, Dialect::Postgres, &PlanOptions::default()).expect("plan");
-    let apply_opts = ApplyOptions {
-        scope: InspectScope::of(&desired),
-        ..ApplyOptions::default()
-    };
-    apply(&mut session, &plan, &apply_opts).await.expect("apply");
+    converge(
+        &mut session,
+        &desired,
+        Dialect::Postgres,
+        &PlanOptions::default(),
+        "document",
+    )
+    .await
+    .expect("converges");
     session.close().await.expect("close");
     let scratch = std::env::temp_dir().join(ptah_testservices::unique_name("ptah-dump-cli"));
     std::fs::create_dir_all(&scratch).expect("mkdir");

@@ -6,9 +6,9 @@ mod schema_support;
 
 use std::path::{Path, PathBuf};
 
-use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, inspect, mysql_flavor};
+use ptah_engine::{Dialect, InspectScope, inspect, mysql_flavor};
 use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
-use schema_support::Fresh;
+use schema_support::{Fresh, converge, listing};
 use serde::Deserialize;
 
 /// `expect.json` of a case.
@@ -43,13 +43,6 @@ fn read(dialect: Dialect, dir: &Path, stem: &str) -> Result<Schema, String> {
         Some(path) => ptah_schema::read::from_path(dialect, &path).map_err(|e| format!("{stem}: {e}")),
         None => Ok(Schema::default()),
     }
-}
-
-fn listing(plan: &Plan) -> String {
-    plan.statements
-        .iter()
-        .map(|s| format!("\n    [{:?}] {}", s.severity, s.sql))
-        .collect()
 }
 
 fn severity(text: &str) -> Option<Severity> {
@@ -89,39 +82,6 @@ fn check(plan: &Plan, expect: &Expect) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Plans from the live database to `desired`, applies, and requires a fresh plan to be empty.
-async fn converge(
-    session: &mut ptah_engine::Session,
-    desired: &Schema,
-    dialect: Dialect,
-    opts: &PlanOptions,
-    stage: &str,
-) -> Result<Plan, String> {
-    let scope = InspectScope::of(desired);
-    let live = inspect(session, &scope)
-        .await
-        .map_err(|e| format!("{stage}: inspect: {e}"))?;
-    let plan = ptah_schema::plan(desired, &live, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
-    let apply_opts = ApplyOptions {
-        scope: scope.clone(),
-        ..ApplyOptions::default()
-    };
-    apply(session, &plan, &apply_opts)
-        .await
-        .map_err(|e| format!("{stage}: apply: {e}{}", listing(&plan)))?;
-    let again = inspect(session, &scope)
-        .await
-        .map_err(|e| format!("{stage}: re-inspect: {e}"))?;
-    let fresh = ptah_schema::plan(desired, &again, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
-    if !fresh.is_empty() {
-        return Err(format!(
-            "{stage}: perpetual drift, a fresh plan after apply is not empty:{}",
-            listing(&fresh)
-        ));
-    }
-    Ok(plan)
 }
 
 async fn case(dialect: Dialect, dir: &Path) -> Result<(), String> {

@@ -17,18 +17,14 @@ pub(crate) fn expression(dialect: Dialect, text: &str) -> String {
     normalize::expression(dialect, text)
 }
 
-/// The canonical default of a catalog default text; `None` when it is SQL NULL, which is the same
-/// as no default.
-pub(crate) fn default(dialect: Dialect, text: &str) -> Option<DefaultValue> {
+/// The canonical default of a catalog default text for a column of `data_type` (a date or time
+/// literal as [`normalize::temporal_default`] spells it); `None` when it is SQL NULL, which is
+/// the same as no default.
+pub(crate) fn default(dialect: Dialect, data_type: &DataType, text: &str) -> Option<DefaultValue> {
     match normalize::default_value(dialect, text) {
         DefaultValue::Literal(Literal::Null) => None,
-        other => Some(other),
+        other => Some(normalize::temporal_default(data_type, other)),
     }
-}
-
-/// A date or time literal default as the model holds it ([`normalize::temporal_default`]).
-pub(crate) fn temporal_default(data_type: &DataType, default: DefaultValue) -> DefaultValue {
-    normalize::temporal_default(data_type, default)
 }
 
 /// A reference-row value as the model holds it, given the column's canonical type.

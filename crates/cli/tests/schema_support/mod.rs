@@ -4,7 +4,8 @@
 
 use std::{path::Path, process::Command, time::Duration};
 
-use ptah_engine::{DatabaseUrl, Dialect, Session};
+use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, InspectScope, Session, apply, inspect};
+use ptah_schema::{Plan, PlanOptions, Schema};
 use ptah_testservices::{TestServices, unique_name};
 use serde_json::Value;
 
@@ -140,4 +141,45 @@ pub fn ptah(url: &str, secret: &str, cwd: &Path, args: &[&str]) -> Run {
         stdout,
         stderr,
     }
+}
+
+/// A plan's statements, one per line with their severity, for failure messages.
+pub fn listing(plan: &Plan) -> String {
+    plan.statements
+        .iter()
+        .map(|s| format!("\n    [{:?}] {}", s.severity, s.sql))
+        .collect()
+}
+
+/// Plans from the live database to `desired`, applies, and requires a fresh plan to be empty.
+pub async fn converge(
+    session: &mut Session,
+    desired: &Schema,
+    dialect: Dialect,
+    opts: &PlanOptions,
+    stage: &str,
+) -> Result<Plan, String> {
+    let scope = InspectScope::of(desired);
+    let live = inspect(session, &scope)
+        .await
+        .map_err(|e| format!("{stage}: inspect: {e}"))?;
+    let plan = ptah_schema::plan(desired, &live, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
+    let apply_opts = ApplyOptions {
+        scope: scope.clone(),
+        ..ApplyOptions::default()
+    };
+    apply(session, &plan, &apply_opts)
+        .await
+        .map_err(|e| format!("{stage}: apply: {e}{}", listing(&plan)))?;
+    let again = inspect(session, &scope)
+        .await
+        .map_err(|e| format!("{stage}: re-inspect: {e}"))?;
+    let fresh = ptah_schema::plan(desired, &again, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
+    if !fresh.is_empty() {
+        return Err(format!(
+            "{stage}: perpetual drift, a fresh plan after apply is not empty:{}",
+            listing(&fresh)
+        ));
+    }
+    Ok(plan)
 }

@@ -112,7 +112,7 @@ async fn read_columns(
         };
         let default = match text(&row, 5)? {
             None => None,
-            Some(raw) if mariadb => canon::default(DIALECT, &raw),
+            Some(raw) if mariadb => canon::default(DIALECT, &data_type, &raw),
             Some(raw) => mysql_default(&raw, &extra, &data_type),
         };
         let mut column = Column {
@@ -126,10 +126,6 @@ async fn read_columns(
             charset: None,
             collation: None,
         };
-        column.default = column
-            .default
-            .take()
-            .map(|d| canon::temporal_default(&column.data_type, d));
         // Reported only where it is not the table's, as a document states it.
         let table_collation = tables.get(&table).and_then(|t| t.collation.clone());
         // MariaDB's JSON columns are utf8mb4_bin by definition: part of the type, not a choice.
@@ -173,7 +169,7 @@ fn mysql_default(raw: &str, extra: &str, data_type: &DataType) -> Option<Default
     } else {
         format!("'{}'", raw.replace('\'', "''"))
     };
-    canon::default(DIALECT, &text)
+    canon::default(DIALECT, data_type, &text)
 }
 
 async fn read_foreign_keys(
@@ -355,16 +351,16 @@ mod tests {
         let text = DataType::Varchar(Some(3));
         assert_eq!(
             mysql_default("it's", "", &text),
-            canon::default(DIALECT, "'it''s'")
+            canon::default(DIALECT, &text, "'it''s'")
         );
         let int = DataType::Integer {
             bits: 32,
             unsigned: false,
         };
-        assert_eq!(mysql_default("5", "", &int), canon::default(DIALECT, "5"));
+        assert_eq!(mysql_default("5", "", &int), canon::default(DIALECT, &int, "5"));
         assert_eq!(
             mysql_default("CURRENT_TIMESTAMP", "default_generated", &text),
-            canon::default(DIALECT, "CURRENT_TIMESTAMP")
+            canon::default(DIALECT, &text, "CURRENT_TIMESTAMP")
         );
     }
 

@@ -96,13 +96,14 @@ async fn read_columns(
         };
         // A generated column's pg_attrdef holds its generation expression, not a default.
         let generated = !get::<String>(&row, 6)?.is_empty();
+        let data_type = column_type(&row)?;
         let default = match get::<Option<String>>(&row, 7)? {
-            Some(text) if !generated => canon::default(DIALECT, &text),
+            Some(text) if !generated => canon::default(DIALECT, &data_type, &text),
             _ => None,
         };
-        let mut column = Column {
+        let column = Column {
             name,
-            data_type: column_type(&row)?,
+            data_type,
             nullable: !get::<bool>(&row, 4)?,
             default,
             identity,
@@ -111,10 +112,6 @@ async fn read_columns(
             charset: None,
             collation: None,
         };
-        column.default = column
-            .default
-            .take()
-            .map(|d| canon::temporal_default(&column.data_type, d));
         columns.entry(table).or_default().insert(get(&row, 1)?, column);
     }
     let mut attnames = HashMap::new();

@@ -30,6 +30,7 @@ use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 mod alter;
 mod dump;
 mod index;
+mod options;
 mod serial;
 mod split;
 mod table;

@@ -4,8 +4,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::IndexColumn;
 use sqlparser::ast::{
-    ColumnDef, ColumnOption, CommentDef, CreateTable, CreateTableOptions, Expr, GeneratedAs,
-    ReferentialAction as SqlAction, SqlOption, TableConstraint, visit_expressions,
+    ColumnDef, ColumnOption, CommentDef, CreateTable, Expr, GeneratedAs, ReferentialAction as SqlAction,
+    TableConstraint, visit_expressions,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, Word};
@@ -19,7 +19,7 @@ use crate::normalize::{default_value, expression, mysql_charset_name};
 use crate::types::parse_type_with;
 
 use super::super::check::PendingForeignKey;
-use super::super::{IgnoreReason, Location, ReadError};
+use super::super::{Location, ReadError};
 use super::Reader;
 
 /// A plain index on exactly `columns`, in order: what InnoDB creates for a foreign key.
@@ -36,36 +36,6 @@ fn backs_foreign_key(index: &crate::model::Index, columns: &[String]) -> bool {
                 && p.prefix_length.is_none()
                 && matches!(&p.target, crate::model::IndexTarget::Column(n) if n == c)
         })
-}
-
-/// Which of a table's character-set options a key is (`DEFAULT CHARSET`, `CHARACTER SET`,
-/// `DEFAULT COLLATE`…).
-enum CharsetKey {
-    Charset,
-    Collation,
-}
-
-fn charset_key(key: &sqlparser::ast::ObjectName) -> Option<CharsetKey> {
-    let text = key.to_string().to_ascii_uppercase();
-    match text.strip_prefix("DEFAULT ").unwrap_or(&text) {
-        "CHARSET" | "CHARACTER SET" => Some(CharsetKey::Charset),
-        "COLLATE" => Some(CharsetKey::Collation),
-        _ => None,
-    }
-}
-
-/// An option's value as text: a name or a string, unquoted.
-fn option_text(value: &Expr) -> String {
-    match value {
-        Expr::Identifier(i) => i.value.clone(),
-        Expr::Value(v) => match &v.value {
-            sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::DoubleQuotedString(s) => {
-                s.clone()
-            }
-            other => other.to_string(),
-        },
-        other => other.to_string(),
-    }
 }
 
 fn action(a: Option<SqlAction>) -> ReferentialAction {
@@ -125,45 +95,6 @@ impl Reader {
                 if c.collation.is_some() && c.collation == collation {
                     c.collation = None;
                 }
-            }
-        }
-        Ok(())
-    }
-
-    fn table_options(
-        &mut self,
-        table: &mut Table,
-        options: &CreateTableOptions,
-        at: &Location,
-    ) -> Result<(), ReadError> {
-        let list = match options {
-            CreateTableOptions::None => return Ok(()),
-            CreateTableOptions::Plain(list) if self.dialect == Dialect::Mysql => list,
-            other => return Err(self.unsupported(at, format!("table options {other}"))),
-        };
-        for option in list {
-            match option {
-                SqlOption::Comment(c) => table.comment = Some(comment_text(c)),
-                SqlOption::NamedParenthesizedList(l)
-                    if l.key.value.eq_ignore_ascii_case("engine")
-                        && l.values.is_empty()
-                        && l.name
-                            .as_ref()
-                            .is_some_and(|n| n.value.eq_ignore_ascii_case("innodb")) => {}
-                SqlOption::KeyValue { key, value } if charset_key(key).is_some() => {
-                    let name = Some(mysql_charset_name(&option_text(value)));
-                    match charset_key(key) {
-                        Some(CharsetKey::Charset) => table.charset = name,
-                        _ => table.collation = name,
-                    }
-                }
-                SqlOption::KeyValue { key, value }
-                    if key.to_string().eq_ignore_ascii_case("auto_increment") =>
-                {
-                    let text = format!("AUTO_INCREMENT={value} (table {})", table.name);
-                    self.ignore(at.clone(), IgnoreReason::AutoIncrementCounter, &text);
-                }
-                other => return Err(self.unsupported(at, format!("table option {other}"))),
             }
         }
         Ok(())
@@ -496,7 +427,7 @@ impl Reader {
     }
 }
 
-fn comment_text(c: &CommentDef) -> String {
+pub(super) fn comment_text(c: &CommentDef) -> String {
     match c {
         CommentDef::WithEq(s) | CommentDef::WithoutEq(s) => s.clone(),
     }
