@@ -140,6 +140,16 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// `target/e2e/logs/<name>` for a file an e2e test leaves behind (manifests, logs), with its
+/// directory created: a suite run alone on a fresh clone has no earlier suite that made it.
+pub fn e2e_log_file(name: &str) -> PathBuf {
+    let dir = workspace_root().join("target/e2e/logs");
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("cannot create {}: {e}", dir.display());
+    }
+    dir.join(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

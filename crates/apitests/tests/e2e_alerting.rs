@@ -427,9 +427,7 @@ async fn e2e_alerting_unresolved_run_and_failing_operations_fire_the_chart_alert
             "planFingerprint": plan.spec.fingerprint,
         }
     });
-    let logs = workspace_root()
-        .join("target/e2e/logs")
-        .join(format!("{ns}-alerting"));
+    let logs = ptah_apitests::e2e_log_file(&format!("{ns}-alerting"));
     std::fs::create_dir_all(&logs).expect("log dir");
     let approval = logs.join("approval.json");
     std::fs::write(&approval, manifest.to_string()).expect("approval");

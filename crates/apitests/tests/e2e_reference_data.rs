@@ -33,7 +33,6 @@ use ptah_apitests::{
     ClusterFiles,
     e2e::{create, data_plane_image, kubectl, pod_endpoints},
     release::{self, Release, manager_story, pull_secret},
-    workspace_root,
 };
 use serde_json::json;
 
@@ -233,7 +232,7 @@ impl Ref {
                 "planFingerprint": plan.fingerprint,
             }
         });
-        let file = workspace_root().join("target/e2e/logs").join(format!(
+        let file = ptah_apitests::e2e_log_file(&format!(
             "{}-approval-{}.json",
             self.ns,
             ptah_apitests::client::unique("a")

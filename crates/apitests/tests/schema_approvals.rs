@@ -228,9 +228,7 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
             "approver": {"username": "mallory", "groups": ["system:masters"]}
         }
     });
-    let file = workspace_root()
-        .join("target/e2e/logs")
-        .join(format!("{}-approval.json", app.ns));
+    let file = ptah_apitests::e2e_log_file(&format!("{}-approval.json", app.ns));
     std::fs::write(&file, manifest.to_string()).expect("approval manifest");
     run(Command::new(kubectl())
         .env("KUBECONFIG", &cluster.user_kubeconfig)

@@ -307,10 +307,7 @@ pub async fn chart_kubeconfig(
         "contexts": [{"name": "e2e", "context": {"cluster": "e2e", "user": sa, "namespace": namespace}}],
         "current-context": "e2e",
     });
-    let path = workspace_root()
-        .join("target/e2e/logs")
-        .join(format!("{namespace}-manager.kubeconfig"));
-    std::fs::create_dir_all(path.parent().expect("dir")).expect("dir");
+    let path = ptah_apitests::e2e_log_file(&format!("{namespace}-manager.kubeconfig"));
     std::fs::write(&path, kubeconfig.to_string()).expect("kubeconfig");
     (path, cluster_scoped)
 }

@@ -25,7 +25,6 @@ use ptah_api::{PtahMigration, PtahMigrationPlan, migration::MigrationPhase};
 use ptah_apitests::{
     ClusterFiles,
     e2e::{build_bin, create, data_plane_image, host_ptah, kubectl, pod_endpoints},
-    workspace_root,
 };
 use ptah_testservices::TestServices;
 use serde_json::json;
@@ -277,7 +276,7 @@ impl Mig {
     }
 
     pub(crate) fn kubectl_create(&self, cluster: &ClusterFiles, manifest: &serde_json::Value, what: &str) {
-        let file = workspace_root().join("target/e2e/logs").join(format!(
+        let file = ptah_apitests::e2e_log_file(&format!(
             "{}-{what}-{}.json",
             self.ns,
             ptah_apitests::client::unique("m")
