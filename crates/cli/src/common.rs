@@ -1,6 +1,6 @@
 //! What every `ptah` command shares: the database URL, the output format and exit codes.
 
-use std::time::Duration;
+use std::{path::PathBuf, time::Duration};
 
 use clap::ValueEnum;
 use ptah_engine::DatabaseUrl;
@@ -36,13 +36,23 @@ pub struct DbArgs {
     /// How long connecting may take (e.g. 10s).
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
+    /// PEM CA bundle the TLS modes (`sslmode=require|verify-ca|verify-full`, MySQL
+    /// `ssl-mode=REQUIRED|VERIFY_CA|VERIFY_IDENTITY`) check the server's certificate against;
+    /// without it the verifying modes trust the public web PKI roots.
+    #[arg(long, env = "PTAH_DB_CA_FILE")]
+    pub db_ca_file: Option<PathBuf>,
 }
 
 impl DbArgs {
+    /// The parsed URL with the CA bundle; a refusal never shows the password.
+    pub fn database_url(&self) -> Result<DatabaseUrl, ptah_engine::Error> {
+        Ok(DatabaseUrl::parse(&self.url)?.with_ca_file(self.db_ca_file.clone()))
+    }
+
     /// The parsed target; a refusal never shows the password.
     pub fn target(&self) -> Result<ptah_migrate::Target, ptah_engine::Error> {
         Ok(ptah_migrate::Target {
-            url: DatabaseUrl::parse(&self.url)?,
+            url: self.database_url()?,
             connect_timeout: self.connect_timeout,
         })
     }

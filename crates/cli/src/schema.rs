@@ -7,7 +7,7 @@
 use std::{fmt::Write as _, io::IsTerminal, path::PathBuf, time::Duration};
 
 use clap::Subcommand;
-use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, Error as DbError, InspectScope, Session};
+use ptah_engine::{ApplyOptions, DatabaseUrl, Dialect, Error as DbError, InspectScope, Session, TlsMode};
 use ptah_schema::diff::{ExcludeSet, Finding};
 use ptah_schema::read::{Document, Ignored};
 use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
@@ -139,22 +139,12 @@ impl Failure {
 
 impl From<DbError> for Failure {
     fn from(err: DbError) -> Self {
-        let (code, exit) = match &err {
-            DbError::InvalidUrl { .. }
-            | DbError::MultiStatements
-            | DbError::SeveralHosts
-            | DbError::UnsupportedTls { .. } => ("invalid_url", EXIT_USAGE),
-            DbError::Connect { .. } | DbError::ConnectTimeout { .. } => ("connect", EXIT_USAGE),
-            DbError::LockBusy { .. } => ("lock_busy", EXIT_USAGE),
-            DbError::DialectMismatch { .. } => ("dialect_mismatch", EXIT_USAGE),
-            DbError::Unsupported { .. } => ("unsupported", EXIT_USAGE),
-            DbError::StalePlan { .. } => ("stale_plan", EXIT_FAILURE),
-            DbError::NotConverged { .. } => ("not_converged", EXIT_FAILURE),
-            DbError::ApplyFailed { .. } => ("apply_failed", EXIT_FAILURE),
-            DbError::Unparsable { .. } => ("unparsable_plan", EXIT_USAGE),
-            DbError::Query(_) => ("database", EXIT_FAILURE),
+        let exit = if err.is_failure() {
+            EXIT_FAILURE
+        } else {
+            EXIT_USAGE
         };
-        Failure::new(code, err.to_string(), exit)
+        Failure::new(err.code(), err.to_string(), exit)
     }
 }
 
@@ -207,18 +197,40 @@ pub(crate) fn progress(out: Output, line: &str) {
     }
 }
 
+/// The TLS a session used: the URL's mode and the protocol the server reports for the session.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TlsUsed {
+    mode: &'static str,
+    protocol: Option<String>,
+}
+
 /// An open session with its parsed URL and the planner's options for it.
 pub(crate) struct Connected {
     pub(crate) url: DatabaseUrl,
     pub(crate) session: Session,
     pub(crate) options: PlanOptions,
+    pub(crate) tls: TlsUsed,
 }
 
 /// Parses the URL and connects; the options carry the exclusions and the server's flavor.
 pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, Failure> {
-    let url = DatabaseUrl::parse(&target.db.url)?;
+    let url = target.db.database_url()?;
     progress(out, &format!("connecting to {url}"));
     let mut session = Session::connect(&url, target.db.connect_timeout).await?;
+    let protocol = session.tls_protocol().await?;
+    if protocol.is_none() && url.tls() != TlsMode::Disable {
+        // The driver asked for TLS; a session the server calls plaintext is refused all the same.
+        close(session).await;
+        return Err(DbError::TlsUnavailable {
+            target: url.to_string(),
+            mode: url.tls().as_str(),
+        }
+        .into());
+    }
+    let tls = TlsUsed {
+        mode: url.tls().as_str(),
+        protocol,
+    };
     let flavor = ptah_engine::mysql_flavor(&mut session).await?;
     let options = PlanOptions {
         exclude: target.exclude.clone(),
@@ -229,6 +241,7 @@ pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, F
         url,
         session,
         options,
+        tls,
     })
 }
 
@@ -263,6 +276,7 @@ pub(crate) async fn close(session: Session) {
 struct InspectReport {
     dialect: Dialect,
     database_url: String,
+    tls: TlsUsed,
     fingerprint: String,
     schema: Schema,
 }
@@ -277,6 +291,7 @@ async fn inspect(a: InspectArgs, out: Output) -> Result<u8, Failure> {
     let report = InspectReport {
         dialect,
         database_url: c.url.to_string(),
+        tls: c.tls.clone(),
         fingerprint: schema.fingerprint().to_string(),
         schema,
     };
@@ -290,6 +305,7 @@ struct DriftReport {
     highest_severity: Option<Severity>,
     dialect: Dialect,
     database_url: String,
+    tls: TlsUsed,
     source: String,
     exclude: Vec<String>,
     live_fingerprint: String,
@@ -310,6 +326,7 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
         highest_severity: found.findings.iter().map(|f| f.severity).max(),
         dialect,
         database_url: c.url.to_string(),
+        tls: c.tls.clone(),
         source: a.from.display().to_string(),
         exclude: c.options.exclude.clone(),
         live_fingerprint: scope.apply(&live).fingerprint().to_string(),
@@ -346,6 +363,7 @@ struct PlanReport {
     output: String,
     dialect: Dialect,
     database_url: String,
+    tls: TlsUsed,
     from_fingerprint: String,
     to_fingerprint: String,
     destructive: bool,
@@ -387,6 +405,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         output: a.output.display().to_string(),
         dialect,
         database_url: c.url.to_string(),
+        tls: c.tls.clone(),
         from_fingerprint: plan.from_fingerprint.to_string(),
         to_fingerprint: plan.to_fingerprint.to_string(),
         destructive: plan.destructive,

@@ -106,6 +106,8 @@ pub const EXPECTED_PLAN_CONTENT_DIGEST: &str = "PTAH_EXPECTED_PLAN_CONTENT_DIGES
 pub const DB_URL: &str = "PTAH_DB_URL";
 /// The dev database URL for Plan.
 pub const DEV_URL: &str = "PTAH_DEV_URL";
+/// The PEM CA bundle the database URL's TLS mode checks the server against (a mounted file).
+pub const DB_CA_FILE: &str = "PTAH_DB_CA_FILE";
 /// How long connecting may take (e.g. `10s`).
 pub const CONNECT_TIMEOUT: &str = "PTAH_CONNECT_TIMEOUT";
 /// How long a schema Apply statement may wait for a table lock.
@@ -186,6 +188,7 @@ pub const VARS: &[Var] = &[
     var(EXPECTED_PLAN_CONTENT_DIGEST, Role::Control, &[Apply], &[Apply]),
     var(DB_URL, Role::Credential, DB_OPS, DB_OPS),
     var(DEV_URL, Role::Credential, &[Plan], OPTIONAL),
+    var(DB_CA_FILE, Role::Child, DB_OPS, OPTIONAL),
     var(CONNECT_TIMEOUT, Role::Child, DB_OPS, OPTIONAL),
     var(LOCK_TIMEOUT, Role::Child, &[Apply], OPTIONAL),
     var(MIGRATION_LOCK_TIMEOUT, Role::Child, &[MApply], OPTIONAL),

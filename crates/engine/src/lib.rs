@@ -12,6 +12,7 @@ mod mysql;
 mod postgres;
 mod rows;
 mod session;
+mod tls;
 mod url;
 
 use std::time::Duration;
@@ -39,11 +40,62 @@ pub enum Error {
     /// The URL names several hosts; one realm is one physical database.
     #[error("invalid database URL: several hosts are refused; name exactly one")]
     SeveralHosts,
-    /// A TLS mode this build does not implement yet.
-    #[error("invalid database URL: TLS mode {mode:?} is not supported yet (only sslmode=disable)")]
+    /// A TLS mode that is not one of the four this engine knows, or one that would fall back to
+    /// plaintext (`prefer`, `allow`, `PREFERRED`).
+    #[error(
+        "invalid database URL: TLS mode {mode:?} is refused; use disable, require, verify-ca or \
+         verify-full (MySQL: DISABLED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY); a mode that falls \
+         back to plaintext is never accepted"
+    )]
     UnsupportedTls {
-        /// The requested mode.
+        /// The requested mode (at most 32 characters of it).
         mode: String,
+    },
+    /// The CA bundle cannot be read or holds no usable certificate.
+    #[error("cannot use the CA bundle {path}: {reason}")]
+    TlsCaFile {
+        /// The bundle's path.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The URL asks for TLS and the server does not offer it.
+    #[error("cannot connect to {target}: the URL asks for TLS ({mode}) but the server does not offer TLS")]
+    TlsUnavailable {
+        /// The redacted URL.
+        target: String,
+        /// The mode asked for.
+        mode: &'static str,
+    },
+    /// The server's certificate does not chain to a trusted root.
+    #[error(
+        "cannot connect to {target}: the server's certificate is not trusted ({reason}); check --db-ca-file / PTAH_DB_CA_FILE"
+    )]
+    TlsUntrusted {
+        /// The redacted URL.
+        target: String,
+        /// The verifier's reason.
+        reason: String,
+    },
+    /// The certificate chains to a trusted root but names other hosts (`verify-full`).
+    #[error(
+        "cannot connect to {target}: the server's certificate is not valid for {host:?} (it names {presented})"
+    )]
+    TlsHostname {
+        /// The redacted URL.
+        target: String,
+        /// The host that was dialled.
+        host: String,
+        /// The names the certificate carries.
+        presented: String,
+    },
+    /// Another TLS failure (protocol version, alert).
+    #[error("cannot connect to {target}: TLS failed: {message}")]
+    Tls {
+        /// The redacted URL.
+        target: String,
+        /// The TLS library's message.
+        message: String,
     },
     /// The server could not be reached or refused the login.
     #[error("cannot connect to {target}: {message}")]
@@ -133,6 +185,42 @@ pub enum Error {
 }
 
 impl Error {
+    /// A stable, machine-readable name for the variant (the CLI's JSON `error.code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidUrl { .. }
+            | Error::MultiStatements
+            | Error::SeveralHosts
+            | Error::UnsupportedTls { .. } => "invalid_url",
+            Error::TlsCaFile { .. } => "tls_ca_file",
+            Error::TlsUnavailable { .. } => "tls_unavailable",
+            Error::TlsUntrusted { .. } => "tls_untrusted",
+            Error::TlsHostname { .. } => "tls_hostname_mismatch",
+            Error::Tls { .. } => "tls",
+            Error::Connect { .. } | Error::ConnectTimeout { .. } => "connect",
+            Error::LockBusy { .. } => "lock_busy",
+            Error::DialectMismatch { .. } => "dialect_mismatch",
+            Error::Unsupported { .. } => "unsupported",
+            Error::StalePlan { .. } => "stale_plan",
+            Error::NotConverged { .. } => "not_converged",
+            Error::ApplyFailed { .. } => "apply_failed",
+            Error::Unparsable { .. } => "unparsable_plan",
+            Error::Query(_) => "database",
+        }
+    }
+
+    /// True when the command ran and found or caused a failure, false for a refusal before
+    /// anything ran (configuration, connection, a gate).
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            Error::StalePlan { .. }
+                | Error::NotConverged { .. }
+                | Error::ApplyFailed { .. }
+                | Error::Query(_)
+        )
+    }
+
     pub(crate) fn postgres(err: tokio_postgres::Error) -> Error {
         Error::Query(postgres_message(&err))
     }

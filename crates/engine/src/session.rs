@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use crate::{DatabaseUrl, Dialect, Error};
+use crate::{DatabaseUrl, Dialect, Error, tls};
 
 /// An open session. Locks are session-scoped, so the DDL must run on the session that holds one.
 pub enum Session {
@@ -56,6 +56,31 @@ impl Session {
         }
     }
 
+    /// The TLS protocol the server reports for this very session (`TLSv1.3`), `None` for
+    /// plaintext: read from the server, so it is what was used, not what was asked for.
+    pub async fn tls_protocol(&mut self) -> Result<Option<String>, Error> {
+        match self {
+            Session::Postgres { client, .. } => {
+                let row = client
+                    .query_opt(
+                        "SELECT version FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid() AND ssl",
+                        &[],
+                    )
+                    .await
+                    .map_err(Error::postgres)?;
+                Ok(row.and_then(|r| r.get::<_, Option<String>>(0)))
+            }
+            Session::MySql(conn) => {
+                use mysql_async::prelude::Queryable;
+                let row: Option<(String, String)> = conn
+                    .query_first("SHOW SESSION STATUS LIKE 'Ssl_version'")
+                    .await
+                    .map_err(Error::mysql)?;
+                Ok(row.map(|(_, v)| v).filter(|v| !v.is_empty()))
+            }
+        }
+    }
+
     /// Closes the session cleanly.
     pub async fn close(self) -> Result<(), Error> {
         match self {
@@ -82,22 +107,117 @@ async fn connect_postgres(url: &DatabaseUrl, timeout: Duration) -> Result<Sessio
     if let Some(pw) = url.password() {
         config.password(pw);
     }
-    let (client, connection) = config
-        .connect(tokio_postgres::NoTls)
-        .await
-        .map_err(|e| Error::Connect {
-            target: url.to_string(),
-            message: url.scrub(&crate::postgres_message(&e)),
-        })?;
-    let connection = tokio::spawn(async move {
-        if let Err(err) = connection.await {
-            tracing::debug!(error = %err, "postgres connection ended with an error");
+    let fail = |err: tokio_postgres::Error| {
+        let message = url.scrub(&crate::postgres_message(&err));
+        // tokio-postgres says so only in the error's source, as text.
+        let refused_tls = std::iter::successors(std::error::Error::source(&err), |e| e.source())
+            .any(|cause| cause.to_string().contains("server does not support TLS"));
+        if refused_tls {
+            return Error::TlsUnavailable {
+                target: url.to_string(),
+                mode: url.tls().as_str(),
+            };
         }
-    });
+        connect_error(url, &err, message)
+    };
+    let (client, connection) = match tls_config(url)? {
+        None => {
+            let (client, connection) = config.connect(tokio_postgres::NoTls).await.map_err(fail)?;
+            (client, drive(connection))
+        }
+        Some(tls) => {
+            config.ssl_mode(tokio_postgres::config::SslMode::Require);
+            let connector = tokio_postgres_rustls::MakeRustlsConnect::new(tls);
+            let (client, connection) = config.connect(connector).await.map_err(fail)?;
+            (client, drive(connection))
+        }
+    };
     Ok(Session::Postgres { client, connection })
 }
 
+/// The TLS client configuration the URL's mode asks for; `None` for plaintext.
+fn tls_config(url: &DatabaseUrl) -> Result<Option<rustls::ClientConfig>, Error> {
+    let roots = tls::Roots::load(url.ca_file())?;
+    tls::Checks::of(url.tls(), &roots)
+        .map(|checks| tls::client_config(&roots, checks, &url.to_string()))
+        .transpose()
+}
+
+/// Runs the connection until its client is dropped.
+fn drive<S, T>(connection: tokio_postgres::Connection<S, T>) -> JoinHandle<()>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::debug!(error = %err, "postgres connection ended with an error");
+        }
+    })
+}
+
+/// A failed connect as a typed TLS refusal when the handshake failed, else [`Error::Connect`].
+fn connect_error(url: &DatabaseUrl, err: &(dyn std::error::Error + 'static), message: String) -> Error {
+    let target = url.to_string();
+    match tls::failure(err) {
+        Some(tls::Failure::Untrusted(reason)) => Error::TlsUntrusted { target, reason },
+        Some(tls::Failure::Hostname { presented }) => Error::TlsHostname {
+            target,
+            host: url.host().to_owned(),
+            presented: if presented.is_empty() {
+                "no name".to_owned()
+            } else {
+                presented.join(", ")
+            },
+        },
+        Some(tls::Failure::Other(message)) => Error::Tls { target, message },
+        None => Error::Connect { target, message },
+    }
+}
+
 async fn connect_mysql(url: &DatabaseUrl) -> Result<Session, Error> {
+    let roots = tls::Roots::load(url.ca_file())?;
+    let checks = tls::Checks::of(url.tls(), &roots);
+    let chain_only = checks.is_some_and(|c| c.chain && !c.name);
+    let mut name = None;
+    loop {
+        let err = match mysql_async::Conn::new(mysql_opts(url, &roots, checks, name.clone())).await {
+            Ok(conn) => return Ok(Session::MySql(conn)),
+            Err(err) => err,
+        };
+        // mysql_async cannot check the chain without the name (its domain skip matches a message
+        // rustls no longer writes), so verify-ca dials once more by a name the certificate
+        // carries: the chain is checked again, and the name is one that chain vouches for.
+        if chain_only
+            && name.is_none()
+            && let Some(tls::Failure::Hostname { presented }) = tls::failure(&err)
+        {
+            name = tls::presented_name(&presented);
+            if name.is_some() {
+                continue;
+            }
+        }
+        return Err(match err {
+            mysql_async::Error::Driver(mysql_async::DriverError::NoClientSslFlagFromServer) => {
+                Error::TlsUnavailable {
+                    target: url.to_string(),
+                    mode: url.tls().as_str(),
+                }
+            }
+            err => {
+                let message = url.scrub(&err.to_string());
+                connect_error(url, &err, message)
+            }
+        });
+    }
+}
+
+fn mysql_opts(
+    url: &DatabaseUrl,
+    roots: &tls::Roots,
+    checks: Option<tls::Checks>,
+    name: Option<String>,
+) -> mysql_async::OptsBuilder {
     let opts = mysql_async::OptsBuilder::default()
         .ip_or_hostname(url.host())
         .tcp_port(url.port())
@@ -105,11 +225,16 @@ async fn connect_mysql(url: &DatabaseUrl) -> Result<Session, Error> {
         .pass(url.password())
         .db_name(Some(url.database()))
         .prefer_socket(false);
-    mysql_async::Conn::new(opts)
-        .await
-        .map(Session::MySql)
-        .map_err(|e| Error::Connect {
-            target: url.to_string(),
-            message: url.scrub(&e.to_string()),
-        })
+    let Some(checks) = checks else {
+        return opts;
+    };
+    let mut ssl = mysql_async::SslOpts::default()
+        .with_danger_accept_invalid_certs(!checks.chain)
+        .with_danger_tls_hostname_override(name);
+    if let Some(pem) = &roots.pem {
+        ssl = ssl
+            .with_disable_built_in_roots(true)
+            .with_root_certs(vec![pem.clone().into()]);
+    }
+    opts.ssl_opts(ssl)
 }

@@ -1,6 +1,9 @@
 //! Database URLs: parsed once, refused when unsafe, and never printed with their password.
 
-use std::fmt;
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+};
 
 use percent_encoding::percent_decode_str;
 use url::Url;
@@ -24,11 +27,44 @@ fn default_port(dialect: Dialect) -> u16 {
     }
 }
 
-/// TLS requirement read from `sslmode` / `ssl-mode`.
+/// TLS requirement read from `sslmode` / `ssl-mode`, in libpq's and MySQL's spellings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsMode {
-    /// Plain TCP (`sslmode=disable`, the default when the URL says nothing).
+    /// Plain TCP (`disable`/`DISABLED`, the default when the URL says nothing).
     Disable,
+    /// Encrypted; the certificate is checked only when a CA bundle is given (`require`/`REQUIRED`).
+    Require,
+    /// Encrypted, the chain checked against the CA bundle (`verify-ca`/`VERIFY_CA`).
+    VerifyCa,
+    /// Encrypted, the chain and the host name checked (`verify-full`/`VERIFY_IDENTITY`).
+    VerifyFull,
+}
+
+impl TlsMode {
+    /// Reads a mode; `prefer`/`allow`/`PREFERRED` are refused, since they fall back to plaintext.
+    fn parse(value: &str) -> Result<TlsMode, Error> {
+        Ok(match value.to_ascii_lowercase().replace('_', "-").as_str() {
+            "disable" | "disabled" => TlsMode::Disable,
+            "require" | "required" => TlsMode::Require,
+            "verify-ca" => TlsMode::VerifyCa,
+            "verify-full" | "verify-identity" => TlsMode::VerifyFull,
+            _ => {
+                return Err(Error::UnsupportedTls {
+                    mode: value.chars().take(32).collect(),
+                });
+            }
+        })
+    }
+
+    /// The canonical name, as the target identity writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TlsMode::Disable => "disable",
+            TlsMode::Require => "require",
+            TlsMode::VerifyCa => "verify-ca",
+            TlsMode::VerifyFull => "verify-full",
+        }
+    }
 }
 
 /// A validated database URL. `Display` and `Debug` show it with the password masked.
@@ -41,6 +77,7 @@ pub struct DatabaseUrl {
     password: Option<String>,
     database: String,
     tls: TlsMode,
+    ca_file: Option<PathBuf>,
     application_name: Option<String>,
 }
 
@@ -100,16 +137,7 @@ impl DatabaseUrl {
                         "{name} belongs in the URL itself, not in the query"
                     )));
                 }
-                "sslmode" | "ssl-mode" | "ssl_mode" => {
-                    tls = match value.to_ascii_lowercase().as_str() {
-                        "disable" | "disabled" => TlsMode::Disable,
-                        other => {
-                            return Err(Error::UnsupportedTls {
-                                mode: other.to_owned(),
-                            });
-                        }
-                    }
-                }
+                "sslmode" | "ssl-mode" | "ssl_mode" => tls = TlsMode::parse(&value)?,
                 "application_name" => application_name = Some(value.into_owned()),
                 "connect_timeout" => {}
                 other => return Err(invalid(&format!("unsupported query parameter {other:?}"))),
@@ -123,6 +151,7 @@ impl DatabaseUrl {
             password,
             database,
             tls,
+            ca_file: None,
             application_name,
         })
     }
@@ -155,6 +184,19 @@ impl DatabaseUrl {
     /// The TLS requirement.
     pub fn tls(&self) -> TlsMode {
         self.tls
+    }
+
+    /// The CA bundle (PEM) the TLS modes check the server's certificate against, if one is given.
+    pub fn ca_file(&self) -> Option<&Path> {
+        self.ca_file.as_deref()
+    }
+
+    /// The same URL with a CA bundle (the CLI's `--db-ca-file` / `PTAH_DB_CA_FILE`).
+    pub fn with_ca_file(self, path: Option<PathBuf>) -> DatabaseUrl {
+        DatabaseUrl {
+            ca_file: path,
+            ..self
+        }
     }
 
     /// The application name to report to the server, if set.

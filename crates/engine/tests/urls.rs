@@ -41,7 +41,7 @@ fn refusals_are_typed_and_never_echo_the_password() {
         ("mysql://a:pw@h/d?multi_statements=1", "multi-statement"),
         ("postgres://a:pw@h/", "exactly one database"),
         ("postgres://:pw@h/d", "no user"),
-        ("postgres://a:pw@h/d?sslmode=verify-full", "TLS mode"),
+        ("postgres://a:pw@h/d?sslmode=prefer", "TLS mode"),
         ("postgres://a:pw@h/d?password=x", "belongs in the URL"),
         (
             "postgres://a:pw@h/d?options=-csearch_path",

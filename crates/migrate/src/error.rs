@@ -186,10 +186,18 @@ impl Error {
             Error::Split { .. } => "unsplittable_sql",
             Error::InvalidExpectedSequence(_) => "invalid_expected_sequence",
             Error::InvalidValue(_) => "invalid_value",
-            Error::Engine(ptah_engine::Error::LockBusy { .. }) => "lock_busy",
-            Error::Engine(ptah_engine::Error::Connect { .. } | ptah_engine::Error::ConnectTimeout { .. }) => {
-                "connect"
-            }
+            // Engine errors other than the connection's and the lock's were "database" before
+            // the engine named its own; keep that code for them.
+            Error::Engine(
+                err @ (ptah_engine::Error::LockBusy { .. }
+                | ptah_engine::Error::Connect { .. }
+                | ptah_engine::Error::ConnectTimeout { .. }
+                | ptah_engine::Error::TlsCaFile { .. }
+                | ptah_engine::Error::TlsUnavailable { .. }
+                | ptah_engine::Error::TlsUntrusted { .. }
+                | ptah_engine::Error::TlsHostname { .. }
+                | ptah_engine::Error::Tls { .. }),
+            ) => err.code(),
             Error::Engine(_) => "database",
             Error::RevisionTable { .. } => "revision_table",
             Error::Dirty { .. } => "dirty",

@@ -37,6 +37,10 @@ pub mod vars {
     pub const MYSQL_URL: &str = "PTAH_TEST_MYSQL_URL";
     /// `mysql://ptah_admin:…@127.0.0.1:PORT/mysql` (all privileges, with grant option)
     pub const MYSQL_ADMIN_URL: &str = "PTAH_TEST_MYSQL_ADMIN_URL";
+    /// Absolute path of the PEM CA certificate PostgreSQL's TLS certificate (for `localhost`) chains to
+    pub const PG_CA: &str = "PTAH_TEST_PG_CA";
+    /// Absolute path of the PEM CA certificate MariaDB's TLS certificate (for `localhost`) chains to
+    pub const MYSQL_CA: &str = "PTAH_TEST_MYSQL_CA";
     /// `127.0.0.1:PORT` of the TLS + basic-auth registry
     pub const REGISTRY: &str = "PTAH_TEST_REGISTRY";
     /// Absolute path of the PEM CA certificate the TLS registry's certificate chains to
@@ -119,12 +123,29 @@ pub struct Database {
     pub url: SecretUrl,
     /// A superuser; create a fresh database per test with it.
     pub admin_url: SecretUrl,
+    /// The CA the server's TLS certificate chains to; the certificate names `localhost` (and
+    /// the pod network's gateway), not `127.0.0.1`. `None` where the servers run without TLS
+    /// (the kind provider's database containers).
+    pub ca_path: Option<PathBuf>,
 }
 
 impl Database {
     /// The `app` URL pointed at another database, e.g. one a test created with the admin URL.
     pub fn url_for_database(&self, database: &str) -> SecretUrl {
         self.url.with_database(database)
+    }
+
+    /// The TLS CA for tests that need TLS; panics, naming the command that provides it, where the
+    /// server runs without TLS.
+    pub fn require_tls_ca(&self) -> &Path {
+        self.ca_path.as_deref().unwrap_or_else(|| {
+            panic!(
+                "this database server runs without TLS (no {} / {} in the environment): start the \
+                 local services with `{UP_COMMAND}`",
+                vars::PG_CA,
+                vars::MYSQL_CA
+            )
+        })
     }
 
     /// The admin URL pointed at another database.
@@ -225,14 +246,16 @@ impl TestServices {
             postgres: Database {
                 url: sources.url(vars::PG_URL, "postgres://")?,
                 admin_url: sources.url(vars::PG_ADMIN_URL, "postgres://")?,
+                ca_path: sources.optional_file(vars::PG_CA)?,
             },
             mysql: Database {
                 url: sources.url(vars::MYSQL_URL, "mysql://")?,
                 admin_url: sources.url(vars::MYSQL_ADMIN_URL, "mysql://")?,
+                ca_path: sources.optional_file(vars::MYSQL_CA)?,
             },
             registry: Registry {
                 host: sources.host(vars::REGISTRY)?,
-                ca_path: sources.ca_path()?,
+                ca_path: sources.file(vars::REGISTRY_CA)?,
                 username: sources.get(vars::REGISTRY_USERNAME)?,
                 password: Password::new(sources.get(vars::REGISTRY_PASSWORD)?),
             },
@@ -295,11 +318,20 @@ impl<L: Fn(&str) -> Option<String>> Sources<'_, L> {
         Ok(value)
     }
 
-    fn ca_path(&self) -> Result<PathBuf, Error> {
-        let path = PathBuf::from(self.get(vars::REGISTRY_CA)?);
+    /// A variable that, when set, names a file that must exist.
+    fn optional_file(&self, name: &'static str) -> Result<Option<PathBuf>, Error> {
+        match self.optional(name) {
+            Some(_) => self.file(name).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A variable naming a file that must exist.
+    fn file(&self, name: &'static str) -> Result<PathBuf, Error> {
+        let path = PathBuf::from(self.get(name)?);
         if !path.is_file() {
             return Err(Error::Invalid {
-                name: vars::REGISTRY_CA,
+                name,
                 reason: format!("{} does not exist", path.display()),
             });
         }
@@ -347,6 +379,8 @@ export PTAH_TEST_PG_URL='postgres://app:pgSECRET1@127.0.0.1:55432/app'
 export PTAH_TEST_PG_ADMIN_URL='postgres://postgres:pgSECRET2@127.0.0.1:55432/postgres'
 export PTAH_TEST_MYSQL_URL='mysql://app:mySECRET1@127.0.0.1:53306/app'
 export PTAH_TEST_MYSQL_ADMIN_URL='mysql://ptah_admin:mySECRET2@127.0.0.1:53306/mysql'
+export PTAH_TEST_PG_CA='DBCA_FILE'
+export PTAH_TEST_MYSQL_CA='DBCA_FILE'
 export PTAH_TEST_REGISTRY='127.0.0.1:55443'
 export PTAH_TEST_REGISTRY_CA='CA_PATH'
 export PTAH_TEST_REGISTRY_USERNAME='ptah'
@@ -361,7 +395,9 @@ export PTAH_TEST_REGISTRY_PLAIN='127.0.0.1:55000'
         let ca = dir.join("ca.pem");
         std::fs::write(&ca, "pem").expect("ca");
         let env = dir.join("services.env");
-        let text = text.replace("CA_PATH", &ca.to_string_lossy());
+        let text = text
+            .replace("CA_PATH", &ca.to_string_lossy())
+            .replace("DBCA_FILE", &ca.to_string_lossy());
         std::fs::write(&env, text).expect("env file");
         env
     }
@@ -387,6 +423,8 @@ export PTAH_TEST_REGISTRY_PLAIN='127.0.0.1:55000'
         assert_eq!(s.registry.password.expose(), "regSECRET");
         assert_eq!(s.registry.ca_pem().expect("ca"), b"pem");
         assert_eq!(s.plain_registry, "127.0.0.1:55000");
+        assert!(s.postgres.require_tls_ca().is_file());
+        assert!(s.mysql.ca_path.is_some());
         assert_eq!(s.services_dir, Some(PathBuf::from("/var/tmp/ptah-services/abc")));
     }
 

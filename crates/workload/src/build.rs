@@ -293,6 +293,11 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             fetch = Some((FetchKind::Migrations, f.clone()));
         }
     }
+    if let Some(ca) = intent.inputs.database().and_then(|db| db.ca_from.as_ref()) {
+        env_vars.push(value(env::DB_CA_FILE, v::DB_CA_FILE));
+        mounts.push(v::mount(v::DB_CA_VOLUME, v::DB_CA_DIR, true));
+        volumes.push(v::config_map_file(v::DB_CA_VOLUME, ca, "ca.pem"));
+    }
     if let Some((kind, _)) = &fetch {
         // The main container reads what the fetch pulled and cannot change it.
         mounts.push(v::mount(kind.volume().0, v::SOURCE_DIR, true));

@@ -61,6 +61,8 @@ pub struct DatabaseAccess {
     pub coordination_digest: String,
     /// The target identity digest the runner must find (`sha256:<hex>`), when known.
     pub expected_target_identity: Option<String>,
+    /// `spec.target.caFrom`: the database CA bundle, mounted for `PTAH_DB_CA_FILE`.
+    pub ca_from: Option<ConfigMapKeySelector>,
     /// `PTAH_CONNECT_TIMEOUT` (e.g. `10s`).
     pub connect_timeout: Option<String>,
     /// `PTAH_LOCK_TIMEOUT` of a schema Apply, or `PTAH_MIGRATION_LOCK_TIMEOUT` of a migration
@@ -172,6 +174,18 @@ pub enum OperationInputs {
 }
 
 impl OperationInputs {
+    /// The target database of a database operation; `None` for the registry operations.
+    pub fn database(&self) -> Option<&DatabaseAccess> {
+        match self {
+            OperationInputs::Resolve { .. } | OperationInputs::Verify { .. } => None,
+            OperationInputs::Observe { db, .. }
+            | OperationInputs::Plan { db, .. }
+            | OperationInputs::Apply { db, .. }
+            | OperationInputs::MigrationHistory { db, .. }
+            | OperationInputs::MigrationApply { db, .. } => Some(db),
+        }
+    }
+
     /// The operation these inputs are for.
     pub fn operation(&self) -> Operation {
         match self {

@@ -56,6 +56,12 @@ pub const CA_VOLUME: &str = "registry-ca";
 pub const CA_DIR: &str = "/credentials/ca";
 /// `PTAH_OCI_CA_FILE`.
 pub const CA_FILE: &str = "/credentials/ca/ca.pem";
+/// The database CA ConfigMap (`spec.target.caFrom`).
+pub const DB_CA_VOLUME: &str = "database-ca";
+/// Where the database CA volume is mounted.
+pub const DB_CA_DIR: &str = "/credentials/database-ca";
+/// `PTAH_DB_CA_FILE`.
+pub const DB_CA_FILE: &str = "/credentials/database-ca/ca.pem";
 /// The verification policy ConfigMap (Verify).
 pub const POLICY_VOLUME: &str = "verification-policy";
 /// Where the policy volume is mounted.

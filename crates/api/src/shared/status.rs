@@ -4,7 +4,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{DatabaseEngine, Epoch, PinnedImage, SecretKeySelector, Sha256Digest};
+use super::{ConfigMapKeySelector, DatabaseEngine, Epoch, PinnedImage, SecretKeySelector, Sha256Digest};
 
 /// The execution identity every result is bound to; a change retires plans and approvals.
 ///
@@ -89,6 +89,9 @@ pub struct OperationTarget {
     pub engine: DatabaseEngine,
     /// The Secret key with the connection URL.
     pub url_from: SecretKeySelector,
+    /// The ConfigMap key with the database CA bundle, when the target names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_from: Option<ConfigMapKeySelector>,
 }
 
 /// A realm Lease still to be released once the durable write that needed it has landed.

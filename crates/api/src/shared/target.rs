@@ -3,7 +3,7 @@
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{DatabaseEngine, RealmReference, SecretKeySelector};
+use super::{ConfigMapKeySelector, DatabaseEngine, RealmReference, SecretKeySelector};
 
 /// The database a PtahSchema or PtahMigration manages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, KubeSchema)]
@@ -27,6 +27,11 @@ pub struct DatabaseTargetSpec {
     pub shared_realm: bool,
     /// The Secret key holding the connection URL (read by the kubelet, never the manager).
     pub url_from: SecretKeySelector,
+    /// A ConfigMap key holding the PEM CA bundle that the URL's TLS mode (`sslmode=require`,
+    /// `verify-ca`, `verify-full`; MySQL `ssl-mode=REQUIRED`, `VERIFY_CA`, `VERIFY_IDENTITY`)
+    /// checks the server's certificate against; without it the public web PKI roots are trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_from: Option<ConfigMapKeySelector>,
 }
 
 /// How a target is coordinated with others naming the same database.

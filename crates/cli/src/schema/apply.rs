@@ -38,6 +38,8 @@ struct ApplyReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     database_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tls: Option<super::TlsUsed>,
     destructive: bool,
     from_fingerprint: String,
     to_fingerprint: String,
@@ -104,6 +106,7 @@ pub(super) async fn apply(a: ApplyArgs, out: Output) -> Result<u8, Failure> {
     close(c.session).await;
     let mut report = result?;
     report.database_url = c.url.to_string();
+    report.tls = Some(c.tls.clone());
     let exit = match report.outcome {
         Outcome::Applied | Outcome::UpToDate | Outcome::DryRun => EXIT_OK,
         Outcome::Failed | Outcome::NotConverged => EXIT_FAILURE,
@@ -136,6 +139,7 @@ async fn run(
         failed_statement_index: None,
         error: None,
         database_url: String::new(),
+        tls: None,
         destructive: plan.destructive,
         from_fingerprint: plan.from_fingerprint.to_string(),
         to_fingerprint: plan.to_fingerprint.to_string(),

@@ -104,6 +104,7 @@ pub fn sources(o: &Observed<'_>, op: Op) -> Option<Sources> {
     let target = OperationTarget {
         engine: o.spec.target.engine.clone(),
         url_from: o.spec.target.url_from.clone(),
+        ca_from: o.spec.target.ca_from.clone(),
     };
     let identity = o
         .status

@@ -53,6 +53,7 @@ pub fn intent(
         let family = target.engine.family().ok_or(missing("a supported engine"))?;
         Ok(DatabaseAccess {
             url_from: target.url_from.clone(),
+            ca_from: target.ca_from.clone(),
             engine: family.as_str().to_owned(),
             coordination_digest: c
                 .coordination_digest

@@ -158,6 +158,7 @@ pub fn from_spec<'a>(o: &'a Observed<'_>, op: SchemaOperationType) -> ClaimSourc
     let target = OperationTarget {
         engine: spec.target.engine.clone(),
         url_from: spec.target.url_from.clone(),
+        ca_from: spec.target.ca_from.clone(),
     };
     let identity = status.target.as_ref().and_then(|t| t.identity_digest.clone());
     let policy_spec = &spec.policy;

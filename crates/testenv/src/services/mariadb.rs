@@ -51,6 +51,11 @@ impl MariaDb {
         self.dir.join("admin.password")
     }
 
+    /// The CA the server certificate chains to (TLS is on; plaintext stays allowed).
+    fn ca(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+
     /// `mariadb-admin ping` over the server's own socket.
     fn ping(&self) -> bool {
         Command::new("mariadb-admin")
@@ -108,6 +113,8 @@ impl Service for MariaDb {
         )?;
         std::fs::write(self.dir.join("install-db.log"), install)?;
 
+        // TLS on, with a certificate for `localhost` only (tests dial 127.0.0.1 as a wrong host).
+        super::tls::write_database_pki(&self.dir, "ptah-operator test MariaDB CA")?;
         let mut server = Command::new(MARIADBD);
         server
             .arg("--no-defaults")
@@ -117,6 +124,9 @@ impl Service for MariaDb {
             .arg(format!("--log-error={}", self.log().display()))
             .arg(format!("--port={}", self.port))
             .args(["--bind-address=127.0.0.1", "--user=root", "--skip-name-resolve"])
+            .arg(format!("--ssl-ca={}", self.ca().display()))
+            .arg(format!("--ssl-cert={}", self.dir.join("server.pem").display()))
+            .arg(format!("--ssl-key={}", self.dir.join("server.key").display()))
             .args([
                 "--innodb-buffer-pool-size=64M",
                 "--innodb-flush-log-at-trx-commit=0",
@@ -143,15 +153,17 @@ impl Service for MariaDb {
         let Ok(password) = secret::read(&self.app_password()) else {
             return false;
         };
-        self.ping()
+        // A server started before TLS was on has no CA file, and is restarted.
+        self.ca().is_file()
+            && self.ping()
             && process::probe(
                 Command::new("mariadb")
                     .arg("--no-defaults")
                     .args(["-h", "127.0.0.1", "-P", &self.port.to_string()])
-                    .args(["-u", APP, "-D", APP, "-N", "-B", "--connect-timeout=5"])
+                    .args(["-u", APP, "-D", APP, "-N", "-B", "--connect-timeout=5", "--ssl"])
                     .env("MYSQL_PWD", password),
-                b"select current_user();",
-                &format!("{APP}@%"),
+                b"select current_user(), variable_value <> '' from information_schema.session_status where variable_name = 'Ssl_version';",
+                &format!("{APP}@%\t1"),
             )
     }
 
@@ -168,6 +180,7 @@ impl Service for MariaDb {
                 "PTAH_TEST_MYSQL_ADMIN_URL",
                 format!("mysql://{ADMIN}:{admin}@127.0.0.1:{port}/mysql"),
             ),
+            ("PTAH_TEST_MYSQL_CA", self.ca().to_string_lossy().into_owned()),
         ])
     }
 }

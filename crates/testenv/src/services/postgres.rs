@@ -52,6 +52,11 @@ impl Postgres {
         self.dir.join("admin.password")
     }
 
+    /// The CA the server certificate chains to (TLS is on; plaintext stays allowed).
+    fn ca(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+
     /// `psql` over TCP as `user`, reading the password from `PGPASSWORD`.
     fn psql(&self, user: &str, database: &str, password: &str) -> Command {
         let mut cmd = Command::new(format!("{BIN}/psql"));
@@ -157,11 +162,16 @@ impl Service for Postgres {
         fs::remove_file(&pwfile).with_context(|| format!("cannot remove {}", pwfile.display()))?;
         fs::write(self.dir.join("initdb.log"), initdb?)?;
 
+        // TLS on, with a certificate for `localhost` only (tests dial 127.0.0.1 as a wrong host).
+        super::tls::write_database_pki(&self.dir, "ptah-operator test PostgreSQL CA")?;
+        self.chown(&self.dir.join("server.key"))?;
         let options = format!(
             "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c synchronous_commit=off \
-             -c full_page_writes=off",
+             -c full_page_writes=off -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
             self.port,
-            socket_dir.display()
+            socket_dir.display(),
+            self.dir.join("server.pem").display(),
+            self.dir.join("server.key").display()
         );
         output(
             self.as_postgres("pg_ctl")
@@ -200,7 +210,14 @@ impl Service for Postgres {
         let Ok(password) = secret::read(&self.app_password()) else {
             return false;
         };
-        self.is_ready() && process::probe(&mut self.psql(APP, APP, &password), b"select current_user;", APP)
+        // A server started before TLS was on has no CA file, and is restarted.
+        self.ca().is_file()
+            && self.is_ready()
+            && process::probe(
+                self.psql(APP, APP, &password).env("PGSSLMODE", "require"),
+                b"select ssl from pg_stat_ssl where pid = pg_backend_pid();",
+                "t",
+            )
     }
 
     fn env(&self) -> anyhow::Result<Vec<(&'static str, String)>> {
@@ -216,6 +233,7 @@ impl Service for Postgres {
                 "PTAH_TEST_PG_ADMIN_URL",
                 format!("postgres://postgres:{admin}@127.0.0.1:{port}/postgres"),
             ),
+            ("PTAH_TEST_PG_CA", self.ca().to_string_lossy().into_owned()),
         ])
     }
 }

@@ -65,6 +65,21 @@ pub fn issue_for(ca_name: &str, sans: Vec<String>) -> anyhow::Result<ServerPki> 
     })
 }
 
+/// The SANs of the database servers' certificates: `localhost` and the pod network's gateway,
+/// but not `127.0.0.1`, so that dialling by address is a real wrong-host case for tests.
+pub fn database_sans() -> Vec<String> {
+    vec!["localhost".to_owned(), crate::cluster::relay::GATEWAY.to_string()]
+}
+
+/// Issues a CA and a database server certificate into `dir` as `ca.pem`, `server.pem` and
+/// `server.key` (mode 0600).
+pub fn write_database_pki(dir: &std::path::Path, ca_name: &str) -> anyhow::Result<()> {
+    let pki = issue_for(ca_name, database_sans())?;
+    std::fs::write(dir.join("ca.pem"), pki.ca_pem)?;
+    std::fs::write(dir.join("server.pem"), pki.cert_pem)?;
+    super::secret::write(&dir.join("server.key"), &pki.key_pem)
+}
+
 /// The current UTC year, close enough for a validity window that spans years.
 fn current_year() -> i32 {
     let secs = SystemTime::now()

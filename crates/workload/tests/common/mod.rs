@@ -121,6 +121,7 @@ pub fn db() -> DatabaseAccess {
         engine: "postgresql".to_owned(),
         coordination_digest: COORDINATION.to_owned(),
         expected_target_identity: Some(TARGET_IDENTITY.to_owned()),
+        ca_from: None,
         connect_timeout: Some("10s".to_owned()),
         lock_timeout: Some("5s".to_owned()),
         // Set on every database intent: only the Plan Job may carry them.
