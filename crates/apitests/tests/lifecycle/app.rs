@@ -209,6 +209,14 @@ pub struct App {
     pub engine: Engine,
 }
 
+/// The engine as `spec.target.engine` spells it.
+fn engine_name(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Postgres => "PostgreSQL",
+        Engine::Mariadb => "MySQL",
+    }
+}
+
 impl App {
     /// Creates everything; `prefix` names the namespace.
     pub async fn setup(engine: Engine, prefix: &str) -> App {
@@ -222,6 +230,17 @@ impl App {
         let (host_url, pod_url) = engine.fresh_database(&services, &db).await;
         let password = password_of(&pod_url);
         assert!(password.len() >= 8, "the scan needs a real password");
+        // The Jobs reach the database over verified TLS: the URL asks for verify-full (the
+        // server certificate names the pod gateway) and the CA comes from `spec.target.caFrom`.
+        // Only the kind provider's database containers run without TLS.
+        let db_ca = match engine {
+            Engine::Postgres => services.postgres.ca_path.clone(),
+            Engine::Mariadb => services.mysql.ca_path.clone(),
+        };
+        let pod_url = match db_ca {
+            Some(_) => format!("{pod_url}?sslmode=verify-full"),
+            None => pod_url,
+        };
         let registry = endpoints
             .get("PTAH_POD_REGISTRY")
             .expect("PTAH_POD_REGISTRY")
@@ -258,6 +277,16 @@ impl App {
         )
         .await;
         let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+        let mut target = json!({"engine": engine_name(engine), "coordinationKey": "orders", "urlFrom": {"name": "db", "key": "url"}});
+        if let Some(path) = &db_ca {
+            let pem = std::fs::read_to_string(path).expect("the database CA");
+            create(
+                &cms,
+                json!({"metadata": {"name": "db-ca"}, "immutable": true, "data": {"ca.pem": pem}}),
+            )
+            .await;
+            target["caFrom"] = json!({"name": "db-ca", "key": "ca.pem"});
+        }
         let ca = String::from_utf8(services.registry.ca_pem().expect("CA")).expect("PEM");
         create(
             &cms,
@@ -271,27 +300,26 @@ impl App {
         )
         .await;
         let schemas: Api<PtahSchema> = Api::namespaced(client.clone(), &ns);
-        let engine_name = if engine == Engine::Postgres {
-            "PostgreSQL"
-        } else {
-            "MySQL"
-        };
-        create(&schemas, json!({
-            "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchema",
-            "metadata": {"name": "orders"},
-            "spec": {
-                "target": {"engine": engine_name, "coordinationKey": "orders", "urlFrom": {"name": "db", "key": "url"}},
-                "desired": {
-                    "ociRef": format!("oci://{registry}/{repository}:v1"),
-                    "registryAuthFrom": {"name": "registry"},
-                    "verificationPolicyFrom": {"name": "policy", "key": "policy.yaml"},
-                    "transport": {"caFrom": {"name": "registry-ca", "key": "ca.pem"}}
-                },
-                "interval": "10s",
-                "policy": {"apply": "OnApproval"},
-                "execution": {"activeDeadlineSeconds": 300, "imagePullSecrets": [{"name": "pull"}]}
-            }
-        })).await;
+        create(
+            &schemas,
+            json!({
+                "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchema",
+                "metadata": {"name": "orders"},
+                "spec": {
+                    "target": target,
+                    "desired": {
+                        "ociRef": format!("oci://{registry}/{repository}:v1"),
+                        "registryAuthFrom": {"name": "registry"},
+                        "verificationPolicyFrom": {"name": "policy", "key": "policy.yaml"},
+                        "transport": {"caFrom": {"name": "registry-ca", "key": "ca.pem"}}
+                    },
+                    "interval": "10s",
+                    "policy": {"apply": "OnApproval"},
+                    "execution": {"activeDeadlineSeconds": 300, "imagePullSecrets": [{"name": "pull"}]}
+                }
+            }),
+        )
+        .await;
 
         App {
             client,
