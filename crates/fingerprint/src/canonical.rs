@@ -7,98 +7,109 @@
 //! sizes and versions above 2^53 must not collide.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 use crate::Error;
 
-/// The canonical JSON bytes of any serializable value.
+/// The canonical JSON bytes of any serializable value, written straight from `Serialize`
+/// (the same bytes as [`canonical_json_value`] of its `serde_json::Value`).
 pub fn canonical_json<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
-    let value = serde_json::to_value(value).map_err(|err| Error::NotJson(err.to_string()))?;
-    canonical_json_value(&value)
+    crate::stream::to_canonical(value)
 }
 
 /// The canonical JSON bytes of a JSON value.
 pub fn canonical_json_value(value: &Value) -> Result<Vec<u8>, Error> {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_value(&mut out, value)?;
-    Ok(out.into_bytes())
+    Ok(out)
 }
 
-fn write_value(out: &mut String, value: &Value) -> Result<(), Error> {
+fn write_value(out: &mut Vec<u8>, value: &Value) -> Result<(), Error> {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Number(n) => write_number(out, n)?,
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_value(out, item)?;
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(map) => write_object(out, map)?,
     }
     Ok(())
 }
 
-fn write_object(out: &mut String, map: &Map<String, Value>) -> Result<(), Error> {
+fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) -> Result<(), Error> {
     let mut members: Vec<(&String, &Value)> = map.iter().collect();
     // JCS orders by UTF-16 code units, which differs from byte order only above the BMP.
     members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-    out.push('{');
+    out.push(b'{');
     for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
         write_string(out, key);
-        out.push(':');
+        out.push(b':');
         write_value(out, value)?;
     }
-    out.push('}');
+    out.push(b'}');
     Ok(())
 }
 
-fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                // Writing to a String cannot fail.
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
+/// A JSON string with RFC 8785's minimal escaping.
+pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => b"",
+            // Multi-byte UTF-8 never holds a byte below 0x80, so bytes are safe to scan.
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            // Writing into a Vec cannot fail.
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.extend_from_slice(escape);
         }
+        start = i + 1;
     }
-    out.push('"');
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
 }
 
-fn write_number(out: &mut String, n: &Number) -> Result<(), Error> {
+fn write_number(out: &mut Vec<u8>, n: &Number) -> Result<(), Error> {
     if let Some(i) = n.as_i64() {
         let _ = write!(out, "{i}");
     } else if let Some(u) = n.as_u64() {
         let _ = write!(out, "{u}");
     } else {
         let f = n.as_f64().ok_or_else(|| Error::NonFiniteNumber(n.to_string()))?;
-        out.push_str(&ecmascript_number(f)?);
+        out.extend_from_slice(ecmascript_number(f)?.as_bytes());
     }
     Ok(())
 }
 
 /// ECMAScript's Number::toString for a finite double (ECMA-262 §6.1.6.1.20).
-fn ecmascript_number(f: f64) -> Result<String, Error> {
+pub(crate) fn ecmascript_number(f: f64) -> Result<String, Error> {
     if !f.is_finite() {
         return Err(Error::NonFiniteNumber(f.to_string()));
     }

@@ -6,6 +6,7 @@
 
 mod canonical;
 mod sha;
+mod stream;
 
 pub use canonical::{canonical_json, canonical_json_value};
 pub use sha::{Digest, Fingerprint, Sha256};
