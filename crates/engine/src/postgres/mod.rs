@@ -101,6 +101,7 @@ async fn read_columns(
             Some(text) if !generated => canon::default(DIALECT, &data_type, &text),
             _ => None,
         };
+        let collation = column_collation(&row, &name)?;
         let column = Column {
             name,
             data_type,
@@ -110,7 +111,7 @@ async fn read_columns(
             auto_increment: false,
             comment: get(&row, 8)?,
             charset: None,
-            collation: None,
+            collation,
         };
         columns.entry(table).or_default().insert(get(&row, 1)?, column);
     }
@@ -123,6 +124,23 @@ async fn read_columns(
         attnames.insert(oid, names);
     }
     Ok(attnames)
+}
+
+/// A collation other than the type's default. Only `pg_catalog`'s are modelled: collation names
+/// hold dots themselves (`en_US.utf8`), so a schema-qualified one has no unambiguous text form.
+fn column_collation(row: &Row, column: &str) -> Result<Option<String>, Error> {
+    let schema: Option<String> = get(row, 12)?;
+    let name: Option<String> = get(row, 13)?;
+    match (schema, name) {
+        (Some(schema), Some(name)) if schema == "pg_catalog" => Ok(Some(name)),
+        (Some(schema), Some(name)) => Err(Error::Unsupported {
+            object: format!("column {column}"),
+            reason: format!(
+                "its collation {schema}.{name} is outside pg_catalog (user-defined collations are not modelled)"
+            ),
+        }),
+        _ => Ok(None),
+    }
 }
 
 /// An enum-typed column is typed by the enum's qualified name, whatever `search_path` would print.

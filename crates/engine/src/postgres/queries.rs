@@ -44,14 +44,16 @@ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
                   WHERE x.classid = 'pg_class'::regclass AND x.objid = c.oid AND x.deptype = 'e')";
 
 /// Columns: the formatted type, the enum behind it (directly or as an array element), identity,
-/// generation, the deparsed default and the comment.
+/// generation, the deparsed default, the comment, and a collation other than the type's default
+/// (its schema and name).
 pub(super) const COLUMNS: &str = r"
 SELECT a.attrelid, a.attnum, a.attname::text,
        format_type(a.atttypid, a.atttypmod) AS type,
        a.attnotnull, a.attidentity::text, a.attgenerated::text,
        pg_get_expr(ad.adbin, ad.adrelid, true) AS default_expr,
        d.description,
-       en.nspname::text AS enum_schema, et.typname::text AS enum_name, t.typcategory = 'A' AS is_array
+       en.nspname::text AS enum_schema, et.typname::text AS enum_name, t.typcategory = 'A' AS is_array,
+       cn.nspname::text AS collation_schema, co.collname::text AS collation
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -62,6 +64,8 @@ LEFT JOIN pg_namespace en ON en.oid = et.typnamespace
 LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
 LEFT JOIN pg_description d
        ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+LEFT JOIN pg_collation co ON co.oid = a.attcollation AND a.attcollation <> t.typcollation
+LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
 WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
   AND a.attnum > 0 AND NOT a.attisdropped";
 

@@ -131,7 +131,8 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
     changes
 }
 
-/// A text column's collation is its own when it names one, else its table's: compared in effect,
+/// A text column's collation is its own when it names one, else its table's (PostgreSQL tables
+/// have none, so there it is the column's, `None` being the type's default): compared in effect,
 /// so a column that follows its table follows a change of the table's default too (`ALTER TABLE …
 /// COLLATE=` alone leaves existing columns as they were). The live side names a column's
 /// collation only where it differs from its table's. A declared character set is compared with
@@ -151,7 +152,7 @@ fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: 
     want != have || charset_differs
 }
 
-/// Whether a MySQL column of this type has a character set and collation.
+/// Whether a column of this type has a collation (and on MySQL a character set).
 fn collatable(t: &DataType) -> bool {
     match t {
         DataType::Char(_)
@@ -159,7 +160,10 @@ fn collatable(t: &DataType) -> bool {
         | DataType::Text
         | DataType::InlineEnum(_)
         | DataType::InlineSet(_) => true,
-        DataType::Other { name, .. } => matches!(name.as_str(), "tinytext" | "mediumtext" | "longtext"),
+        DataType::Array(inner) => collatable(inner),
+        DataType::Other { name, .. } => {
+            matches!(name.as_str(), "tinytext" | "mediumtext" | "longtext" | "citext")
+        }
         _ => false,
     }
 }

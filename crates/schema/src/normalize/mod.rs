@@ -33,9 +33,11 @@ use sqlparser::parser::Parser;
 
 use crate::model::{DefaultValue, Dialect, Literal};
 
+mod collation;
 mod mysql;
 mod temporal;
 
+pub use collation::postgres_collation;
 pub use mysql::{mysql_action, mysql_charset_name};
 pub use temporal::temporal_default;
 

@@ -273,6 +273,10 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
     if has(ColumnAspect::Type) {
         let target = SQL.data_type(&to.data_type);
         let mut sql = format!("{alter} TYPE {target}");
+        // A new type without COLLATE would take that type's default collation.
+        if let Some(c) = &to.collation {
+            sql.push_str(&format!(" COLLATE {}", SQL.ident(c)));
+        }
         if needs_using(&from.data_type, &to.data_type) {
             let col = SQL.ident(&to.name);
             let via = matches!(from.data_type, crate::model::DataType::Enum(_));
@@ -283,6 +287,18 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
         }
         let (severity, why) = type_change(&from.data_type, &to.data_type);
         out.push(stmt(sql, severity, why));
+    }
+    if has(ColumnAspect::Collation) && !has(ColumnAspect::Type) {
+        let collation = to.collation.as_deref().unwrap_or("default");
+        out.push(stmt(
+            format!(
+                "{alter} TYPE {} COLLATE {}",
+                SQL.data_type(&to.data_type),
+                SQL.ident(collation)
+            ),
+            Severity::Warning,
+            "changes the column's collation: its indexes are rebuilt and its sort order changes",
+        ));
     }
     if has(ColumnAspect::Nullability) {
         out.push(if to.nullable {

@@ -89,6 +89,9 @@ impl Sql {
         );
         match self.dialect {
             Dialect::Postgres => {
+                if let Some(c) = &column.collation {
+                    out.push_str(&format!(" COLLATE {}", self.ident(c)));
+                }
                 if let Some(identity) = column.identity {
                     out.push_str(&format!(" GENERATED {} AS IDENTITY", identity_kind(identity)));
                 }

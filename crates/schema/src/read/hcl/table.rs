@@ -8,7 +8,7 @@ use crate::model::{
     CheckConstraint, Column, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName, ReferentialAction,
     Table, UniqueConstraint,
 };
-use crate::normalize::{expression, mysql_charset_name};
+use crate::normalize::{expression, mysql_charset_name, postgres_collation};
 
 use super::super::ReadError;
 use super::super::check::PendingForeignKey;
@@ -191,7 +191,7 @@ impl Reader<'_> {
         };
         let owner = format!("column {name}");
         let charset = self.charset_attr(&mut attrs, "charset", &owner)?;
-        let collation = self.charset_attr(&mut attrs, "collate", &owner)?;
+        let collation = self.column_collation(&mut attrs, &owner)?;
         self.done(attrs)?;
         let mut identity = None;
         for b in blocks {
@@ -335,6 +335,23 @@ impl Reader<'_> {
                 what: format!("table {name}"),
             }),
         }
+    }
+
+    /// A column's `collate`: a MySQL collation, or a PostgreSQL one from `pg_catalog`.
+    fn column_collation(&self, attrs: &mut Attrs<'_>, owner: &str) -> Result<Option<String>, ReadError> {
+        if self.dialect == Dialect::Mysql {
+            return self.charset_attr(attrs, "collate", owner);
+        }
+        let Some(a) = attrs.take("collate") else {
+            return Ok(None);
+        };
+        let text = self.string(&a.value)?;
+        postgres_collation(std::slice::from_ref(&text)).map_err(|named| {
+            self.unsupported(
+                a.span(),
+                format!("collation {named} in {owner} (only pg_catalog's are modelled)"),
+            )
+        })
     }
 
     /// A MySQL `charset` or `collate` attribute (PostgreSQL has neither).

@@ -15,7 +15,7 @@ use crate::model::{
     ReferentialAction, Table, UniqueConstraint,
 };
 use crate::names::serial_default;
-use crate::normalize::{default_value, expression, mysql_charset_name};
+use crate::normalize::{default_value, expression, mysql_charset_name, postgres_collation};
 use crate::types::parse_type_with;
 
 use super::super::check::PendingForeignKey;
@@ -159,6 +159,18 @@ impl Reader {
                 }
                 ColumnOption::Collation(n) if self.dialect == Dialect::Mysql => {
                     column.collation = Some(mysql_charset_name(&n.to_string().replace('`', "")));
+                }
+                ColumnOption::Collation(n) => {
+                    let parts: Vec<String> =
+                        n.0.iter()
+                            .map(|p| p.as_ident().map_or_else(|| p.to_string(), |i| i.value.clone()))
+                            .collect();
+                    column.collation = postgres_collation(&parts).map_err(|named| {
+                        self.unsupported(
+                            &at,
+                            format!("COLLATE {named} (collations outside pg_catalog are not modelled)"),
+                        )
+                    })?;
                 }
                 ColumnOption::DialectSpecific(tokens)
                     if is_auto_increment(&tokens) && self.dialect == Dialect::Mysql =>
