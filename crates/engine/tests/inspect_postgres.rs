@@ -395,3 +395,38 @@ INSERT INTO app.currency VALUES ('USD', 'Dollar', 2, 1.0000, true), ('EUR', 'Eur
     session.close().await.expect("close");
     db.drop().await;
 }
+
+#[tokio::test]
+async fn column_collations_read_back_and_a_user_defined_one_is_refused_by_name() {
+    let db = Fresh::new(Dialect::Postgres, "inspect_pg_collation").await;
+    db.run(
+        r#"
+CREATE TABLE words (id int, word text COLLATE "C", plain text, tags varchar(9)[] COLLATE "POSIX", same text COLLATE "default");
+"#,
+    )
+    .await;
+    let mut session = db.session().await;
+    let live = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect("inspect");
+    let table = &live.tables[&QualifiedName::new("public", "words")];
+    let collation = |c: &str| table.column(c).and_then(|c| c.collation.clone());
+    assert_eq!(collation("word").as_deref(), Some("C"));
+    assert_eq!(collation("tags").as_deref(), Some("POSIX"));
+    assert_eq!(
+        (collation("plain"), collation("same"), collation("id")),
+        (None, None, None)
+    );
+
+    session
+        .batch(r#"CREATE COLLATION public.mine FROM "C"; CREATE TABLE odd (name text COLLATE public.mine)"#)
+        .await
+        .expect("a user-defined collation");
+    let err = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect_err("refused");
+    let text = err.to_string();
+    assert!(text.contains("public.mine") && text.contains("name"), "{text}");
+    session.close().await.expect("close");
+    db.drop().await;
+}
