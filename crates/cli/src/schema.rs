@@ -15,6 +15,9 @@ use serde::Serialize;
 
 mod apply;
 mod push;
+mod unmodelled;
+
+use unmodelled::Listing;
 
 use crate::common::{DbArgs, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Format, Output, parse_duration};
 
@@ -259,10 +262,16 @@ pub(crate) fn desired_document(args: &DesiredArgs) -> Result<(Dialect, Document)
     Ok((dialect, document))
 }
 
-/// Inspects the live schema within the desired schema's scope.
-pub(crate) async fn live(c: &mut Connected, desired: &Schema, out: Output) -> Result<Schema, Failure> {
+/// Inspects the live schema within the desired schema's scope, with what it holds unmodelled.
+pub(crate) async fn live(
+    c: &mut Connected,
+    desired: &Schema,
+    out: Output,
+) -> Result<(Schema, Listing), Failure> {
     progress(out, "inspecting the live schema");
-    Ok(ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?)
+    let live = ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?;
+    let not_managed = unmodelled::list(&mut c.session, &live).await?;
+    Ok((live, not_managed))
 }
 
 /// Closes a session; a failure to close changes nothing already reported.
@@ -277,15 +286,20 @@ struct InspectReport {
     dialect: Dialect,
     database_url: String,
     tls: TlsUsed,
+    /// Objects of the database the model does not hold (views, routines, triggers…).
+    unmodelled: Listing,
     fingerprint: String,
     schema: Schema,
 }
 
 async fn inspect(a: InspectArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.target, out).await?;
-    let result = ptah_engine::inspect(&mut c.session, &InspectScope::all()).await;
+    let result = match ptah_engine::inspect(&mut c.session, &InspectScope::all()).await {
+        Ok(live) => unmodelled::list(&mut c.session, &live).await.map(|u| (live, u)),
+        Err(err) => Err(err),
+    };
     close(c.session).await;
-    let live = result?;
+    let (live, not_managed) = result?;
     let schema = ExcludeSet::new(&a.target.exclude).apply(&live).into_owned();
     let dialect = c.url.dialect();
     let report = InspectReport {
@@ -293,9 +307,12 @@ async fn inspect(a: InspectArgs, out: Output) -> Result<u8, Failure> {
         database_url: c.url.to_string(),
         tls: c.tls.clone(),
         fingerprint: schema.fingerprint().to_string(),
+        unmodelled: not_managed,
         schema,
     };
-    let text = || ptah_schema::write::hcl::to_hcl(dialect, &report.schema);
+    let text = || {
+        unmodelled::lines(&report.unmodelled, "#") + &ptah_schema::write::hcl::to_hcl(dialect, &report.schema)
+    };
     Ok(out.report(&report, text, EXIT_OK))
 }
 
@@ -311,6 +328,8 @@ struct DriftReport {
     live_fingerprint: String,
     desired_fingerprint: String,
     findings: Vec<Finding>,
+    /// Objects in the managed namespaces the model does not hold; never drift, never touched.
+    unmodelled: Listing,
 }
 
 async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
@@ -318,7 +337,7 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
-    let live = live?;
+    let (live, not_managed) = live?;
     let found = ptah_schema::drift(&desired, &live, dialect, &c.options);
     let scope = ExcludeSet::new(&c.options.exclude);
     let report = DriftReport {
@@ -332,6 +351,7 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
         live_fingerprint: scope.apply(&live).fingerprint().to_string(),
         desired_fingerprint: scope.apply(&desired).fingerprint().to_string(),
         findings: found.findings,
+        unmodelled: not_managed,
     };
     let exit = if report.drift { EXIT_FAILURE } else { EXIT_OK };
     let text = || {
@@ -372,6 +392,8 @@ struct PlanReport {
     severities: Vec<Severity>,
     /// Statements of the desired document skipped by rule (session settings, ownership…).
     ignored: Vec<Ignored>,
+    /// Objects in the managed namespaces the model does not hold; the plan never touches them.
+    unmodelled: Listing,
 }
 
 /// The bytes of a plan file: pretty JSON and a final newline, identical for identical plans.
@@ -393,7 +415,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.desired.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
-    let live = live?;
+    let (live, not_managed) = live?;
     let mut options = c.options.clone();
     options.protected_tables = a.protected_table.clone();
     progress(out, "planning");
@@ -413,6 +435,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         statements: plan.statements.len(),
         severities: plan.statements.iter().map(|s| s.severity).collect(),
         ignored,
+        unmodelled: not_managed,
     };
     let exit = if plan.is_empty() { EXIT_OK } else { EXIT_FAILURE };
     let text = || {
@@ -420,6 +443,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         for skipped in &report.ignored {
             let _ = writeln!(s, "-- {skipped}");
         }
+        s.push_str(&unmodelled::lines(&report.unmodelled, "--"));
         if plan.is_empty() {
             s.push_str("Schema is synced: the plan is empty.\n");
         }

@@ -13,6 +13,7 @@ mod postgres;
 mod rows;
 mod session;
 mod tls;
+mod unmodelled;
 mod url;
 
 use std::time::Duration;
@@ -23,6 +24,7 @@ pub use apply::{ApplyOptions, ApplyReport, apply, live_fingerprint, verify};
 pub use inspect::{InspectScope, RowSelection, inspect, mysql_flavor};
 pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
 pub use session::Session;
+pub use unmodelled::{Unmodelled, unmodelled};
 pub use url::{DatabaseUrl, Dialect, TlsMode, dialect_name};
 
 /// What went wrong talking to a database; no variant ever carries a password.

@@ -53,7 +53,9 @@ SELECT a.attrelid, a.attnum, a.attname::text,
        pg_get_expr(ad.adbin, ad.adrelid, true) AS default_expr,
        d.description,
        en.nspname::text AS enum_schema, et.typname::text AS enum_name, t.typcategory = 'A' AS is_array,
-       cn.nspname::text AS collation_schema, co.collname::text AS collation
+       cn.nspname::text AS collation_schema, co.collname::text AS collation,
+       t.typtype = 'd' OR (t.typcategory = 'A' AND EXISTS (
+           SELECT 1 FROM pg_type e WHERE e.oid = t.typelem AND e.typtype = 'd')) AS is_domain
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -1,0 +1,123 @@
+//! The objects a live database holds that the schema model does not: views, routines, triggers,
+//! partitions, policies, grants… Inspection leaves them out, and the planner never touches them;
+//! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
+
+use crate::{Error, Session};
+
+/// One object the model does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unmodelled {
+    /// What it is (`view`, `function`, `trigger`, …).
+    pub kind: String,
+    /// Its qualified name (a trigger: `table.trigger`; grants: the table).
+    pub name: String,
+}
+
+/// PostgreSQL, in the given schemas; extension members and what PostgreSQL creates itself
+/// (internal dependencies such as a range type's constructors, a view's rewrite rule, constraint
+/// triggers, serial and identity sequences) are left out.
+const POSTGRES: &str = r"
+WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname = ANY($1)),
+ext AS (SELECT objid, classid FROM pg_depend WHERE deptype = 'e'),
+internal AS (SELECT objid FROM pg_depend WHERE classid = 'pg_proc'::regclass AND deptype = 'i')
+SELECT kind, name FROM (
+  SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
+                        WHEN 'f' THEN 'foreign table' WHEN 'S' THEN 'sequence'
+                        WHEN 'c' THEN 'composite type' END AS kind,
+         ns.nspname || '.' || c.relname AS name
+  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+  WHERE c.relkind IN ('v', 'm', 'f', 'S', 'c')
+    AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
+    AND NOT (c.relkind = 'c' AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typrelid = c.oid AND t.typtype <> 'c'))
+    AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d
+             WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i')))
+  UNION ALL
+  SELECT 'partitioning (PARTITION BY and partitions)', ns.nspname || '.' || c.relname
+  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind = 'p'
+  UNION ALL
+  SELECT 'partition', ns.nspname || '.' || c.relname
+  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relispartition AND c.relkind IN ('r', 'p')
+  UNION ALL
+  SELECT CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' WHEN 'w' THEN 'window function'
+                        ELSE 'function' END,
+         ns.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')'
+  FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+  WHERE NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_proc'::regclass AND ext.objid = p.oid)
+    AND NOT EXISTS (SELECT 1 FROM internal WHERE internal.objid = p.oid)
+  UNION ALL
+  SELECT 'trigger', ns.nspname || '.' || c.relname || '.' || t.tgname
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
+  WHERE NOT t.tgisinternal
+  UNION ALL
+  SELECT CASE t.typtype WHEN 'd' THEN 'domain' WHEN 'r' THEN 'range type' WHEN 'm' THEN 'multirange type' END,
+         ns.nspname || '.' || t.typname
+  FROM pg_type t JOIN ns ON ns.oid = t.typnamespace
+  WHERE t.typtype IN ('d', 'r')
+    AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_type'::regclass AND ext.objid = t.oid)
+  UNION ALL
+  SELECT 'rewrite rule', ns.nspname || '.' || c.relname || '.' || r.rulename
+  FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN ns ON ns.oid = c.relnamespace
+  WHERE r.rulename <> '_RETURN'
+  UNION ALL
+  SELECT 'row-level security policy', ns.nspname || '.' || c.relname || '.' || pol.polname
+  FROM pg_policy pol JOIN pg_class c ON c.oid = pol.polrelid JOIN ns ON ns.oid = c.relnamespace
+  UNION ALL
+  SELECT 'row-level security', ns.nspname || '.' || c.relname
+  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relrowsecurity
+  UNION ALL
+  SELECT 'grants', ns.nspname || '.' || c.relname
+  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND c.relacl IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
+) x
+WHERE kind IS NOT NULL
+ORDER BY kind, name";
+
+/// MySQL/MariaDB, in the URL's database.
+const MYSQL: &str = r"
+SELECT kind, name FROM (
+  SELECT 'view' AS kind, TABLE_NAME AS name FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()
+  UNION ALL
+  SELECT 'sequence', TABLE_NAME FROM information_schema.TABLES
+  WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'
+  UNION ALL
+  SELECT LOWER(ROUTINE_TYPE), ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+  UNION ALL
+  SELECT 'trigger', CONCAT(EVENT_OBJECT_TABLE, '.', TRIGGER_NAME) FROM information_schema.TRIGGERS
+  WHERE TRIGGER_SCHEMA = DATABASE()
+  UNION ALL
+  SELECT 'event', EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE()
+  UNION ALL
+  SELECT DISTINCT 'partitioning (PARTITION BY and partitions)', TABLE_NAME FROM information_schema.PARTITIONS
+  WHERE TABLE_SCHEMA = DATABASE() AND PARTITION_NAME IS NOT NULL
+) x
+ORDER BY kind, name";
+
+/// The objects in the inspected `namespaces` (PostgreSQL; MySQL reads the URL's database) that
+/// the model does not hold, sorted by kind and name.
+pub async fn unmodelled(session: &mut Session, namespaces: &[String]) -> Result<Vec<Unmodelled>, Error> {
+    match session {
+        Session::Postgres { client, .. } => {
+            let rows = client
+                .query(POSTGRES, &[&namespaces])
+                .await
+                .map_err(Error::postgres)?;
+            rows.iter()
+                .map(|row| {
+                    Ok(Unmodelled {
+                        kind: row.try_get(0).map_err(Error::postgres)?,
+                        name: row.try_get(1).map_err(Error::postgres)?,
+                    })
+                })
+                .collect()
+        }
+        Session::MySql(conn) => {
+            use mysql_async::prelude::Queryable;
+            let rows: Vec<(String, String)> = conn.query(MYSQL).await.map_err(Error::mysql)?;
+            Ok(rows
+                .into_iter()
+                .map(|(kind, name)| Unmodelled { kind, name })
+                .collect())
+        }
+    }
+}

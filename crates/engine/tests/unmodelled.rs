@@ -1,0 +1,119 @@
+//! What the model does not hold is listed, never dropped without a word: every such object kind
+//! on a real PostgreSQL 15 and MariaDB 10.11, while what the model does hold (and what the server
+//! makes itself, or an extension owns) stays out of the list.
+
+mod inspect_support;
+
+use inspect_support::Fresh;
+use ptah_engine::{Dialect, Error, InspectScope, Unmodelled, inspect, unmodelled};
+
+fn listed(items: &[Unmodelled]) -> Vec<String> {
+    items.iter().map(|u| format!("{}: {}", u.kind, u.name)).collect()
+}
+
+#[tokio::test]
+async fn postgres_lists_every_unmodelled_kind_and_nothing_it_models() {
+    let db = Fresh::new(Dialect::Postgres, "unmodelled_pg").await;
+    db.run(
+        r"
+CREATE EXTENSION citext;
+CREATE SCHEMA app;
+CREATE TABLE app.orders (id serial PRIMARY KEY, total numeric, code citext, n bigint GENERATED ALWAYS AS IDENTITY);
+CREATE VIEW app.big_orders AS SELECT id, total FROM app.orders WHERE total > 100;
+CREATE MATERIALIZED VIEW app.totals AS SELECT sum(total) AS t FROM app.orders;
+CREATE SEQUENCE app.invoice_no;
+CREATE DOMAIN app.positive AS numeric CHECK (VALUE > 0);
+CREATE TYPE app.pair AS (a int, b int);
+CREATE TYPE app.span AS RANGE (subtype = int4);
+CREATE FUNCTION app.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE PROCEDURE app.noop() LANGUAGE sql AS $$ SELECT 1 $$;
+CREATE TRIGGER orders_touch BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
+CREATE TABLE app.events (id int, at date) PARTITION BY RANGE (at);
+CREATE TABLE app.events_2024 PARTITION OF app.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+ALTER TABLE app.orders ENABLE ROW LEVEL SECURITY;
+CREATE POLICY mine ON app.orders USING (true);
+GRANT SELECT ON app.orders TO PUBLIC;
+CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
+",
+    )
+    .await;
+    let mut session = db.session().await;
+    let all = unmodelled(&mut session, &["app".to_owned(), "public".to_owned()])
+        .await
+        .expect("listed");
+    assert_eq!(
+        listed(&all),
+        [
+            "composite type: app.pair",
+            "domain: app.positive",
+            "function: app.touch()",
+            "grants: app.orders",
+            "materialized view: app.totals",
+            "partition: app.events_2024",
+            "partitioning (PARTITION BY and partitions): app.events",
+            "procedure: app.noop()",
+            "range type: app.span",
+            "rewrite rule: app.events_2024.no_delete",
+            "row-level security: app.orders",
+            "row-level security policy: app.orders.mine",
+            "sequence: app.invoice_no",
+            "trigger: app.orders.orders_touch",
+            "view: app.big_orders",
+        ],
+        "citext's functions and types, the serial and identity sequences and the view's own rule are not listed"
+    );
+    let other_schema = unmodelled(&mut session, &["public".to_owned()])
+        .await
+        .expect("listed");
+    assert_eq!(listed(&other_schema), Vec::<String>::new());
+
+    // A column of a domain type cannot be read as anything else: the inspection refuses it.
+    session
+        .batch("CREATE TABLE app.prices (id int, amount app.positive)")
+        .await
+        .expect("a domain column");
+    let err = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("app.prices.amount") && text.contains("domain"),
+        "{text}"
+    );
+    session.close().await.expect("close");
+    db.drop().await;
+}
+
+#[tokio::test]
+async fn serial_db_mariadb_lists_views_routines_triggers_events_partitions_and_sequences() {
+    let db = Fresh::new(Dialect::Mysql, "unmodelled_my").await;
+    for statement in [
+        "CREATE TABLE orders (id int PRIMARY KEY, total decimal(10,2))",
+        "CREATE VIEW big_orders AS SELECT id FROM orders WHERE total > 100",
+        "CREATE FUNCTION double_it(x int) RETURNS int DETERMINISTIC RETURN x * 2",
+        "CREATE PROCEDURE noop() SELECT 1",
+        "CREATE TRIGGER orders_check BEFORE INSERT ON orders FOR EACH ROW SET NEW.total = NEW.total",
+        "CREATE EVENT nightly ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1",
+        "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
+        "CREATE SEQUENCE invoice_no",
+    ] {
+        db.run(statement).await;
+    }
+    let mut session = db.session().await;
+    let all = unmodelled(&mut session, &[]).await.expect("listed");
+    assert_eq!(
+        listed(&all),
+        [
+            "event: nightly",
+            "function: double_it",
+            "partitioning (PARTITION BY and partitions): logs",
+            "procedure: noop",
+            "sequence: invoice_no",
+            "trigger: orders.orders_check",
+            "view: big_orders",
+        ]
+    );
+    session.close().await.expect("close");
+    db.drop().await;
+}
