@@ -278,6 +278,10 @@ impl Cluster {
         fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
         let _lock = self.lock()?;
         let version = self.bins.kubernetes_version().to_owned();
+        let mut ports = vec![self.apiserver_port, self.etcd_port, self.etcd_port + 1];
+        ports.extend(node::PORTS);
+        ports.extend(proxy::PORTS);
+        crate::services::ports::reserve(&ports);
 
         let mut needed = vec![Component::KubeApiserver, Component::Etcd];
         if tier == Tier::Full {

@@ -26,6 +26,13 @@ const SCHEDULER_PORT: u16 = 56259;
 const KUBELET_PORT: u16 = 56250;
 /// The kubelet's healthz port on 127.0.0.1.
 const KUBELET_HEALTHZ_PORT: u16 = 56248;
+/// Every fixed port the node's programs listen on (reserved from the ephemeral range).
+pub(crate) const PORTS: [u16; 4] = [
+    CONTROLLER_MANAGER_PORT,
+    SCHEDULER_PORT,
+    KUBELET_PORT,
+    KUBELET_HEALTHZ_PORT,
+];
 /// The CNI bridge this node creates (removed by `down`).
 const BRIDGE: &str = "ptahcni0";
 /// The pod subnet on that bridge.

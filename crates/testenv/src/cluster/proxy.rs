@@ -25,6 +25,8 @@ use crate::{
 const HEALTHZ_PORT: u16 = 56256;
 /// kube-proxy's metrics port on 127.0.0.1.
 const METRICS_PORT: u16 = 56249;
+/// kube-proxy's fixed ports (reserved from the ephemeral range).
+pub(crate) const PORTS: [u16; 2] = [HEALTHZ_PORT, METRICS_PORT];
 /// The Service IP range of the API server and the controller manager.
 pub(super) const SERVICE_CIDR: &str = "10.96.0.0/16";
 /// The field manager of the `kubernetes` EndpointSlice.

@@ -8,6 +8,7 @@
 pub mod apt;
 pub mod envfile;
 mod mariadb;
+pub mod ports;
 mod postgres;
 pub mod process;
 mod registry;
@@ -158,6 +159,7 @@ impl Services {
             self.prepare_state_dir()
         })?;
         let _lock = self.lock()?;
+        ports::reserve(&self.all.iter().map(|s| s.port()).collect::<Vec<_>>());
         for service in &self.all {
             let label = format!("{} on 127.0.0.1:{}", service.name(), service.port());
             step(&label, || ensure(service.as_ref()))?;
