@@ -137,6 +137,9 @@ async fn connect_postgres(url: &DatabaseUrl, timeout: Duration) -> Result<Sessio
 
 /// The TLS client configuration the URL's mode asks for; `None` for plaintext.
 fn tls_config(url: &DatabaseUrl) -> Result<Option<rustls::ClientConfig>, Error> {
+    if url.tls() == crate::TlsMode::Disable {
+        return Ok(None);
+    }
     let roots = tls::Roots::load(url.ca_file())?;
     tls::Checks::of(url.tls(), &roots)
         .map(|checks| tls::client_config(&roots, checks, &url.to_string()))
@@ -176,7 +179,11 @@ fn connect_error(url: &DatabaseUrl, err: &(dyn std::error::Error + 'static), mes
 }
 
 async fn connect_mysql(url: &DatabaseUrl) -> Result<Session, Error> {
-    let roots = tls::Roots::load(url.ca_file())?;
+    // Plaintext reads no CA bundle: a bundle set for other targets must not stop it.
+    let roots = match url.tls() {
+        crate::TlsMode::Disable => tls::Roots::none(),
+        _ => tls::Roots::load(url.ca_file())?,
+    };
     let checks = tls::Checks::of(url.tls(), &roots);
     let chain_only = checks.is_some_and(|c| c.chain && !c.name);
     let mut name = None;

@@ -29,6 +29,14 @@ pub(crate) struct Roots {
 }
 
 impl Roots {
+    /// No roots at all, for a plaintext session that checks nothing.
+    pub(crate) fn none() -> Roots {
+        Roots {
+            store: Arc::new(RootCertStore::empty()),
+            pem: None,
+        }
+    }
+
     /// The bundle at `path`, or the public web PKI roots when there is none.
     pub(crate) fn load(path: Option<&Path>) -> Result<Roots, Error> {
         let Some(path) = path else {

@@ -260,3 +260,11 @@ fn modes_that_fall_back_to_plaintext_are_refused() {
         assert_eq!(url.tls(), mode, "{query}");
     }
 }
+
+#[tokio::test]
+async fn a_plaintext_url_ignores_the_ca_bundle() {
+    for s in servers() {
+        let url = s.url("127.0.0.1", "disable", Some(PathBuf::from("/nonexistent/ca.pem")));
+        assert_eq!(used_protocol(&url).await, None, "{:?}", s.dialect);
+    }
+}
