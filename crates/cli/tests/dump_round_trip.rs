@@ -10,12 +10,11 @@
 mod schema_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ptah_engine::{Dialect, InspectScope, inspect, mysql_flavor};
 use ptah_schema::read::{Document, IgnoreReason};
 use ptah_schema::{PlanOptions, Schema};
-use schema_support::{Fresh, converge};
+use schema_support::{Fresh, converge, dump};
 
 /// The corpus cases whose documents describe a database a dump can reproduce: not the ones that
 /// exclude tables or refuse a plan (their `expect.json` sets `exclude`, `refused` or `setup`).
@@ -44,56 +43,6 @@ fn document(dialect: Dialect, dir: &Path) -> Option<Schema> {
         .map(|ext| dir.join(format!("after.{ext}")))
         .find(|p| p.exists())?;
     Some(ptah_schema::read::from_path(dialect, &path).expect("corpus document reads"))
-}
-
-/// The server's dump tool on the fresh database; the password goes through the environment.
-fn dump(db: &Fresh, dialect: Dialect) -> Result<String, String> {
-    let url = &db.url;
-    let port = url.port().to_string();
-    let mut cmd = match dialect {
-        Dialect::Postgres => {
-            let mut c = Command::new("pg_dump");
-            c.args([
-                "--schema-only",
-                "--host",
-                url.host(),
-                "--port",
-                &port,
-                "--username",
-                url.user(),
-            ])
-            .arg(url.database())
-            .env("PGPASSWORD", &db.password);
-            c
-        }
-        Dialect::Mysql => {
-            let mut c = Command::new("mariadb-dump");
-            c.args([
-                "--no-data",
-                "--routines",
-                "--skip-ssl",
-                "--protocol=tcp",
-                "--host",
-                url.host(),
-                "--port",
-                &port,
-            ])
-            .arg(format!("--user={}", url.user()))
-            .arg(url.database())
-            .env("MYSQL_PWD", &db.password);
-            c
-        }
-    };
-    let tool = format!("{:?}", cmd.get_program());
-    let out = cmd.output().map_err(|e| {
-        format!(
-            "{tool} cannot run ({e}); it comes with the database packages `cargo xtask services up` installs"
-        )
-    })?;
-    if !out.status.success() {
-        return Err(format!("{tool} failed: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    String::from_utf8(out.stdout).map_err(|e| format!("{tool}: {e}"))
 }
 
 /// The document as a dump can say it: no reference rows (a schema-only dump has none), and no

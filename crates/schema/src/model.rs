@@ -164,6 +164,24 @@ pub struct Column {
     pub collation: Option<String>,
 }
 
+impl DataType {
+    /// Whether a column of this type has a collation (and on MySQL a character set).
+    pub fn is_collatable(&self) -> bool {
+        match self {
+            DataType::Char(_)
+            | DataType::Varchar(_)
+            | DataType::Text
+            | DataType::InlineEnum(_)
+            | DataType::InlineSet(_) => true,
+            DataType::Array(inner) => inner.is_collatable(),
+            DataType::Other { name, .. } => {
+                matches!(name.as_str(), "tinytext" | "mediumtext" | "longtext" | "citext")
+            }
+            _ => false,
+        }
+    }
+}
+
 /// How a PostgreSQL identity column generates values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

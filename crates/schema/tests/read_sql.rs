@@ -242,9 +242,12 @@ fn refusals_carry_line_and_column() {
     let e = err(PG, "CREATE TABLE a (id int);\nINSERT INTO a VALUES (1);");
     assert_eq!(at(&e), (2, 1));
 
-    let e = err(PG, "CREATE TABLE a (id int,\n  name text COLLATE \"C\");");
+    let e = err(PG, "CREATE TABLE a (id int,\n  name text COLLATE public.german);");
     assert!(matches!(e, ReadError::Unsupported { .. }), "{e}");
     assert_eq!(at(&e), (2, 3));
+
+    let e = err(PG, "CREATE TABLE a (id int COLLATE \"C\");");
+    assert!(e.to_string().contains("has no collation"), "{e}");
 
     let e = err(PG, "CREATE TABLE x.a (id int);");
     assert!(matches!(e, ReadError::BadReference { .. }), "{e}");

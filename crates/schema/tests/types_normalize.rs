@@ -185,3 +185,56 @@ fn date_and_time_literal_defaults_read_as_the_catalogs_print_them() {
     let expr = DefaultValue::Expression("now()".into());
     assert_eq!(temporal_default(&ts(true), expr.clone()), expr);
 }
+
+/// Parentheses the catalog prints and the author writes fold away, but never those that hold an
+/// `IS`, `NOT`, `BETWEEN`, `IN` or `LIKE` operand together: `a IS NULL <> b IS NULL` means
+/// `a IS (NULL <> b) IS NULL` to PostgreSQL and fails on a numeric `b`.
+#[test]
+fn operands_of_lower_precedence_keep_their_parentheses() {
+    for dialect in [Dialect::Postgres, Dialect::Mysql] {
+        let written = expression(dialect, "(percent_off IS NULL) <> (amount_off IS NULL)");
+        assert_eq!(
+            written, "(percent_off is null) <> (amount_off is null)",
+            "{dialect:?}"
+        );
+        assert_eq!(
+            expression(dialect, "(((percent_off IS NULL) <> (amount_off IS NULL)))"),
+            written
+        );
+        assert_eq!(expression(dialect, "(NOT a) = b"), "(not a) = b", "{dialect:?}");
+        assert_eq!(
+            expression(dialect, "(x BETWEEN 1 AND 2) = flag"),
+            expression(dialect, "((x BETWEEN 1 AND 2)) = flag")
+        );
+        assert_eq!(
+            expression(dialect, "(code LIKE 'a%') AND (n IN (1, 2))"),
+            "code like 'a%' and n in (1, 2)"
+        );
+    }
+}
+
+/// Inside `ARRAY[…]` a literal's cast is what types it, so it is kept there (and only there).
+#[test]
+fn casts_that_type_array_elements_are_kept() {
+    let catalog = expression(
+        Dialect::Postgres,
+        "(status <> ALL (ARRAY['delivered'::app.order_status, 'cancelled'::app.order_status]))",
+    );
+    assert!(
+        catalog.contains("cast('delivered' as app.order_status)"),
+        "{catalog}"
+    );
+    let written = expression(
+        Dialect::Postgres,
+        "status <> ALL (ARRAY[CAST('delivered' AS app.order_status), 'cancelled'::app.order_status])",
+    );
+    assert_eq!(written, catalog);
+    assert_eq!(
+        expression(Dialect::Postgres, "state <> 'paid'::app.status"),
+        "state <> 'paid'"
+    );
+    assert_eq!(
+        expression(Dialect::Postgres, "CAST('7' AS integer) = n"),
+        expression(Dialect::Postgres, "7 = n")
+    );
+}

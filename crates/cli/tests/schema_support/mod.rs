@@ -183,3 +183,53 @@ pub async fn converge(
     }
     Ok(plan)
 }
+
+/// The server's dump tool on the fresh database; the password goes through the environment.
+pub fn dump(db: &Fresh, dialect: Dialect) -> Result<String, String> {
+    let url = &db.url;
+    let port = url.port().to_string();
+    let mut cmd = match dialect {
+        Dialect::Postgres => {
+            let mut c = Command::new("pg_dump");
+            c.args([
+                "--schema-only",
+                "--host",
+                url.host(),
+                "--port",
+                &port,
+                "--username",
+                url.user(),
+            ])
+            .arg(url.database())
+            .env("PGPASSWORD", &db.password);
+            c
+        }
+        Dialect::Mysql => {
+            let mut c = Command::new("mariadb-dump");
+            c.args([
+                "--no-data",
+                "--routines",
+                "--skip-ssl",
+                "--protocol=tcp",
+                "--host",
+                url.host(),
+                "--port",
+                &port,
+            ])
+            .arg(format!("--user={}", url.user()))
+            .arg(url.database())
+            .env("MYSQL_PWD", &db.password);
+            c
+        }
+    };
+    let tool = format!("{:?}", cmd.get_program());
+    let out = cmd.output().map_err(|e| {
+        format!(
+            "{tool} cannot run ({e}); it comes with the database packages `cargo xtask services up` installs"
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!("{tool} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("{tool}: {e}"))
+}

@@ -6,7 +6,7 @@ use super::{
     ColumnAspect, ColumnChange, ColumnRef, Constraint, ConstraintChange, ConstraintRef, IndexChange,
     IndexRef, SchemaDiff, TableCommentChange, TableOptionsChange,
 };
-use crate::model::{Column, DataType, Table};
+use crate::model::{Column, Table};
 
 /// Adds the differences between `want` and `have` (the same table) to `d`.
 pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
@@ -138,7 +138,7 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
 /// collation only where it differs from its table's. A declared character set is compared with
 /// the one in effect.
 fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: &Column) -> bool {
-    if !collatable(&new.data_type) {
+    if !new.data_type.is_collatable() {
         return false;
     }
     let have = old.collation.as_ref().or(have_table.collation.as_ref());
@@ -150,22 +150,6 @@ fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: 
     let charset_in_effect = old.charset.as_ref().or(have_table.charset.as_ref());
     let charset_differs = new.charset.as_ref().is_some_and(|c| Some(c) != charset_in_effect);
     want != have || charset_differs
-}
-
-/// Whether a column of this type has a collation (and on MySQL a character set).
-fn collatable(t: &DataType) -> bool {
-    match t {
-        DataType::Char(_)
-        | DataType::Varchar(_)
-        | DataType::Text
-        | DataType::InlineEnum(_)
-        | DataType::InlineSet(_) => true,
-        DataType::Array(inner) => collatable(inner),
-        DataType::Other { name, .. } => {
-            matches!(name.as_str(), "tinytext" | "mediumtext" | "longtext" | "citext")
-        }
-        _ => false,
-    }
 }
 
 /// Kind rank then name: the primary key first, then uniques, checks and foreign keys.

@@ -172,6 +172,10 @@ fn finish(expr: &Expr) -> String {
 
 fn rewrite(dialect: Dialect, mut expr: Expr) -> Expr {
     let _ = visit_expressions_mut(&mut expr, |e| {
+        keep_array_casts(e);
+        ControlFlow::<()>::Continue(())
+    });
+    let _ = visit_expressions_mut(&mut expr, |e| {
         rewrite_node(dialect, e);
         ControlFlow::<()>::Continue(())
     });
@@ -181,6 +185,31 @@ fn rewrite(dialect: Dialect, mut expr: Expr) -> Expr {
         expr = *inner;
     }
     expr
+}
+
+/// A literal's cast is dropped (`'paid'::app.status` compares equal to `'paid'`, whose type the
+/// column gives), except inside `ARRAY[…]`, where nothing else types the elements: `status <> ALL
+/// (ARRAY['paid'::app.status])` without it compares an enum with text and fails. Every cast is
+/// first spelled `::`; the kept ones are then spelled `CAST(… AS …)`, which the rewrite leaves.
+fn keep_array_casts(e: &mut Expr) {
+    match e {
+        Expr::Cast { kind, .. } if *kind == CastKind::Cast => *kind = CastKind::DoubleColon,
+        Expr::Array(array) => {
+            for element in &mut array.elem {
+                if let Expr::Cast {
+                    kind,
+                    expr,
+                    format: None,
+                    ..
+                } = element
+                    && matches!(expr.as_ref(), Expr::Value(_))
+                {
+                    *kind = CastKind::Cast;
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn is_numeric_type(t: &SqlType) -> bool {
@@ -262,7 +291,7 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
             })
         }
         Expr::Cast {
-            kind: CastKind::Cast | CastKind::DoubleColon,
+            kind: CastKind::DoubleColon,
             expr,
             data_type,
             format: None,
@@ -340,10 +369,10 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
         }
         Expr::BinaryOp { left, op, right } => {
             let p = precedence(op);
-            if binary_precedence(left).is_some_and(|l| l < p) {
+            if operand_precedence(left).is_some_and(|l| l < p) {
                 wrap(left);
             }
-            if binary_precedence(right).is_some_and(|r| r <= p) {
+            if operand_precedence(right).is_some_and(|r| r <= p) {
                 wrap(right);
             }
         }
@@ -414,8 +443,38 @@ fn binary_precedence(e: &Expr) -> Option<u8> {
     }
 }
 
+/// How tightly an operand of a binary operator binds, where that can take it apart: `a IS NULL <>
+/// b IS NULL` means `a IS (NULL <> b) IS NULL` to PostgreSQL, so an `IS`, `NOT`, `BETWEEN`, `IN`
+/// or `LIKE` operand is parenthesized like a binary one of lower precedence.
+fn operand_precedence(e: &Expr) -> Option<u8> {
+    match e {
+        Expr::BinaryOp { op, .. } => Some(precedence(op)),
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            ..
+        } => Some(3),
+        Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::IsTrue(_)
+        | Expr::IsFalse(_)
+        | Expr::IsNotTrue(_)
+        | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
+        | Expr::IsDistinctFrom(..)
+        | Expr::IsNotDistinctFrom(..) => Some(4),
+        Expr::Between { .. }
+        | Expr::In { .. }
+        | Expr::Like { .. }
+        | Expr::ILike { .. }
+        | Expr::SimilarTo { .. } => Some(6),
+        _ => None,
+    }
+}
+
 /// Binding strength of a binary operator (higher binds tighter), per PostgreSQL and MySQL.
 fn precedence(op: &BinaryOperator) -> u8 {
+    // NOT is 3, IS 4, BETWEEN/IN/LIKE 6 ([`operand_precedence`]), as in PostgreSQL's table.
     match op {
         BinaryOperator::Or | BinaryOperator::Xor => 1,
         BinaryOperator::And => 2,
@@ -425,17 +484,17 @@ fn precedence(op: &BinaryOperator) -> u8 {
         | BinaryOperator::LtEq
         | BinaryOperator::Gt
         | BinaryOperator::GtEq
-        | BinaryOperator::Spaceship => 4,
-        BinaryOperator::Plus | BinaryOperator::Minus => 6,
+        | BinaryOperator::Spaceship => 5,
+        BinaryOperator::Plus | BinaryOperator::Minus => 8,
         BinaryOperator::Multiply
         | BinaryOperator::Divide
         | BinaryOperator::Modulo
         | BinaryOperator::DuckIntegerDivide
-        | BinaryOperator::MyIntegerDivide => 7,
-        BinaryOperator::PGExp => 8,
+        | BinaryOperator::MyIntegerDivide => 9,
+        BinaryOperator::PGExp => 10,
         // Everything else (string concatenation, JSON and containment operators…) sits between
-        // comparison and addition; parenthesizing conservatively never merges two meanings.
-        _ => 5,
+        // BETWEEN/IN/LIKE and addition; parenthesizing conservatively never merges two meanings.
+        _ => 7,
     }
 }
 

@@ -5,8 +5,8 @@ use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
 use crate::model::{
-    CheckConstraint, Column, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName, ReferentialAction,
-    Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName,
+    ReferentialAction, Table, UniqueConstraint,
 };
 use crate::normalize::{expression, mysql_charset_name, postgres_collation};
 
@@ -191,7 +191,7 @@ impl Reader<'_> {
         };
         let owner = format!("column {name}");
         let charset = self.charset_attr(&mut attrs, "charset", &owner)?;
-        let collation = self.column_collation(&mut attrs, &owner)?;
+        let collation = self.column_collation(&mut attrs, &owner, &data_type)?;
         self.done(attrs)?;
         let mut identity = None;
         for b in blocks {
@@ -338,13 +338,21 @@ impl Reader<'_> {
     }
 
     /// A column's `collate`: a MySQL collation, or a PostgreSQL one from `pg_catalog`.
-    fn column_collation(&self, attrs: &mut Attrs<'_>, owner: &str) -> Result<Option<String>, ReadError> {
+    fn column_collation(
+        &self,
+        attrs: &mut Attrs<'_>,
+        owner: &str,
+        data_type: &DataType,
+    ) -> Result<Option<String>, ReadError> {
         if self.dialect == Dialect::Mysql {
             return self.charset_attr(attrs, "collate", owner);
         }
         let Some(a) = attrs.take("collate") else {
             return Ok(None);
         };
+        if !data_type.is_collatable() {
+            return Err(self.unsupported(a.span(), format!("collate on {owner}: its type has no collation")));
+        }
         let text = self.string(&a.value)?;
         postgres_collation(std::slice::from_ref(&text)).map_err(|named| {
             self.unsupported(

@@ -235,6 +235,15 @@ impl Reader {
                 other => return Err(self.unsupported(&at, format!("column option {other}"))),
             }
         }
+        if column.collation.is_some()
+            && self.dialect == Dialect::Postgres
+            && !column.data_type.is_collatable()
+        {
+            return Err(self.unsupported(
+                &at,
+                format!("COLLATE on column {name}: its type has no collation"),
+            ));
+        }
         if json_check {
             column.data_type = DataType::Json;
             if column.charset.as_deref().is_none_or(|c| c == "utf8mb4")
