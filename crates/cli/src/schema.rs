@@ -220,7 +220,11 @@ pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, F
     let url = target.db.database_url()?;
     progress(out, &format!("connecting to {url}"));
     let mut session = Session::connect(&url, target.db.connect_timeout).await?;
-    let protocol = session.tls_protocol().await?;
+    // A plaintext URL was dialled without TLS; only a TLS session needs the server's word.
+    let protocol = match url.tls() {
+        TlsMode::Disable => None,
+        _ => session.tls_protocol().await?,
+    };
     if protocol.is_none() && url.tls() != TlsMode::Disable {
         // The driver asked for TLS; a session the server calls plaintext is refused all the same.
         close(session).await;
