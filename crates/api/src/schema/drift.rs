@@ -52,9 +52,10 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the six the executor
+/// The closed vocabulary of drift categories: the reference list (36) plus the twelve the executor
 /// also emits (`namespaces_added`, `enums_modified`, `table_comments_modified`,
-/// `table_options_modified`, `indexes_modified`, `constraints_modified`); [`DriftCategory::from_executor`] maps every executor category here.
+/// `table_options_modified`, `indexes_modified`, `constraints_modified`, `views_added`,
+/// `views_modified`, `views_removed`, `triggers_added`, `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftCategory {
@@ -138,15 +139,27 @@ pub enum DriftCategory {
     TablesAdded,
     /// `tables_removed`: tables removed.
     TablesRemoved,
+    /// `triggers_added`: triggers added.
+    TriggersAdded,
+    /// `triggers_modified`: triggers modified.
+    TriggersModified,
+    /// `triggers_removed`: triggers removed.
+    TriggersRemoved,
     /// `unique_protections_removed`: unique protections removed.
     UniqueProtectionsRemoved,
     /// `vector_dimension_changed`: vector dimension changed.
     VectorDimensionChanged,
+    /// `views_added`: views added.
+    ViewsAdded,
+    /// `views_modified`: views rebuilt or re-commented.
+    ViewsModified,
+    /// `views_removed`: views removed.
+    ViewsRemoved,
 }
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 42] = [
+    pub const ALL: [DriftCategory; 48] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -187,8 +200,14 @@ impl DriftCategory {
         DriftCategory::TableOptionsModified,
         DriftCategory::TablesAdded,
         DriftCategory::TablesRemoved,
+        DriftCategory::TriggersAdded,
+        DriftCategory::TriggersModified,
+        DriftCategory::TriggersRemoved,
         DriftCategory::UniqueProtectionsRemoved,
         DriftCategory::VectorDimensionChanged,
+        DriftCategory::ViewsAdded,
+        DriftCategory::ViewsModified,
+        DriftCategory::ViewsRemoved,
     ];
 
     /// The wire name, as serialized in `status.target.driftFindings[].category`.
@@ -234,8 +253,14 @@ impl DriftCategory {
             DriftCategory::TableConstraintsRemoved => "table_constraints_removed",
             DriftCategory::TablesAdded => "tables_added",
             DriftCategory::TablesRemoved => "tables_removed",
+            DriftCategory::TriggersAdded => "triggers_added",
+            DriftCategory::TriggersModified => "triggers_modified",
+            DriftCategory::TriggersRemoved => "triggers_removed",
             DriftCategory::UniqueProtectionsRemoved => "unique_protections_removed",
             DriftCategory::VectorDimensionChanged => "vector_dimension_changed",
+            DriftCategory::ViewsAdded => "views_added",
+            DriftCategory::ViewsModified => "views_modified",
+            DriftCategory::ViewsRemoved => "views_removed",
         }
     }
 

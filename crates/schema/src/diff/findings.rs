@@ -51,11 +51,29 @@ pub enum DiffCategory {
     RowsUpdated,
     /// `rows_deleted`.
     RowsDeleted,
+    /// `views_added`.
+    ViewsAdded,
+    /// `views_modified`: a view rebuilt or re-commented.
+    ViewsModified,
+    /// `views_removed`.
+    ViewsRemoved,
+    /// `functions_added`: functions and procedures.
+    FunctionsAdded,
+    /// `functions_modified`.
+    FunctionsModified,
+    /// `functions_removed`.
+    FunctionsRemoved,
+    /// `triggers_added`.
+    TriggersAdded,
+    /// `triggers_modified`.
+    TriggersModified,
+    /// `triggers_removed`.
+    TriggersRemoved,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 21] = [
+    pub const ALL: [DiffCategory; 30] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -77,6 +95,15 @@ impl DiffCategory {
         DiffCategory::RowsInserted,
         DiffCategory::RowsUpdated,
         DiffCategory::RowsDeleted,
+        DiffCategory::ViewsAdded,
+        DiffCategory::ViewsModified,
+        DiffCategory::ViewsRemoved,
+        DiffCategory::FunctionsAdded,
+        DiffCategory::FunctionsModified,
+        DiffCategory::FunctionsRemoved,
+        DiffCategory::TriggersAdded,
+        DiffCategory::TriggersModified,
+        DiffCategory::TriggersRemoved,
     ];
 
     /// The category's name as it appears in JSON.
@@ -103,6 +130,15 @@ impl DiffCategory {
             DiffCategory::RowsInserted => "rows_inserted",
             DiffCategory::RowsUpdated => "rows_updated",
             DiffCategory::RowsDeleted => "rows_deleted",
+            DiffCategory::ViewsAdded => "views_added",
+            DiffCategory::ViewsModified => "views_modified",
+            DiffCategory::ViewsRemoved => "views_removed",
+            DiffCategory::FunctionsAdded => "functions_added",
+            DiffCategory::FunctionsModified => "functions_modified",
+            DiffCategory::FunctionsRemoved => "functions_removed",
+            DiffCategory::TriggersAdded => "triggers_added",
+            DiffCategory::TriggersModified => "triggers_modified",
+            DiffCategory::TriggersRemoved => "triggers_removed",
         }
     }
 }
@@ -155,6 +191,15 @@ impl SchemaDiff {
             (DiffCategory::RowsInserted, self.rows_inserted.len()),
             (DiffCategory::RowsUpdated, self.rows_updated.len()),
             (DiffCategory::RowsDeleted, self.rows_deleted.len()),
+            (DiffCategory::ViewsAdded, self.views_added.len()),
+            (DiffCategory::ViewsModified, self.views_modified.len()),
+            (DiffCategory::ViewsRemoved, self.views_removed.len()),
+            (DiffCategory::FunctionsAdded, self.routines_added.len()),
+            (DiffCategory::FunctionsModified, self.routines_modified.len()),
+            (DiffCategory::FunctionsRemoved, self.routines_removed.len()),
+            (DiffCategory::TriggersAdded, self.triggers_added.len()),
+            (DiffCategory::TriggersModified, self.triggers_modified.len()),
+            (DiffCategory::TriggersRemoved, self.triggers_removed.len()),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());

@@ -8,6 +8,7 @@
 mod enums;
 mod findings;
 mod order;
+mod program;
 mod rows;
 mod scope;
 mod table;
@@ -18,11 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     CheckConstraint, Column, DefaultValue, EnumType, Extension, ForeignKey, Index, Literal, PrimaryKey,
-    QualifiedName, Schema, Table, UniqueConstraint,
+    QualifiedName, Routine, Schema, Table, Trigger, UniqueConstraint, View,
 };
 
 pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
+pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
 
 /// Everything that differs between a desired and an actual schema.
@@ -70,6 +72,24 @@ pub struct SchemaDiff {
     pub rows_updated: Vec<RowChange>,
     /// Reference rows to delete, child tables first.
     pub rows_deleted: Vec<RowChange>,
+    /// Views to create, each after the views it reads.
+    pub views_added: Vec<View>,
+    /// Views to drop (the actual definition), each before the views it reads.
+    pub views_removed: Vec<View>,
+    /// Views rebuilt or re-commented, in creation order.
+    pub views_modified: Vec<ViewChange>,
+    /// Functions and procedures to create.
+    pub routines_added: Vec<Routine>,
+    /// Functions and procedures to drop (the actual definition).
+    pub routines_removed: Vec<Routine>,
+    /// Functions and procedures whose definition changes.
+    pub routines_modified: Vec<RoutineChange>,
+    /// Triggers to create.
+    pub triggers_added: Vec<Trigger>,
+    /// Triggers to drop (not those a dropped table takes with it).
+    pub triggers_removed: Vec<Trigger>,
+    /// Triggers whose definition changes (dropped and created again).
+    pub triggers_modified: Vec<TriggerChange>,
 }
 
 /// A change to an enum type's labels.
@@ -344,6 +364,15 @@ impl SchemaDiff {
         self.rows_deleted
             .iter()
             .for_each(|r| add(&r.table, DiffCategory::RowsDeleted));
+        self.triggers_added
+            .iter()
+            .for_each(|t| add(&t.table, DiffCategory::TriggersAdded));
+        self.triggers_removed
+            .iter()
+            .for_each(|t| add(&t.table, DiffCategory::TriggersRemoved));
+        self.triggers_modified
+            .iter()
+            .for_each(|t| add(&t.to.table, DiffCategory::TriggersModified));
         out.into_iter().collect()
     }
 }
@@ -392,5 +421,6 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
         }
     }
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);
+    program::diff_programs(desired, actual, &mut d);
     d
 }

@@ -4,7 +4,8 @@ use std::borrow::Cow;
 
 use crate::model::{QualifiedName, Schema};
 
-/// Glob patterns over `schema.name` and `name`; a matching table or enum is not managed.
+/// Glob patterns over `schema.name` and `name`; a matching table, enum, view or routine is not
+/// managed, and neither are the triggers of a matching table.
 ///
 /// `*` matches any run of characters (dots included), `?` one character; matching ignores ASCII
 /// case, so a pattern never fails to exclude an object over its spelling.
@@ -29,7 +30,7 @@ impl ExcludeSet {
             .any(|p| glob_match(p, &name.name) || qualified.as_deref().is_some_and(|q| glob_match(p, q)))
     }
 
-    /// `schema` without the excluded tables and enums; borrowed as it is when nothing is excluded,
+    /// `schema` without the excluded objects; borrowed as it is when nothing is excluded,
     /// because copying a 5,000-table model on every plan cost more than the diff itself.
     pub fn apply<'a>(&self, schema: &'a Schema) -> Cow<'a, Schema> {
         if self.patterns.is_empty() {
@@ -38,6 +39,9 @@ impl ExcludeSet {
         let mut out = schema.clone();
         out.tables.retain(|name, _| !self.matches(name));
         out.enums.retain(|name, _| !self.matches(name));
+        out.views.retain(|name, _| !self.matches(name));
+        out.routines.retain(|_, r| !self.matches(&r.name));
+        out.triggers.retain(|_, t| !self.matches(&t.table));
         Cow::Owned(out)
     }
 }

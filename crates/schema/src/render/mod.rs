@@ -1,13 +1,16 @@
 //! The planner's renderer: a [`SchemaDiff`] becomes ordered, classified statements for one dialect.
 //!
-//! Order: schemas → extensions → enums (create, add value, recreate) → tables (parents first,
-//! without foreign keys) → added and modified columns → indexes → constraints → foreign keys →
-//! reference-row inserts and updates → removals in reverse: row deletes (children first), foreign
-//! keys, constraints, indexes, columns, tables, enums. A modified index or constraint is dropped and
-//! created again in its own phase.
+//! Order: schemas → extensions → triggers and views that go or are rebuilt (dropped, views in
+//! reverse dependency order) → enums (create, add value, recreate) → routines (create, replace) →
+//! tables (parents first, without foreign keys) → added and modified columns → indexes →
+//! constraints → foreign keys → reference-row inserts and updates → views (dependency order) and
+//! triggers created → removals in reverse: row deletes (children first), foreign keys,
+//! constraints, indexes, columns, tables, routines, enums. A modified index or constraint is
+//! dropped and created again in its own phase.
 
 mod mysql;
 mod postgres;
+mod program;
 mod severity;
 mod sql;
 
@@ -88,6 +91,7 @@ fn render_tagged(
 ) -> Vec<(DiffCategory, PlannedStatement)> {
     use DiffCategory as C;
     let pg = dialect == Dialect::Postgres;
+    let sql = Sql { dialect };
     let mut out = Out(Vec::new());
     if pg {
         for n in &diff.namespaces_added {
@@ -96,6 +100,9 @@ fn render_tagged(
         for e in &diff.extensions_added {
             out.push(C::ExtensionsAdded, postgres::create_extension(e));
         }
+    }
+    program::drops(diff, sql, &mut out);
+    if pg {
         for e in &diff.enums_added {
             out.push(C::EnumsAdded, postgres::create_enum(e));
         }
@@ -103,6 +110,7 @@ fn render_tagged(
             out.extend(C::EnumsModified, postgres::change_enum(e));
         }
     }
+    program::routines(diff, sql, &mut out);
     for t in &diff.tables_added {
         match dialect {
             Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t)),
@@ -182,13 +190,14 @@ fn render_tagged(
         }
     }
 
-    let sql = Sql { dialect };
     for r in &diff.rows_inserted {
         out.push(C::RowsInserted, insert_row(sql, r));
     }
     for r in &diff.rows_updated {
         out.push(C::RowsUpdated, update_row(sql, r));
     }
+
+    program::creates(diff, sql, &mut out);
 
     // Removals, in reverse dependency order.
     for r in &diff.rows_deleted {
@@ -235,6 +244,7 @@ fn render_tagged(
         };
         out.push(C::TablesRemoved, s);
     }
+    program::routine_drops(diff, sql, &mut out);
     if pg {
         for e in &diff.enums_removed {
             out.push(C::EnumsRemoved, postgres::drop_enum(e));

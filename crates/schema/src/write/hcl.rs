@@ -10,6 +10,9 @@ use crate::model::{
 };
 use crate::types::render_type;
 
+pub use super::words::quote;
+use super::words::{is_ident, object_key, part};
+
 /// Renders `schema` as canonical `schema.hcl` for `dialect`.
 pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
     let mut out = String::new();
@@ -39,6 +42,7 @@ pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
     for table in schema.tables.values() {
         write_table(&mut out, dialect, schema, table);
     }
+    super::program::write(&mut out, dialect, schema);
     while out.ends_with("\n\n") {
         out.pop();
     }
@@ -245,56 +249,4 @@ fn literal(l: &Literal) -> String {
 fn columns(cols: &[String]) -> String {
     let refs: Vec<String> = cols.iter().map(|c| format!("column{}", part(c))).collect();
     format!("[{}]", refs.join(", "))
-}
-
-/// An HCL identifier: a letter or `_`, then letters, digits, `_` or `-`.
-fn is_ident(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// A traversal step: `.name`, or `["name"]` when the name is not an identifier.
-fn part(name: &str) -> String {
-    if is_ident(name) {
-        format!(".{name}")
-    } else {
-        format!("[{}]", quote(name))
-    }
-}
-
-fn object_key(name: &str) -> String {
-    if is_ident(name) && !matches!(name, "null" | "true" | "false") {
-        name.to_owned()
-    } else {
-        quote(name)
-    }
-}
-
-/// An HCL quoted string, with template sequences escaped.
-pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '$' | '%' if chars.peek() == Some(&'{') => {
-                out.push(c);
-                out.push(c);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

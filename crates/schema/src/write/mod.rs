@@ -1,3 +1,5 @@
 //! Writers from the model back to documents.
 
 pub mod hcl;
+mod program;
+mod words;

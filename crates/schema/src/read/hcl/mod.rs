@@ -1,7 +1,8 @@
 //! The `schema.hcl` reader: Ptah's subset of the Atlas schema language.
 //!
 //! Top-level blocks: `schema "name" {}`, `extension "name" { schema, version }`,
-//! `enum "name" { schema, values }`, `table "name" { … }`. Inside a table: `schema`, `comment`,
+//! `enum "name" { schema, values }`, `table "name" { … }`, and the program objects `view`,
+//! `materialized`, `function`, `procedure` and `trigger` ([`program`]). Inside a table: `schema`, `comment`,
 //! `column "name" { type, null, default, identity { generated }, auto_increment, comment }`,
 //! `primary_key ["name"] { columns }`, `unique "name" { columns }`,
 //! `index "name" { unique, columns | on { column | expr, desc, prefix }…, where, type }`,
@@ -20,13 +21,14 @@ use hcl_edit::Span;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Attribute, Block, BlockLabel, Body};
 
-use crate::model::{Dialect, EnumType, Extension, QualifiedName, Schema};
+use crate::model::{Dialect, EnumType, Extension, QualifiedName, RoutineKind, Schema};
 use crate::names::Namer;
 
 use super::check::{PendingForeignKey, foreign_keys};
 use super::{Location, ReadError};
 
 mod parts;
+mod program;
 mod table;
 mod value;
 
@@ -199,7 +201,8 @@ impl<'a> Reader<'a> {
         for b in &blocks {
             match b.ident.as_str() {
                 "schema" => self.schema_block(b)?,
-                "enum" | "extension" | "table" => {}
+                "enum" | "extension" | "table" | "view" | "materialized" | "function" | "procedure"
+                | "trigger" => {}
                 other => return Err(self.unsupported(b.span(), format!("block `{other}`"))),
             }
         }
@@ -220,6 +223,16 @@ impl<'a> Reader<'a> {
         }
         for b in &tables {
             self.table_block(b)?;
+        }
+        for b in &blocks {
+            match b.ident.as_str() {
+                "view" => self.view_block(b, false)?,
+                "materialized" => self.view_block(b, true)?,
+                "function" => self.routine_block(b, RoutineKind::Function)?,
+                "procedure" => self.routine_block(b, RoutineKind::Procedure)?,
+                "trigger" => self.trigger_block(b)?,
+                _ => {}
+            }
         }
         Ok(())
     }

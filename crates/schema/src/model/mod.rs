@@ -9,6 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+mod program;
+
+pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
+
 /// The SQL family a schema is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -61,6 +65,16 @@ pub struct Schema {
     /// Tables by name.
     #[serde(with = "keyed")]
     pub tables: BTreeMap<QualifiedName, Table>,
+    /// Views and materialized views by name. Absent from the JSON when empty, so the fingerprint of
+    /// a schema without them is what it was before they were modelled.
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub views: BTreeMap<QualifiedName, View>,
+    /// PostgreSQL functions and procedures, keyed by [`Routine::key`] (overloads are distinct).
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub routines: BTreeMap<QualifiedName, Routine>,
+    /// Triggers, keyed by [`Trigger::key`].
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub triggers: BTreeMap<QualifiedName, Trigger>,
 }
 
 /// A PostgreSQL extension.
@@ -412,6 +426,24 @@ impl Keyed for Table {
 impl Keyed for EnumType {
     fn key(&self) -> QualifiedName {
         self.name.clone()
+    }
+}
+
+impl Keyed for View {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
+}
+
+impl Keyed for Routine {
+    fn key(&self) -> QualifiedName {
+        Routine::key(self)
+    }
+}
+
+impl Keyed for Trigger {
+    fn key(&self) -> QualifiedName {
+        Trigger::key(self)
     }
 }
 

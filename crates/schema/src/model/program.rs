@@ -1,0 +1,165 @@
+//! The objects that hold code rather than rows: views, routines and triggers.
+//!
+//! Their bodies are compared as the server prints them. A definition read from a dump already is
+//! that text; a hand-written one is brought to it by the engine before comparing (PostgreSQL
+//! creates it once in a rolled-back transaction and reads it back), so the differ compares text.
+
+use serde::{Deserialize, Serialize};
+
+use super::QualifiedName;
+
+/// A view, or a PostgreSQL materialized view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// The view's name.
+    pub name: QualifiedName,
+    /// PostgreSQL `MATERIALIZED VIEW`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub materialized: bool,
+    /// The query (`SELECT …`), as the server prints it: see [`View::canonical_definition`].
+    pub definition: String,
+    /// The view's comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+impl View {
+    /// A view's query without what never changes its meaning: surrounding whitespace, a trailing
+    /// `;`, trailing spaces on lines, and blank lines.
+    pub fn canonical_definition(text: &str) -> String {
+        let text = text.trim();
+        let text = text.strip_suffix(';').unwrap_or(text).trim_end();
+        text.lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Whether a routine is a function or a procedure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutineKind {
+    /// `CREATE FUNCTION`.
+    Function,
+    /// `CREATE PROCEDURE`.
+    Procedure,
+}
+
+/// A function's volatility class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Volatility {
+    /// `VOLATILE` (the default).
+    #[default]
+    Volatile,
+    /// `STABLE`.
+    Stable,
+    /// `IMMUTABLE`.
+    Immutable,
+}
+
+/// A PostgreSQL function or procedure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Routine {
+    /// The routine's name (without arguments).
+    pub name: QualifiedName,
+    /// Function or procedure.
+    pub kind: RoutineKind,
+    /// The argument list as the catalog prints it (`pg_get_function_arguments`: names, modes,
+    /// types and defaults).
+    pub arguments: String,
+    /// The argument types that identify the routine among its overloads
+    /// (`pg_get_function_identity_arguments`).
+    pub identity_arguments: String,
+    /// What a function returns, as the catalog prints it (`pg_get_function_result`); `None` for a
+    /// procedure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
+    /// The language (`plpgsql`, `sql`, …).
+    pub language: String,
+    /// The body between the dollar quotes, exactly as written.
+    pub body: String,
+    /// The volatility class.
+    #[serde(default)]
+    pub volatility: Volatility,
+    /// `STRICT` (`RETURNS NULL ON NULL INPUT`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+    /// `SECURITY DEFINER`: the body runs with its owner's privileges.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub security_definer: bool,
+    /// The routine's comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+impl Routine {
+    /// The map key: the name with its identity arguments, `schema.f(integer, text)`, because
+    /// overloads are distinct objects.
+    pub fn key(&self) -> QualifiedName {
+        QualifiedName::new(
+            self.name.schema.clone(),
+            format!("{}({})", self.name.name, self.identity_arguments),
+        )
+    }
+}
+
+/// A trigger on a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trigger {
+    /// The table it fires on.
+    pub table: QualifiedName,
+    /// The trigger's name (unique per table on PostgreSQL, per database on MySQL).
+    pub name: String,
+    /// The whole `CREATE TRIGGER` statement as the server prints it (PostgreSQL
+    /// `pg_get_triggerdef` with every name qualified; MySQL rebuilt from `information_schema`).
+    pub definition: String,
+}
+
+impl Trigger {
+    /// The map key: the table's namespace and `table.trigger`.
+    pub fn key(&self) -> QualifiedName {
+        QualifiedName::new(
+            self.table.schema.clone(),
+            format!("{}.{}", self.table.name, self.name),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_definition_drops_layout_only() {
+        assert_eq!(
+            View::canonical_definition("\n SELECT t.a,\n    t.b   \n\n   FROM public.t;\n"),
+            "SELECT t.a,\n    t.b\n   FROM public.t"
+        );
+        assert_ne!(
+            View::canonical_definition("SELECT a FROM t"),
+            View::canonical_definition("SELECT b FROM t")
+        );
+    }
+
+    #[test]
+    fn overloads_have_distinct_keys() {
+        let f = |args: &str| Routine {
+            name: QualifiedName::new("public", "f"),
+            kind: RoutineKind::Function,
+            arguments: args.to_owned(),
+            identity_arguments: args.to_owned(),
+            returns: Some("integer".to_owned()),
+            language: "sql".to_owned(),
+            body: "SELECT 1".to_owned(),
+            volatility: Volatility::Immutable,
+            strict: false,
+            security_definer: false,
+            comment: None,
+        };
+        assert_ne!(f("integer").key(), f("text").key());
+        assert_eq!(f("integer").key().name, "f(integer)");
+    }
+}

@@ -1,0 +1,171 @@
+//! The `view`, `materialized`, `function`, `procedure` and `trigger` blocks:
+//!
+//! ```hcl
+//! view "active_users" { schema = schema.app, comment = "…", as = "SELECT …" }
+//! materialized "totals" { schema = schema.app, as = "SELECT …" }
+//! function "touch" { schema = schema.app, arguments = "", returns = "trigger",
+//!                    language = "plpgsql", volatility = STABLE, strict = true,
+//!                    security_definer = true, identity = "…", comment = "…", as = "BEGIN … END" }
+//! trigger "users_touch" { schema = schema.app, on = table.users, as = "CREATE TRIGGER …" }
+//! ```
+//!
+//! Functions, procedures and materialized views are PostgreSQL's; `identity` (the argument types
+//! that tell overloads apart) defaults to `arguments`.
+
+use hcl_edit::Span;
+use hcl_edit::structure::Block;
+
+use crate::model::{Dialect, QualifiedName, Routine, RoutineKind, Trigger, View, Volatility};
+
+use super::super::ReadError;
+use super::Reader;
+
+impl Reader<'_> {
+    /// A `view` or `materialized` block.
+    pub(super) fn view_block(&mut self, block: &Block, materialized: bool) -> Result<(), ReadError> {
+        let name = self.label(block)?;
+        if materialized && self.dialect != Dialect::Postgres {
+            return Err(self.unsupported(block.span(), "materialized views on MySQL".to_owned()));
+        }
+        let (mut attrs, blocks) = self.split("view", &block.body)?;
+        self.no_blocks(&blocks, "view")?;
+        let schema = self.schema_ref(attrs.take("schema"))?;
+        let definition = self.required(&mut attrs, block, "as")?;
+        let comment = attrs.take("comment").map(|a| self.string(&a.value)).transpose()?;
+        self.done(attrs)?;
+        let view = View {
+            name: QualifiedName::new(schema, name),
+            materialized,
+            definition: View::canonical_definition(&definition),
+            comment,
+        };
+        self.insert_unique(block, view.name.clone(), |s| &mut s.views, view)
+    }
+
+    /// A `function` or `procedure` block.
+    pub(super) fn routine_block(&mut self, block: &Block, kind: RoutineKind) -> Result<(), ReadError> {
+        let name = self.label(block)?;
+        if self.dialect != Dialect::Postgres {
+            return Err(self.unsupported(block.span(), "functions and procedures on MySQL".to_owned()));
+        }
+        let (mut attrs, blocks) = self.split("routine", &block.body)?;
+        self.no_blocks(&blocks, "routine")?;
+        let schema = self.schema_ref(attrs.take("schema"))?;
+        let arguments = attrs
+            .take("arguments")
+            .map(|a| self.string(&a.value))
+            .transpose()?
+            .unwrap_or_default();
+        let identity_arguments = match attrs.take("identity") {
+            Some(a) => self.string(&a.value)?,
+            None => arguments.clone(),
+        };
+        let returns = attrs.take("returns").map(|a| self.string(&a.value)).transpose()?;
+        if (kind == RoutineKind::Function) != returns.is_some() {
+            return Err(self.invalid(
+                block.span(),
+                format!("a function needs `returns` and a procedure has none ({name})"),
+            ));
+        }
+        let language = self.required(&mut attrs, block, "language")?;
+        let volatility = match attrs.take("volatility") {
+            None => Volatility::Volatile,
+            Some(a) => match self.keyword(&a.value)?.to_ascii_uppercase().as_str() {
+                "VOLATILE" => Volatility::Volatile,
+                "STABLE" => Volatility::Stable,
+                "IMMUTABLE" => Volatility::Immutable,
+                other => {
+                    return Err(self.invalid(
+                        a.value.span(),
+                        format!("volatility {other}: expected VOLATILE, STABLE or IMMUTABLE"),
+                    ));
+                }
+            },
+        };
+        let strict = attrs.take("strict").map(|a| self.boolean(&a.value)).transpose()?.unwrap_or(false);
+        let security_definer = attrs
+            .take("security_definer")
+            .map(|a| self.boolean(&a.value))
+            .transpose()?
+            .unwrap_or(false);
+        let comment = attrs.take("comment").map(|a| self.string(&a.value)).transpose()?;
+        let body = self.required(&mut attrs, block, "as")?;
+        self.done(attrs)?;
+        let routine = Routine {
+            name: QualifiedName::new(schema, name),
+            kind,
+            arguments,
+            identity_arguments,
+            returns,
+            language: language.to_ascii_lowercase(),
+            body,
+            volatility,
+            strict,
+            security_definer,
+            comment,
+        };
+        self.insert_unique(block, routine.key(), |s| &mut s.routines, routine)
+    }
+
+    /// A `trigger` block.
+    pub(super) fn trigger_block(&mut self, block: &Block) -> Result<(), ReadError> {
+        let name = self.label(block)?;
+        let (mut attrs, blocks) = self.split("trigger", &block.body)?;
+        self.no_blocks(&blocks, "trigger")?;
+        let schema = self.schema_ref(attrs.take("schema"))?;
+        let Some(on) = attrs.take("on") else {
+            return Err(self.invalid(block.span(), format!("trigger {name} needs `on = table.<name>`")));
+        };
+        let table = match self.reference(&on.value)?.as_slice() {
+            [kind, table] if kind == "table" => QualifiedName::new(schema, table.clone()),
+            _ => {
+                return Err(self.invalid(
+                    on.value.span(),
+                    "expected a reference like table.users".to_owned(),
+                ));
+            }
+        };
+        if !self.schema.tables.contains_key(&table) {
+            return Err(ReadError::BadReference {
+                at: self.at(on.value.span()),
+                what: format!("table {table}"),
+            });
+        }
+        let definition = self.required(&mut attrs, block, "as")?;
+        self.done(attrs)?;
+        let trigger = Trigger {
+            table,
+            name,
+            definition: definition.trim().trim_end_matches(';').trim_end().to_owned(),
+        };
+        self.insert_unique(block, trigger.key(), |s| &mut s.triggers, trigger)
+    }
+
+    fn required(&self, attrs: &mut super::Attrs<'_>, block: &Block, key: &str) -> Result<String, ReadError> {
+        match attrs.take(key) {
+            Some(a) => self.string(&a.value),
+            None => Err(self.invalid(
+                block.span(),
+                format!("{} block needs `{key}`", block.ident.as_str()),
+            )),
+        }
+    }
+
+    fn insert_unique<T>(
+        &mut self,
+        block: &Block,
+        key: QualifiedName,
+        map: impl FnOnce(&mut crate::model::Schema) -> &mut std::collections::BTreeMap<QualifiedName, T>,
+        value: T,
+    ) -> Result<(), ReadError> {
+        let map = map(&mut self.schema);
+        if map.contains_key(&key) {
+            return Err(ReadError::Duplicate {
+                at: self.at(block.span()),
+                what: format!("{} {key}", block.ident.as_str()),
+            });
+        }
+        map.insert(key, value);
+        Ok(())
+    }
+}

@@ -1,0 +1,264 @@
+//! Statements for views, routines and triggers, on both dialects.
+//!
+//! Their phases in a plan: triggers and views that go are dropped before any table changes (views
+//! each before the views they read), routines are created right after the enums (a default or a
+//! check may call one), views and triggers are created after every table change, and routines
+//! that go are dropped after the tables.
+
+use std::collections::BTreeMap;
+
+use super::sql::Sql;
+use super::{Out, stmt};
+use crate::diff::{DiffCategory as C, SchemaDiff, ViewRebuild, view_order};
+use crate::model::{Dialect, QualifiedName, Routine, RoutineKind, Trigger, View, Volatility};
+use crate::plan::{PlannedStatement, Severity};
+
+/// Drops the triggers and views that are removed or rebuilt.
+pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    for t in &diff.triggers_removed {
+        let s = stmt(
+            drop_trigger(sql, t),
+            Severity::Destructive,
+            "drops a trigger no longer declared; writes to its table stop running it",
+        );
+        out.push(C::TriggersRemoved, s);
+    }
+    for c in &diff.triggers_modified {
+        let s = stmt(
+            drop_trigger(sql, &c.from),
+            Severity::Warning,
+            "drops a trigger to create it again with its new definition",
+        );
+        out.push(C::TriggersModified, s);
+    }
+    // Every view that goes, in one order: each before the live views it reads.
+    let mut going: BTreeMap<QualifiedName, (C, &View)> = BTreeMap::new();
+    for v in &diff.views_removed {
+        going.insert(v.name.clone(), (C::ViewsRemoved, v));
+    }
+    for c in diff.views_modified.iter().filter(|c| c.rebuild != ViewRebuild::Comment) {
+        going.insert(c.from.name.clone(), (C::ViewsModified, &c.from));
+    }
+    let mut order = view_order(going.values().map(|(_, v)| *v));
+    order.reverse();
+    for name in order {
+        let (category, view) = going[&name];
+        let (severity, reason) = if category == C::ViewsRemoved {
+            (
+                Severity::Destructive,
+                "drops a view no longer declared; queries that read it fail",
+            )
+        } else {
+            (Severity::Warning, "drops a view to create it again")
+        };
+        out.push(category, stmt(drop_view(sql, view), severity, reason));
+    }
+}
+
+/// Creates routines added and replaces routines changed.
+pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    if sql.dialect != Dialect::Postgres {
+        return;
+    }
+    for r in &diff.routines_added {
+        let s = stmt(create_routine(sql, r, false), Severity::Safe, "creates a routine");
+        out.push(C::FunctionsAdded, s);
+        if r.comment.is_some() {
+            out.push(C::FunctionsAdded, routine_comment(sql, r));
+        }
+    }
+    for c in &diff.routines_modified {
+        let comment_only = Routine {
+            comment: c.to.comment.clone(),
+            ..c.from.clone()
+        } == c.to;
+        if comment_only {
+            out.push(C::FunctionsModified, routine_comment(sql, &c.to));
+        } else if c.replaceable() {
+            let s = stmt(
+                create_routine(sql, &c.to, true),
+                Severity::Warning,
+                "replaces a routine's body or attributes; every caller runs the new one",
+            );
+            out.push(C::FunctionsModified, s);
+            if c.from.comment != c.to.comment {
+                out.push(C::FunctionsModified, routine_comment(sql, &c.to));
+            }
+        } else {
+            let reason = "drops a routine whose signature or result changes, to create it again";
+            out.push(C::FunctionsModified, stmt(drop_routine(sql, &c.from), Severity::Warning, reason));
+            let s = stmt(create_routine(sql, &c.to, false), Severity::Warning, reason);
+            out.push(C::FunctionsModified, s);
+            if c.to.comment.is_some() {
+                out.push(C::FunctionsModified, routine_comment(sql, &c.to));
+            }
+        }
+    }
+}
+
+/// Creates the views and triggers added or rebuilt, and sets changed view comments.
+pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    let mut coming: BTreeMap<QualifiedName, (C, &View, Option<ViewRebuild>)> = BTreeMap::new();
+    for v in &diff.views_added {
+        coming.insert(v.name.clone(), (C::ViewsAdded, v, None));
+    }
+    for c in &diff.views_modified {
+        coming.insert(c.to.name.clone(), (C::ViewsModified, &c.to, Some(c.rebuild)));
+    }
+    for name in view_order(coming.values().map(|(_, v, _)| *v)) {
+        let (category, view, rebuild) = coming[&name];
+        match rebuild {
+            Some(ViewRebuild::Comment) => {
+                out.push(category, view_comment(sql, view));
+            }
+            _ => {
+                let reason = match rebuild {
+                    None => "creates a view",
+                    Some(_) if view.materialized => {
+                        "creates a materialized view again; its rows are computed anew"
+                    }
+                    Some(_) => "creates a view again",
+                };
+                let severity = if rebuild.is_some() { Severity::Warning } else { Severity::Safe };
+                out.push(category, stmt(create_view(sql, view), severity, reason));
+                if view.comment.is_some() && sql.dialect == Dialect::Postgres {
+                    out.push(category, view_comment(sql, view));
+                }
+            }
+        }
+    }
+    for t in &diff.triggers_added {
+        let s = stmt(
+            t.definition.clone(),
+            Severity::Warning,
+            "creates a trigger; writes to its table run it from now on",
+        );
+        out.push(C::TriggersAdded, s);
+    }
+    for c in &diff.triggers_modified {
+        let s = stmt(
+            c.to.definition.clone(),
+            Severity::Warning,
+            "creates a trigger again with its new definition",
+        );
+        out.push(C::TriggersModified, s);
+    }
+}
+
+/// Drops the routines no longer declared (after the tables, whose defaults may call them).
+pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    if sql.dialect != Dialect::Postgres {
+        return;
+    }
+    for r in &diff.routines_removed {
+        let s = stmt(
+            drop_routine(sql, r),
+            Severity::Destructive,
+            "drops a routine no longer declared; its callers fail",
+        );
+        out.push(C::FunctionsRemoved, s);
+    }
+}
+
+fn create_view(sql: Sql, v: &View) -> String {
+    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    format!("CREATE {kind} {} AS\n{}", sql.qualified(&v.name), v.definition)
+}
+
+fn drop_view(sql: Sql, v: &View) -> String {
+    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    format!("DROP {kind} {}", sql.qualified(&v.name))
+}
+
+fn view_comment(sql: Sql, v: &View) -> PlannedStatement {
+    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    let text = v.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let s = format!("COMMENT ON {kind} {} IS {text}", sql.qualified(&v.name));
+    stmt(s, Severity::Safe, "sets a view comment")
+}
+
+fn drop_trigger(sql: Sql, t: &Trigger) -> String {
+    match sql.dialect {
+        Dialect::Postgres => format!(
+            "DROP TRIGGER {} ON {}",
+            sql.ident(&t.name),
+            sql.qualified(&t.table)
+        ),
+        Dialect::Mysql => format!("DROP TRIGGER {}", sql.ident(&t.name)),
+    }
+}
+
+fn routine_kind(r: &Routine) -> &'static str {
+    match r.kind {
+        RoutineKind::Function => "FUNCTION",
+        RoutineKind::Procedure => "PROCEDURE",
+    }
+}
+
+fn drop_routine(sql: Sql, r: &Routine) -> String {
+    let kind = routine_kind(r);
+    format!("DROP {kind} {}({})", sql.qualified(&r.name), r.identity_arguments)
+}
+
+fn routine_comment(sql: Sql, r: &Routine) -> PlannedStatement {
+    let text = r.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let s = format!(
+        "COMMENT ON {} {}({}) IS {text}",
+        routine_kind(r),
+        sql.qualified(&r.name),
+        r.identity_arguments
+    );
+    stmt(s, Severity::Safe, "sets a routine comment")
+}
+
+/// `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, the body in a dollar quote its text does not contain.
+pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
+    let mut s = String::from("CREATE ");
+    if replace {
+        s.push_str("OR REPLACE ");
+    }
+    s.push_str(&format!("{} {}({})", routine_kind(r), sql.qualified(&r.name), r.arguments));
+    if let Some(returns) = &r.returns {
+        s.push_str(&format!(" RETURNS {returns}"));
+    }
+    s.push_str(&format!(" LANGUAGE {}", r.language));
+    if r.kind == RoutineKind::Function {
+        match r.volatility {
+            Volatility::Volatile => {}
+            Volatility::Stable => s.push_str(" STABLE"),
+            Volatility::Immutable => s.push_str(" IMMUTABLE"),
+        }
+        if r.strict {
+            s.push_str(" STRICT");
+        }
+    }
+    if r.security_definer {
+        s.push_str(" SECURITY DEFINER");
+    }
+    let tag = dollar_tag(&r.body);
+    s.push_str(&format!("\n    AS {tag}{}{tag}", r.body));
+    s
+}
+
+/// `$$`, or `$ptah$`, `$ptah1$`, … : the first dollar quote that `body` does not contain.
+fn dollar_tag(body: &str) -> String {
+    if !body.contains("$$") {
+        return "$$".to_owned();
+    }
+    (0..)
+        .map(|n: u32| if n == 0 { "$ptah$".to_owned() } else { format!("$ptah{n}$") })
+        .find(|t| !body.contains(t.as_str()))
+        .unwrap_or_else(|| unreachable!("an unbounded sequence of tags"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_keeps_its_own_dollar_quotes() {
+        assert_eq!(dollar_tag("SELECT 1"), "$$");
+        assert_eq!(dollar_tag("SELECT $$x$$"), "$ptah$");
+        assert_eq!(dollar_tag("$$ $ptah$"), "$ptah1$");
+    }
+}

@@ -1,0 +1,66 @@
+//! The `view`, `materialized`, `function`, `procedure` and `trigger` blocks of canonical
+//! `schema.hcl`. Definitions and bodies are quoted strings, escaped exactly, because they are
+//! compared as text.
+
+use std::fmt::Write as _;
+
+use super::words::{part, quote};
+use crate::model::{Dialect, RoutineKind, Schema, Volatility};
+
+/// Appends the program objects of `schema`, each block followed by a blank line.
+pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
+    let pg = dialect == Dialect::Postgres;
+    for r in schema.routines.values() {
+        let kind = match r.kind {
+            RoutineKind::Function => "function",
+            RoutineKind::Procedure => "procedure",
+        };
+        let _ = writeln!(out, "{kind} {} {{", quote(&r.name.name));
+        let _ = writeln!(out, "  schema = schema{}", part(&r.name.schema));
+        let _ = writeln!(out, "  arguments = {}", quote(&r.arguments));
+        if r.identity_arguments != r.arguments {
+            let _ = writeln!(out, "  identity = {}", quote(&r.identity_arguments));
+        }
+        if let Some(returns) = &r.returns {
+            let _ = writeln!(out, "  returns = {}", quote(returns));
+        }
+        let _ = writeln!(out, "  language = {}", quote(&r.language));
+        match r.volatility {
+            Volatility::Volatile => {}
+            Volatility::Stable => out.push_str("  volatility = STABLE\n"),
+            Volatility::Immutable => out.push_str("  volatility = IMMUTABLE\n"),
+        }
+        if r.strict {
+            out.push_str("  strict = true\n");
+        }
+        if r.security_definer {
+            out.push_str("  security_definer = true\n");
+        }
+        if let Some(c) = &r.comment {
+            let _ = writeln!(out, "  comment = {}", quote(c));
+        }
+        let _ = writeln!(out, "  as = {}", quote(&r.body));
+        out.push_str("}\n\n");
+    }
+    for v in schema.views.values() {
+        let kind = if v.materialized { "materialized" } else { "view" };
+        let _ = writeln!(out, "{kind} {} {{", quote(&v.name.name));
+        if pg {
+            let _ = writeln!(out, "  schema = schema{}", part(&v.name.schema));
+        }
+        if let Some(c) = &v.comment {
+            let _ = writeln!(out, "  comment = {}", quote(c));
+        }
+        let _ = writeln!(out, "  as = {}", quote(&v.definition));
+        out.push_str("}\n\n");
+    }
+    for t in schema.triggers.values() {
+        let _ = writeln!(out, "trigger {} {{", quote(&t.name));
+        if pg {
+            let _ = writeln!(out, "  schema = schema{}", part(&t.table.schema));
+        }
+        let _ = writeln!(out, "  on = table{}", part(&t.table.name));
+        let _ = writeln!(out, "  as = {}", quote(&t.definition));
+        out.push_str("}\n\n");
+    }
+}
