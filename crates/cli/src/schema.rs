@@ -266,16 +266,38 @@ pub(crate) fn desired_document(args: &DesiredArgs) -> Result<(Dialect, Document)
     Ok((dialect, document))
 }
 
+/// The live side of a comparison.
+pub(crate) struct Live {
+    /// The live schema within the desired schema's scope.
+    pub schema: Schema,
+    /// What the database holds that the model does not.
+    pub unmodelled: Listing,
+    /// The desired schema as the differ should see it, when the server printed some of its
+    /// hand-written definitions as the live ones ([`ptah_engine::comparable`]).
+    pub comparable: Option<Schema>,
+}
+
+impl Live {
+    /// The desired schema to diff against the live one.
+    pub fn desired<'a>(&'a self, as_read: &'a Schema) -> &'a Schema {
+        self.comparable.as_ref().unwrap_or(as_read)
+    }
+}
+
 /// Inspects the live schema within the desired schema's scope, with what it holds unmodelled.
-pub(crate) async fn live(
-    c: &mut Connected,
-    desired: &Schema,
-    out: Output,
-) -> Result<(Schema, Listing), Failure> {
+pub(crate) async fn live(c: &mut Connected, desired: &Schema, out: Output) -> Result<Live, Failure> {
     progress(out, "inspecting the live schema");
     let live = ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?;
     let not_managed = unmodelled::list(&mut c.session, &live).await?;
-    Ok((live, not_managed))
+    let comparable = match ptah_engine::comparable(&mut c.session, desired, &live).await? {
+        std::borrow::Cow::Borrowed(_) => None,
+        std::borrow::Cow::Owned(schema) => Some(schema),
+    };
+    Ok(Live {
+        schema: live,
+        unmodelled: not_managed,
+        comparable,
+    })
 }
 
 /// Closes a session; a failure to close changes nothing already reported.
@@ -341,8 +363,12 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
-    let (live, not_managed) = live?;
-    let found = ptah_schema::drift(&desired, &live, dialect, &c.options);
+    let Live {
+        schema: live,
+        unmodelled: not_managed,
+        comparable,
+    } = live?;
+    let found = ptah_schema::drift(comparable.as_ref().unwrap_or(&desired), &live, dialect, &c.options);
     let scope = ExcludeSet::new(&c.options.exclude);
     let report = DriftReport {
         drift: !found.diff.is_empty(),
@@ -419,11 +445,14 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let mut c = connect(&a.desired.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
-    let (live, not_managed) = live?;
+    let live = live?;
     let mut options = c.options.clone();
     options.protected_tables = a.protected_table.clone();
     progress(out, "planning");
-    let plan = ptah_schema::plan(&desired, &live, dialect, &options)?;
+    let mut plan = ptah_schema::plan(live.desired(&desired), &live.schema, dialect, &options)?;
+    // The plan names the document it was computed for, whatever text the server printed for it.
+    plan.to_fingerprint = ExcludeSet::new(&options.exclude).apply(&desired).fingerprint();
+    let not_managed = live.unmodelled;
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
     let report = PlanReport {

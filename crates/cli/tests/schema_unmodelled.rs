@@ -1,5 +1,5 @@
-//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a view and a
-//! function or procedure) instead of leaving them out without a word, and the inspected text, with
+//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a domain and a
+//! sequence on PostgreSQL, a view and a procedure on MySQL) instead of leaving them out without a word, and the inspected text, with
 //! those notices as comments, reads back as a document whose plan is empty.
 
 mod schema_support;
@@ -14,11 +14,11 @@ async fn check(dialect: Dialect) {
         Dialect::Postgres => (
             &[
                 "CREATE TABLE items (id bigint PRIMARY KEY, name text)",
-                "CREATE VIEW named AS SELECT id FROM items WHERE name IS NOT NULL",
-                "CREATE FUNCTION one() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+                "CREATE SEQUENCE invoice_no",
+                "CREATE DOMAIN positive AS numeric CHECK (VALUE > 0)",
             ],
-            "view public.named",
-            "function public.one()",
+            "sequence public.invoice_no",
+            "domain public.positive",
         ),
         Dialect::Mysql => (
             &[

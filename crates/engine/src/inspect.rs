@@ -6,6 +6,7 @@
 //! `json_valid` checks), and canonicalizes every type and expression through `ptah_schema`, so a
 //! live object and its declaration compare equal.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ptah_schema::{MysqlFlavor, QualifiedName, Schema};
@@ -91,4 +92,29 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
             }))
         }
     }
+}
+
+/// `desired` as the differ should see it against `live`: where the server prints a desired
+/// definition exactly as the live object's (PostgreSQL views written by hand rather than copied
+/// from the catalog), the live text stands in for it, so only a change of meaning is a change.
+/// MySQL has no scratch space for such a check, and its definitions are compared as written.
+pub async fn comparable<'a>(
+    session: &mut Session,
+    desired: &'a Schema,
+    live: &Schema,
+) -> Result<Cow<'a, Schema>, Error> {
+    let Session::Postgres { client, .. } = session else {
+        return Ok(Cow::Borrowed(desired));
+    };
+    let same = postgres::views_equivalent_to_live(client, desired, live).await?;
+    if same.is_empty() {
+        return Ok(Cow::Borrowed(desired));
+    }
+    let mut out = desired.clone();
+    for name in same {
+        if let (Some(view), Some(have)) = (out.views.get_mut(&name), live.views.get(&name)) {
+            view.definition.clone_from(&have.definition);
+        }
+    }
+    Ok(Cow::Owned(out))
 }

@@ -1,5 +1,5 @@
-//! The objects a live database holds that the schema model does not: views, routines, triggers,
-//! partitions, policies, grants… Inspection leaves them out, and the planner never touches them;
+//! The objects a live database holds that the schema model does not: partitions, policies,
+//! grants, domains, sequences… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::{Error, Session};
@@ -21,12 +21,11 @@ WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname = ANY($1)),
 ext AS (SELECT objid, classid FROM pg_depend WHERE deptype = 'e'),
 internal AS (SELECT objid FROM pg_depend WHERE classid = 'pg_proc'::regclass AND deptype = 'i')
 SELECT kind, name FROM (
-  SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
-                        WHEN 'f' THEN 'foreign table' WHEN 'S' THEN 'sequence'
+  SELECT CASE c.relkind WHEN 'f' THEN 'foreign table' WHEN 'S' THEN 'sequence'
                         WHEN 'c' THEN 'composite type' END AS kind,
          ns.nspname || '.' || c.relname AS name
   FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
-  WHERE c.relkind IN ('v', 'm', 'f', 'S', 'c')
+  WHERE c.relkind IN ('f', 'S', 'c')
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
     AND NOT (c.relkind = 'c' AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typrelid = c.oid AND t.typtype <> 'c'))
     AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d

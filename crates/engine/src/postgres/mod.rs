@@ -1,6 +1,9 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
 mod queries;
+mod views;
+
+pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -71,6 +74,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
+    views::read(client, &params, &mut schema).await?;
     Ok(schema)
 }
 

@@ -116,3 +116,16 @@ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM pg_depend x
                   WHERE x.classid = 'pg_class'::regclass AND x.objid = i.indexrelid
                     AND x.deptype = 'e')";
+
+/// Views and materialized views (not extension-owned), with their comments and options. Run with
+/// an empty `search_path`, so the query prints every name qualified, exactly as `pg_dump` writes it.
+pub(super) const VIEWS: &str = r"
+SELECT n.nspname::text, c.relname::text, c.relkind = 'm', pg_get_viewdef(c.oid), d.description,
+       array_to_string(c.reloptions, ', ')
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_description d
+       ON d.classoid = 'pg_class'::regclass AND d.objoid = c.oid AND d.objsubid = 0
+WHERE c.relkind IN ('v', 'm') AND n.nspname = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend e
+                  WHERE e.classid = 'pg_class'::regclass AND e.objid = c.oid AND e.deptype = 'e')";

@@ -1,5 +1,6 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
-//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `COMMENT ON TABLE/COLUMN`,
+//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]),
+//! `COMMENT ON TABLE/COLUMN/VIEW`,
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
@@ -35,6 +36,7 @@ mod serial;
 mod split;
 mod table;
 mod text;
+mod view;
 
 use dump::Rule;
 use split::Piece;
@@ -115,6 +117,9 @@ impl Reader {
             .collect();
         if tokens.is_empty() {
             return Ok(());
+        }
+        if self.dialect == Dialect::Postgres && view::is_create_view(&tokens) {
+            return self.create_view(text, &tokens, at);
         }
         let bare: Vec<Token> = tokens.iter().map(|t| t.token.clone()).collect();
         match dump::classify(self.dialect, &bare) {
@@ -376,6 +381,8 @@ impl Reader {
                     }),
                 }
             }
+            CommentObject::View => self.view_comment(object_name, comment, false, at),
+            CommentObject::MaterializedView => self.view_comment(object_name, comment, true, at),
             other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
         }
     }
@@ -385,6 +392,12 @@ impl Reader {
         q: &QualifiedName,
         at: &Location,
     ) -> Result<&mut crate::model::Table, ReadError> {
+        if self.schema.views.contains_key(q) {
+            return Err(self.unsupported(
+                at,
+                format!("{q} is a view: indexes, constraints and column comments on views are not modelled"),
+            ));
+        }
         self.schema
             .tables
             .get_mut(q)
