@@ -368,7 +368,12 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
         unmodelled: not_managed,
         comparable,
     } = live?;
-    let found = ptah_schema::drift(comparable.as_ref().unwrap_or(&desired), &live, dialect, &c.options);
+    let found = ptah_schema::drift(
+        comparable.as_ref().unwrap_or(&desired),
+        &live,
+        dialect,
+        &c.options,
+    );
     let scope = ExcludeSet::new(&c.options.exclude);
     let report = DriftReport {
         drift: !found.diff.is_empty(),

@@ -33,7 +33,9 @@ fn scope() -> InspectScope {
 
 async fn plan_against(db: &Fresh, want: &Schema) -> ptah_schema::Plan {
     let mut session = db.session().await;
-    let live = inspect(&mut session, &InspectScope::of(want)).await.expect("inspect");
+    let live = inspect(&mut session, &InspectScope::of(want))
+        .await
+        .expect("inspect");
     let seen = comparable(&mut session, want, &live).await.expect("comparable");
     let planned = ptah_schema::plan(&seen, &live, PG, &PlanOptions::default()).expect("plan");
     session.close().await.expect("close");
@@ -48,9 +50,14 @@ async fn apply_plan(db: &Fresh, want: &Schema) -> usize {
         ..ApplyOptions::default()
     };
     let report = apply(&mut session, &planned, &opts).await.expect("apply");
-    verify(&mut session, want, &InspectScope::of(want), &PlanOptions::default())
-        .await
-        .expect("converged");
+    verify(
+        &mut session,
+        want,
+        &InspectScope::of(want),
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("converged");
     session.close().await.expect("close");
     report.applied
 }
@@ -65,22 +72,37 @@ async fn views_are_read_qualified_and_a_hand_written_document_plans_empty_agains
     assert_eq!(live.views.len(), 3);
     let active = &live.views[&QualifiedName::new("app", "active_users")];
     assert!(!active.materialized);
-    assert!(active.definition.contains("FROM app.users"), "{}", active.definition);
+    assert!(
+        active.definition.contains("FROM app.users"),
+        "{}",
+        active.definition
+    );
     assert_eq!(active.comment.as_deref(), Some("who can sign in"));
     let domains = &live.views[&QualifiedName::new("app", "domains")];
     assert!(domains.materialized);
     assert_eq!(domains.comment.as_deref(), Some("refreshed nightly"));
 
     let want = desired(HAND_WRITTEN);
-    assert_ne!(want.views, live.views, "the hand-written text is not the catalog's");
+    assert_ne!(
+        want.views, live.views,
+        "the hand-written text is not the catalog's"
+    );
     let planned = plan_against(&db, &want).await;
     assert!(planned.is_empty(), "{:#?}", planned.statements);
 
     let changed = desired(&HAND_WRITTEN.replace("WHERE active;", "WHERE NOT active;"));
     let planned = plan_against(&db, &changed).await;
     let sql: Vec<&str> = planned.statements.iter().map(|s| s.sql.as_str()).collect();
-    assert!(sql.iter().any(|s| s.starts_with("DROP VIEW \"app\".\"active_users\"")), "{sql:#?}");
-    assert!(sql.iter().any(|s| s.starts_with("DROP VIEW \"app\".\"active_count\"")), "a view over it goes too: {sql:#?}");
+    assert!(
+        sql.iter()
+            .any(|s| s.starts_with("DROP VIEW \"app\".\"active_users\"")),
+        "{sql:#?}"
+    );
+    assert!(
+        sql.iter()
+            .any(|s| s.starts_with("DROP VIEW \"app\".\"active_count\"")),
+        "a view over it goes too: {sql:#?}"
+    );
     db.drop().await;
 }
 
@@ -92,7 +114,10 @@ async fn a_column_retyped_under_views_applies_and_converges() {
     let wider = desired(&HAND_WRITTEN.replace("varchar(100)", "varchar(300)"));
     let planned = plan_against(&db, &wider).await;
     assert!(
-        planned.statements.iter().any(|s| s.sql.starts_with("DROP MATERIALIZED VIEW")),
+        planned
+            .statements
+            .iter()
+            .any(|s| s.sql.starts_with("DROP MATERIALIZED VIEW")),
         "{:#?}",
         planned.statements
     );
@@ -117,7 +142,10 @@ async fn inspected_views_apply_to_an_empty_database_and_plan_empty_there() {
     let mut session = target.session().await;
     let again = inspect(&mut session, &scope()).await.expect("inspect target");
     session.close().await.expect("close");
-    assert_eq!(again.views, inspected.views, "the catalog prints what it was given");
+    assert_eq!(
+        again.views, inspected.views,
+        "the catalog prints what it was given"
+    );
     target.drop().await;
     source.drop().await;
 }
@@ -128,7 +156,9 @@ async fn a_view_with_options_is_refused_by_name() {
     db.run("CREATE TABLE t (a int); CREATE VIEW guarded WITH (security_barrier) AS SELECT a FROM t")
         .await;
     let mut session = db.session().await;
-    let err = inspect(&mut session, &InspectScope::all()).await.expect_err("refused");
+    let err = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect_err("refused");
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     assert!(err.to_string().contains("public.guarded"), "{err}");
     assert!(err.to_string().contains("security_barrier"), "{err}");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use ptah_schema::{QualifiedName, Schema, View};
 use tokio_postgres::Client;
 
-use super::{Params, get, query, queries};
+use super::{Params, get, queries, query};
 use crate::Error;
 
 /// Reads the views in scope into `schema`. The caller's transaction keeps `search_path = public`
@@ -61,7 +61,11 @@ pub(crate) async fn equivalent_to_live(
     let differing: BTreeMap<QualifiedName, String> = desired
         .views
         .values()
-        .filter(|v| live.views.get(&v.name).is_some_and(|l| l.definition != v.definition))
+        .filter(|v| {
+            live.views
+                .get(&v.name)
+                .is_some_and(|l| l.definition != v.definition)
+        })
         .map(|v| (v.name.clone(), v.definition.clone()))
         .collect();
     if differing.is_empty() {

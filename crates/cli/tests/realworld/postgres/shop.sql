@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict IT4oXWigXdVpANBS0LjMNbEdbZfAH5aL2SXB16eNrPspuBBWmqeFvNNhZJCMl1f
+\restrict Y0Dq9kpsASuLiY2iDpvrz4HW6JRkB0ZRH07hfXNsT2g6fjEFea3cna6IpxVTivv
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -376,6 +376,46 @@ CREATE TABLE app.orders (
 
 
 ALTER TABLE app.orders OWNER TO app;
+
+--
+-- Name: order_totals; Type: VIEW; Schema: app; Owner: app
+--
+
+CREATE VIEW app.order_totals AS
+ SELECT o.id,
+    o.customer_id,
+    o.status,
+    sum((((l.quantity)::numeric * l.unit_price) - l.discount)) AS lines_total,
+    count(*) AS lines
+   FROM (app.orders o
+     JOIN app.order_line l ON ((l.order_id = o.id)))
+  GROUP BY o.id, o.customer_id, o.status;
+
+
+ALTER TABLE app.order_totals OWNER TO app;
+
+--
+-- Name: VIEW order_totals; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON VIEW app.order_totals IS 'Per order, from its lines';
+
+
+--
+-- Name: customer_value; Type: VIEW; Schema: app; Owner: app
+--
+
+CREATE VIEW app.customer_value AS
+ SELECT c.id,
+    c.email,
+    c.display_name,
+    COALESCE(sum(t.lines_total), (0)::numeric) AS lifetime_value
+   FROM (app.customer c
+     LEFT JOIN app.order_totals t ON (((t.customer_id = c.id) AND (t.status <> 'cancelled'::app.order_status))))
+  GROUP BY c.id, c.email, c.display_name;
+
+
+ALTER TABLE app.customer_value OWNER TO app;
 
 --
 -- Name: orders_id_seq; Type: SEQUENCE; Schema: app; Owner: app
@@ -873,6 +913,28 @@ CREATE TABLE billing.ledger_entry (
 ALTER TABLE billing.ledger_entry OWNER TO app;
 
 --
+-- Name: ledger_balance; Type: MATERIALIZED VIEW; Schema: billing; Owner: app
+--
+
+CREATE MATERIALIZED VIEW billing.ledger_balance AS
+ SELECT ledger_entry.account,
+    (sum(ledger_entry.debit) - sum(ledger_entry.credit)) AS balance,
+    max(ledger_entry.posted_at) AS last_posted
+   FROM billing.ledger_entry
+  GROUP BY ledger_entry.account
+  WITH NO DATA;
+
+
+ALTER TABLE billing.ledger_balance OWNER TO app;
+
+--
+-- Name: MATERIALIZED VIEW ledger_balance; Type: COMMENT; Schema: billing; Owner: app
+--
+
+COMMENT ON MATERIALIZED VIEW billing.ledger_balance IS 'Refreshed by the nightly job';
+
+
+--
 -- Name: ledger_entry_id_seq; Type: SEQUENCE; Schema: billing; Owner: app
 --
 
@@ -885,6 +947,21 @@ ALTER TABLE billing.ledger_entry ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     CACHE 1
 );
 
+
+--
+-- Name: open_invoices; Type: VIEW; Schema: billing; Owner: app
+--
+
+CREATE VIEW billing.open_invoices AS
+ SELECT i.id,
+    i.number,
+    i.due_on,
+    (i.net + i.tax) AS gross
+   FROM billing.invoice i
+  WHERE ((i.state = ANY (ARRAY['draft'::billing.invoice_state, 'issued'::billing.invoice_state])) AND ((i.due_on IS NULL) OR (i.due_on >= CURRENT_DATE)));
+
+
+ALTER TABLE billing.open_invoices OWNER TO app;
 
 --
 -- Name: payment; Type: TABLE; Schema: billing; Owner: app
@@ -1823,5 +1900,5 @@ ALTER TABLE ONLY billing.tax_rate
 -- PostgreSQL database dump complete
 --
 
-\unrestrict IT4oXWigXdVpANBS0LjMNbEdbZfAH5aL2SXB16eNrPspuBBWmqeFvNNhZJCMl1f
+\unrestrict Y0Dq9kpsASuLiY2iDpvrz4HW6JRkB0ZRH07hfXNsT2g6fjEFea3cna6IpxVTivv
 

@@ -30,8 +30,12 @@ pub(super) fn is_create_view(tokens: &[TokenWithSpan]) -> bool {
         && words
             .iter()
             .skip(1)
-            .skip_while(|w| matches!(w.as_str(), "OR" | "REPLACE" | "TEMP" | "TEMPORARY" | "RECURSIVE" | "MATERIALIZED"))
-            .next()
+            .find(|w| {
+                !matches!(
+                    w.as_str(),
+                    "OR" | "REPLACE" | "TEMP" | "TEMPORARY" | "RECURSIVE" | "MATERIALIZED"
+                )
+            })
             .is_some_and(|w| w == "VIEW")
 }
 
@@ -58,8 +62,17 @@ impl Reader {
             match w.as_str() {
                 "OR" | "REPLACE" => replace = true,
                 "MATERIALIZED" => materialized = true,
-                "TEMP" | "TEMPORARY" => return Err(self.unsupported(&at, "CREATE TEMPORARY VIEW (a temporary view is not schema)")),
-                "RECURSIVE" => return Err(self.unsupported(&at, "CREATE RECURSIVE VIEW (write it as a view over a recursive query)")),
+                "TEMP" | "TEMPORARY" => {
+                    return Err(
+                        self.unsupported(&at, "CREATE TEMPORARY VIEW (a temporary view is not schema)")
+                    );
+                }
+                "RECURSIVE" => {
+                    return Err(self.unsupported(
+                        &at,
+                        "CREATE RECURSIVE VIEW (write it as a view over a recursive query)",
+                    ));
+                }
                 "VIEW" => break,
                 _ => return Err(self.unsupported(&at, format!("CREATE … {w} VIEW"))),
             }
@@ -70,7 +83,11 @@ impl Reader {
             return Err(self.unsupported(&at, "CREATE VIEW IF NOT EXISTS"));
         }
         let mut parts = Vec::new();
-        while let Some(TokenWithSpan { token: Token::Word(w), span }) = tokens.get(i) {
+        while let Some(TokenWithSpan {
+            token: Token::Word(w),
+            span,
+        }) = tokens.get(i)
+        {
             parts.push(ObjectNamePart::Identifier(Ident {
                 value: w.value.clone(),
                 quote_style: w.quote_style,
@@ -103,7 +120,12 @@ impl Reader {
         let mut end = tokens.len();
         // A trailing `WITH [NO] DATA` or `WITH [CASCADED | LOCAL] CHECK OPTION`.
         let upper: Vec<Option<String>> = tokens.iter().map(|t| keyword(Some(t))).collect();
-        let tail = |n: usize| -> Vec<&str> { upper[end.saturating_sub(n)..end].iter().map(|w| w.as_deref().unwrap_or("")).collect() };
+        let tail = |n: usize| -> Vec<&str> {
+            upper[end.saturating_sub(n)..end]
+                .iter()
+                .map(|w| w.as_deref().unwrap_or(""))
+                .collect()
+        };
         if end >= 3 && tail(3) == ["WITH", "NO", "DATA"] && materialized {
             end -= 3;
         } else if end >= 2 && tail(2) == ["WITH", "DATA"] && materialized {
@@ -182,7 +204,10 @@ mod tests {
     fn offsets_count_characters_within_lines() {
         let text = "ab\nçd ef";
         assert_eq!(byte_offset(text, SqlLocation { line: 2, column: 4 }), 6);
-        assert_eq!(&text[byte_offset(text, SqlLocation { line: 2, column: 4 })..], "ef");
+        assert_eq!(
+            &text[byte_offset(text, SqlLocation { line: 2, column: 4 })..],
+            "ef"
+        );
         assert_eq!(byte_offset(text, SqlLocation { line: 9, column: 1 }), text.len());
     }
 }
