@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn offsets_count_characters_within_lines() {
         let text = "ab\nçd ef";
-        assert_eq!(byte_offset(text, SqlLocation { line: 2, column: 4 }), 6);
+        assert_eq!(byte_offset(text, SqlLocation { line: 2, column: 4 }), 7);
         assert_eq!(
             &text[byte_offset(text, SqlLocation { line: 2, column: 4 })..],
             "ef"
