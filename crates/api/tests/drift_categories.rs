@@ -33,7 +33,7 @@ fn all_is_exactly_the_crd_enum_in_wire_order() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "ALL is in wire-name order");
-    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 48);
+    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 51);
     assert!(
         all.len() <= MAX_DRIFT_FINDINGS,
         "a full list of categories is never truncated"
@@ -76,6 +76,9 @@ fn the_executor_row_categories_are_the_reference_data_rows() {
         ("table_options_modified", DriftCategory::TableOptionsModified),
         ("indexes_modified", DriftCategory::IndexesModified),
         ("constraints_modified", DriftCategory::ConstraintsModified),
+        ("domains_added", DriftCategory::DomainsAdded),
+        ("domains_modified", DriftCategory::DomainsModified),
+        ("domains_removed", DriftCategory::DomainsRemoved),
         ("views_added", DriftCategory::ViewsAdded),
         ("views_modified", DriftCategory::ViewsModified),
         ("views_removed", DriftCategory::ViewsRemoved),

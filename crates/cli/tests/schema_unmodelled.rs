@@ -1,4 +1,4 @@
-//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a domain and a
+//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a range type and a
 //! sequence on PostgreSQL, a view and a procedure on MySQL) instead of leaving them out without a word, and the inspected text, with
 //! those notices as comments, reads back as a document whose plan is empty.
 
@@ -15,10 +15,10 @@ async fn check(dialect: Dialect) {
             &[
                 "CREATE TABLE items (id bigint PRIMARY KEY, name text)",
                 "CREATE SEQUENCE invoice_no",
-                "CREATE DOMAIN positive AS numeric CHECK (VALUE > 0)",
+                "CREATE TYPE span AS RANGE (subtype = int4)",
             ],
             "sequence public.invoice_no",
-            "domain public.positive",
+            "range type public.span",
         ),
         Dialect::Mysql => (
             &[

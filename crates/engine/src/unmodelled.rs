@@ -1,5 +1,5 @@
 //! The objects a live database holds that the schema model does not: partitions, policies,
-//! grants, domains, sequences… Inspection leaves them out, and the planner never touches them;
+//! grants, sequences, range and composite types… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::{Error, Session};
@@ -48,10 +48,10 @@ SELECT kind, name FROM (
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
   WHERE NOT t.tgisinternal
   UNION ALL
-  SELECT CASE t.typtype WHEN 'd' THEN 'domain' WHEN 'r' THEN 'range type' WHEN 'm' THEN 'multirange type' END,
+  SELECT CASE t.typtype WHEN 'r' THEN 'range type' WHEN 'm' THEN 'multirange type' END,
          ns.nspname || '.' || t.typname
   FROM pg_type t JOIN ns ON ns.oid = t.typnamespace
-  WHERE t.typtype IN ('d', 'r')
+  WHERE t.typtype = 'r'
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_type'::regclass AND ext.objid = t.oid)
   UNION ALL
   SELECT 'rewrite rule', ns.nspname || '.' || c.relname || '.' || r.rulename

@@ -5,7 +5,7 @@
 mod inspect_support;
 
 use inspect_support::Fresh;
-use ptah_engine::{Dialect, Error, InspectScope, Unmodelled, inspect, unmodelled};
+use ptah_engine::{Dialect, InspectScope, Unmodelled, inspect, unmodelled};
 
 fn listed(items: &[Unmodelled]) -> Vec<String> {
     items.iter().map(|u| format!("{}: {}", u.kind, u.name)).collect()
@@ -45,7 +45,6 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
         listed(&all),
         [
             "composite type: app.pair",
-            "domain: app.positive",
             "function: app.touch()",
             "grants: app.orders",
             "partition: app.events_2024",
@@ -65,19 +64,25 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
         .expect("listed");
     assert_eq!(listed(&other_schema), Vec::<String>::new());
 
-    // A column of a domain type cannot be read as anything else: the inspection refuses it.
+    // A column of a domain type reads as that type, and the domain itself is modelled.
     session
         .batch("CREATE TABLE app.prices (id int, amount app.positive)")
         .await
         .expect("a domain column");
-    let err = inspect(&mut session, &InspectScope::all())
+    let live = inspect(&mut session, &InspectScope::all())
         .await
-        .expect_err("refused");
-    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
-    let text = err.to_string();
+        .expect("inspected");
+    let prices = &live.tables[&ptah_schema::QualifiedName::new("app", "prices")];
+    assert_eq!(
+        prices.column("amount").map(|c| c.data_type.clone()),
+        Some(ptah_schema::DataType::Other {
+            name: "app.positive".to_owned(),
+            params: Vec::new()
+        })
+    );
     assert!(
-        text.contains("app.prices.amount") && text.contains("domain"),
-        "{text}"
+        live.domains
+            .contains_key(&ptah_schema::QualifiedName::new("app", "positive"))
     );
     session.close().await.expect("close");
     db.drop().await;

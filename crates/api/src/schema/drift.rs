@@ -52,8 +52,9 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the twelve the executor
-/// also emits (`namespaces_added`, `enums_modified`, `table_comments_modified`,
+/// The closed vocabulary of drift categories: the reference list (36) plus the fifteen the executor
+/// also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
+/// `domains_removed`, `table_comments_modified`,
 /// `table_options_modified`, `indexes_modified`, `constraints_modified`, `views_added`,
 /// `views_modified`, `views_removed`, `triggers_added`, `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
@@ -77,6 +78,12 @@ pub enum DriftCategory {
     DataRowsInserted,
     /// `data_rows_updated`: data rows updated.
     DataRowsUpdated,
+    /// `domains_added`: domains added.
+    DomainsAdded,
+    /// `domains_modified`: domains modified.
+    DomainsModified,
+    /// `domains_removed`: domains removed.
+    DomainsRemoved,
     /// `enum_values_added`: enum values added.
     EnumValuesAdded,
     /// `enum_values_removed`: enum values removed.
@@ -159,7 +166,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 48] = [
+    pub const ALL: [DriftCategory; 51] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -169,6 +176,9 @@ impl DriftCategory {
         DriftCategory::DataRowsDeleted,
         DriftCategory::DataRowsInserted,
         DriftCategory::DataRowsUpdated,
+        DriftCategory::DomainsAdded,
+        DriftCategory::DomainsModified,
+        DriftCategory::DomainsRemoved,
         DriftCategory::EnumValuesAdded,
         DriftCategory::EnumValuesRemoved,
         DriftCategory::EnumsAdded,
@@ -222,6 +232,9 @@ impl DriftCategory {
             DriftCategory::DataRowsDeleted => "data_rows_deleted",
             DriftCategory::DataRowsInserted => "data_rows_inserted",
             DriftCategory::DataRowsUpdated => "data_rows_updated",
+            DriftCategory::DomainsAdded => "domains_added",
+            DriftCategory::DomainsModified => "domains_modified",
+            DriftCategory::DomainsRemoved => "domains_removed",
             DriftCategory::EnumValuesAdded => "enum_values_added",
             DriftCategory::EnumValuesRemoved => "enum_values_removed",
             DriftCategory::EnumsAdded => "enums_added",

@@ -1,5 +1,6 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
+mod domains;
 mod queries;
 mod views;
 
@@ -55,6 +56,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
         };
         schema.extensions.insert(name, extension);
     }
+    domains::read(client, &params, &mut schema).await?;
     for row in query(client, queries::ENUMS, &params).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         let values = get(&row, 2)?;
@@ -100,18 +102,6 @@ async fn read_columns(
         };
         // A generated column's pg_attrdef holds its generation expression, not a default.
         let generated = !get::<String>(&row, 6)?.is_empty();
-        if get::<bool>(&row, 14)? {
-            // Read as its base type it would lose the domain's checks, and an apply elsewhere
-            // would create a column of a type that does not exist there.
-            let owner = tables.get(&table).map(|t| t.name.to_string()).unwrap_or_default();
-            return Err(Error::Unsupported {
-                object: format!("column {owner}.{name}"),
-                reason: format!(
-                    "its type {} is a domain (domains are not modelled)",
-                    get::<String>(&row, 3)?
-                ),
-            });
-        }
         let data_type = column_type(&row)?;
         let default = match get::<Option<String>>(&row, 7)? {
             Some(text) if !generated => canon::default(DIALECT, &data_type, &text),

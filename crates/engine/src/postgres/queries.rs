@@ -129,3 +129,24 @@ LEFT JOIN pg_description d
 WHERE c.relkind IN ('v', 'm') AND n.nspname = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM pg_depend e
                   WHERE e.classid = 'pg_class'::regclass AND e.objid = c.oid AND e.deptype = 'e')";
+
+/// Domains (not extension-owned) with their collation when not the base type's, default, NOT
+/// NULL, named checks and comment.
+pub(super) const DOMAINS: &str = r"
+SELECT n.nspname::text, t.typname::text, format_type(t.typbasetype, t.typtypmod),
+       cn.nspname::text, co.collname::text, pg_get_expr(t.typdefaultbin, 0), t.typnotnull,
+       ARRAY(SELECT c.conname::text FROM pg_constraint c
+             WHERE c.contypid = t.oid AND c.contype = 'c' ORDER BY c.conname),
+       ARRAY(SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+             WHERE c.contypid = t.oid AND c.contype = 'c' ORDER BY c.conname),
+       d.description
+FROM pg_type t
+JOIN pg_namespace n ON n.oid = t.typnamespace
+JOIN pg_type bt ON bt.oid = t.typbasetype
+LEFT JOIN pg_collation co ON co.oid = t.typcollation AND t.typcollation <> bt.typcollation
+LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
+LEFT JOIN pg_description d
+       ON d.classoid = 'pg_type'::regclass AND d.objoid = t.oid AND d.objsubid = 0
+WHERE t.typtype = 'd' AND n.nspname = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend e
+                  WHERE e.classid = 'pg_type'::regclass AND e.objid = t.oid AND e.deptype = 'e')";

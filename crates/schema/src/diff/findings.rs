@@ -51,6 +51,12 @@ pub enum DiffCategory {
     RowsUpdated,
     /// `rows_deleted`.
     RowsDeleted,
+    /// `domains_added`.
+    DomainsAdded,
+    /// `domains_modified`.
+    DomainsModified,
+    /// `domains_removed`.
+    DomainsRemoved,
     /// `views_added`.
     ViewsAdded,
     /// `views_modified`: a view rebuilt or re-commented.
@@ -73,7 +79,7 @@ pub enum DiffCategory {
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 30] = [
+    pub const ALL: [DiffCategory; 33] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -95,6 +101,9 @@ impl DiffCategory {
         DiffCategory::RowsInserted,
         DiffCategory::RowsUpdated,
         DiffCategory::RowsDeleted,
+        DiffCategory::DomainsAdded,
+        DiffCategory::DomainsModified,
+        DiffCategory::DomainsRemoved,
         DiffCategory::ViewsAdded,
         DiffCategory::ViewsModified,
         DiffCategory::ViewsRemoved,
@@ -130,6 +139,9 @@ impl DiffCategory {
             DiffCategory::RowsInserted => "rows_inserted",
             DiffCategory::RowsUpdated => "rows_updated",
             DiffCategory::RowsDeleted => "rows_deleted",
+            DiffCategory::DomainsAdded => "domains_added",
+            DiffCategory::DomainsModified => "domains_modified",
+            DiffCategory::DomainsRemoved => "domains_removed",
             DiffCategory::ViewsAdded => "views_added",
             DiffCategory::ViewsModified => "views_modified",
             DiffCategory::ViewsRemoved => "views_removed",
@@ -191,6 +203,9 @@ impl SchemaDiff {
             (DiffCategory::RowsInserted, self.rows_inserted.len()),
             (DiffCategory::RowsUpdated, self.rows_updated.len()),
             (DiffCategory::RowsDeleted, self.rows_deleted.len()),
+            (DiffCategory::DomainsAdded, self.domains_added.len()),
+            (DiffCategory::DomainsModified, self.domains_modified.len()),
+            (DiffCategory::DomainsRemoved, self.domains_removed.len()),
             (DiffCategory::ViewsAdded, self.views_added.len()),
             (DiffCategory::ViewsModified, self.views_modified.len()),
             (DiffCategory::ViewsRemoved, self.views_removed.len()),

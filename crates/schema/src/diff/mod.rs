@@ -5,6 +5,7 @@
 //! column is one removal and one addition. Every list is in a deterministic order; lists whose order
 //! matters for execution (tables, rows) are already in that order.
 
+mod domain;
 mod enums;
 mod findings;
 mod order;
@@ -18,10 +19,11 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    CheckConstraint, Column, DefaultValue, EnumType, Extension, ForeignKey, Index, Literal, PrimaryKey,
-    QualifiedName, Routine, Schema, Table, Trigger, UniqueConstraint, View,
+    CheckConstraint, Column, DefaultValue, Domain, EnumType, Extension, ForeignKey, Index, Literal,
+    PrimaryKey, QualifiedName, Routine, Schema, Table, Trigger, UniqueConstraint, View,
 };
 
+pub use domain::DomainChange;
 pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
@@ -72,6 +74,12 @@ pub struct SchemaDiff {
     pub rows_updated: Vec<RowChange>,
     /// Reference rows to delete, child tables first.
     pub rows_deleted: Vec<RowChange>,
+    /// Domains to create.
+    pub domains_added: Vec<Domain>,
+    /// Domains to drop (the actual definition).
+    pub domains_removed: Vec<Domain>,
+    /// Domains whose definition changes.
+    pub domains_modified: Vec<DomainChange>,
     /// Views to create, each after the views it reads.
     pub views_added: Vec<View>,
     /// Views to drop (the actual definition), each before the views it reads.
@@ -394,6 +402,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
         ..SchemaDiff::default()
     };
     enums::diff_enums(desired, actual, &mut d);
+    domain::diff_domains(desired, actual, &mut d);
 
     let desired_order = fk_order(desired.tables.values());
     for name in &desired_order {

@@ -39,6 +39,7 @@ impl ExcludeSet {
         let mut out = schema.clone();
         out.tables.retain(|name, _| !self.matches(name));
         out.enums.retain(|name, _| !self.matches(name));
+        out.domains.retain(|name, _| !self.matches(name));
         out.views.retain(|name, _| !self.matches(name));
         out.routines.retain(|_, r| !self.matches(&r.name));
         out.triggers.retain(|_, t| !self.matches(&t.table));

@@ -9,8 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+mod domain;
 mod program;
 
+pub use domain::Domain;
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
 
 /// The SQL family a schema is written for.
@@ -65,6 +67,9 @@ pub struct Schema {
     /// Tables by name.
     #[serde(with = "keyed")]
     pub tables: BTreeMap<QualifiedName, Table>,
+    /// PostgreSQL domains by name.
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub domains: BTreeMap<QualifiedName, Domain>,
     /// Views and materialized views by name. Absent from the JSON when empty, so the fingerprint of
     /// a schema without them is what it was before they were modelled.
     #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
@@ -424,6 +429,12 @@ impl Keyed for Table {
 }
 
 impl Keyed for EnumType {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
+}
+
+impl Keyed for Domain {
     fn key(&self) -> QualifiedName {
         self.name.clone()
     }

@@ -34,10 +34,12 @@ use sqlparser::parser::Parser;
 use crate::model::{DefaultValue, Dialect, Literal};
 
 mod collation;
+mod domain;
 mod mysql;
 mod temporal;
 
 pub use collation::postgres_collation;
+pub use domain::{domain_base, domain_check};
 pub use mysql::{mysql_action, mysql_charset_name};
 pub use temporal::temporal_default;
 

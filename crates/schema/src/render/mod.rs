@@ -1,13 +1,15 @@
 //! The planner's renderer: a [`SchemaDiff`] becomes ordered, classified statements for one dialect.
 //!
 //! Order: schemas → extensions → triggers and views that go or are rebuilt (dropped, views in
-//! reverse dependency order) → enums (create, add value, recreate) → routines (create, replace) →
+//! reverse dependency order) → enums (create, add value, recreate) → domains (create, alter) →
+//! routines (create, replace) →
 //! tables (parents first, without foreign keys) → added and modified columns → indexes →
 //! constraints → foreign keys → reference-row inserts and updates → views (dependency order) and
 //! triggers created → removals in reverse: row deletes (children first), foreign keys,
-//! constraints, indexes, columns, tables, routines, enums. A modified index or constraint is
+//! constraints, indexes, columns, tables, routines, domains, enums. A modified index or constraint is
 //! dropped and created again in its own phase.
 
+mod domain;
 mod mysql;
 mod postgres;
 mod program;
@@ -109,6 +111,9 @@ fn render_tagged(
         for e in &diff.enums_modified {
             out.extend(C::EnumsModified, postgres::change_enum(e));
         }
+    }
+    if pg {
+        domain::creates(diff, &mut out);
     }
     program::routines(diff, sql, &mut out);
     for t in &diff.tables_added {
@@ -246,6 +251,7 @@ fn render_tagged(
     }
     program::routine_drops(diff, sql, &mut out);
     if pg {
+        domain::drops(diff, &mut out);
         for e in &diff.enums_removed {
             out.push(C::EnumsRemoved, postgres::drop_enum(e));
         }

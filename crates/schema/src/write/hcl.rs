@@ -5,13 +5,12 @@
 use std::fmt::Write as _;
 
 use crate::model::{
-    Column, DataType, DefaultValue, Dialect, Identity, Index, IndexTarget, Literal, ReferentialAction,
-    Schema, Table,
+    Column, DataType, DefaultValue, Dialect, Identity, Index, IndexTarget, ReferentialAction, Schema, Table,
 };
 use crate::types::render_type;
 
 pub use super::words::quote;
-use super::words::{is_ident, object_key, part};
+use super::words::{is_ident, literal, object_key, part};
 
 /// Renders `schema` as canonical `schema.hcl` for `dialect`.
 pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
@@ -38,6 +37,9 @@ pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
             let _ = writeln!(out, "  values = [{}]", values.join(", "));
             out.push_str("}\n\n");
         }
+    }
+    if pg {
+        super::program::write_domains(&mut out, schema);
     }
     for table in schema.tables.values() {
         write_table(&mut out, dialect, schema, table);
@@ -234,15 +236,6 @@ fn action_keyword(a: ReferentialAction) -> &'static str {
         ReferentialAction::Cascade => "CASCADE",
         ReferentialAction::SetNull => "SET_NULL",
         ReferentialAction::SetDefault => "SET_DEFAULT",
-    }
-}
-
-fn literal(l: &Literal) -> String {
-    match l {
-        Literal::Null => "null".to_owned(),
-        Literal::Bool(b) => b.to_string(),
-        Literal::Number(n) => n.clone(),
-        Literal::String(s) => quote(s),
     }
 }
 

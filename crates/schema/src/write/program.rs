@@ -1,11 +1,47 @@
-//! The `view`, `materialized`, `function`, `procedure` and `trigger` blocks of canonical
+//! The `domain`, `view`, `materialized`, `function`, `procedure` and `trigger` blocks of canonical
 //! `schema.hcl`. Definitions and bodies are quoted strings, escaped exactly, because they are
 //! compared as text.
 
 use std::fmt::Write as _;
 
-use super::words::{part, quote};
-use crate::model::{Dialect, RoutineKind, Schema, Volatility};
+use super::words::{literal, part, quote};
+use crate::model::{DefaultValue, Dialect, RoutineKind, Schema, Volatility};
+
+/// Appends the domains of `schema` (PostgreSQL), each block followed by a blank line.
+pub(super) fn write_domains(out: &mut String, schema: &Schema) {
+    for d in schema.domains.values() {
+        let _ = writeln!(out, "domain {} {{", quote(&d.name.name));
+        let _ = writeln!(out, "  schema = schema{}", part(&d.name.schema));
+        let _ = writeln!(out, "  type = {}", quote(&d.base));
+        if let Some(c) = &d.collation {
+            let _ = writeln!(out, "  collate = {}", quote(c));
+        }
+        match &d.default {
+            Some(DefaultValue::Literal(l)) => {
+                let _ = writeln!(out, "  default = {}", literal(l));
+            }
+            Some(DefaultValue::Expression(e)) => {
+                let _ = writeln!(out, "  default = sql({})", quote(e));
+            }
+            None => {}
+        }
+        if d.not_null {
+            out.push_str("  not_null = true\n");
+        }
+        if let Some(c) = &d.comment {
+            let _ = writeln!(out, "  comment = {}", quote(c));
+        }
+        for (name, check) in &d.checks {
+            let _ = writeln!(
+                out,
+                "  check {} {{\n    expr = {}\n  }}",
+                quote(name),
+                quote(check)
+            );
+        }
+        out.push_str("}\n\n");
+    }
+}
 
 /// Appends the program objects of `schema`, each block followed by a blank line.
 pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {

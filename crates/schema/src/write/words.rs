@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::model::Literal;
+
 /// An HCL identifier: a letter or `_`, then letters, digits, `_` or `-`.
 pub(super) fn is_ident(s: &str) -> bool {
     s.chars()
@@ -53,4 +55,14 @@ pub fn quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// A literal value: `null`, `true`, a number as written, or a quoted string.
+pub(super) fn literal(l: &Literal) -> String {
+    match l {
+        Literal::Null => "null".to_owned(),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Number(n) => n.clone(),
+        Literal::String(s) => quote(s),
+    }
 }

@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict Y0Dq9kpsASuLiY2iDpvrz4HW6JRkB0ZRH07hfXNsT2g6fjEFea3cna6IpxVTivv
+\restrict eWtQXNxtdETYcjgnKPQoxLs9c2IXhFAoppQtfRC3Z0AJM3KSUZFaskwbf5xwdy2
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -51,6 +51,16 @@ COMMENT ON EXTENSION citext IS 'data type for case-insensitive character strings
 
 
 --
+-- Name: email_address; Type: DOMAIN; Schema: app; Owner: app
+--
+
+CREATE DOMAIN app.email_address AS text
+	CONSTRAINT email_address_shape CHECK ((VALUE ~ '^[^@]+@[^@]+$'::text));
+
+
+ALTER DOMAIN app.email_address OWNER TO app;
+
+--
 -- Name: order_status; Type: TYPE; Schema: app; Owner: app
 --
 
@@ -79,6 +89,23 @@ CREATE TYPE billing.invoice_state AS ENUM (
 
 
 ALTER TYPE billing.invoice_state OWNER TO app;
+
+--
+-- Name: money_amount; Type: DOMAIN; Schema: billing; Owner: app
+--
+
+CREATE DOMAIN billing.money_amount AS numeric(14,2) NOT NULL DEFAULT 0
+	CONSTRAINT money_amount_check CHECK ((VALUE >= (0)::numeric));
+
+
+ALTER DOMAIN billing.money_amount OWNER TO app;
+
+--
+-- Name: DOMAIN money_amount; Type: COMMENT; Schema: billing; Owner: app
+--
+
+COMMENT ON DOMAIN billing.money_amount IS 'Never negative';
+
 
 SET default_tablespace = '';
 
@@ -758,7 +785,8 @@ CREATE TABLE app.supplier (
     name text NOT NULL,
     email public.citext,
     phone character varying(32),
-    country_code character(2)
+    country_code character(2),
+    contact_email app.email_address
 );
 
 
@@ -1011,6 +1039,7 @@ CREATE TABLE billing.refund (
     amount numeric(14,2) NOT NULL,
     reason text,
     refunded_at timestamp with time zone DEFAULT now() NOT NULL,
+    fee billing.money_amount,
     CONSTRAINT refund_amount_check CHECK ((amount > (0)::numeric))
 );
 
@@ -1900,5 +1929,5 @@ ALTER TABLE ONLY billing.tax_rate
 -- PostgreSQL database dump complete
 --
 
-\unrestrict Y0Dq9kpsASuLiY2iDpvrz4HW6JRkB0ZRH07hfXNsT2g6fjEFea3cna6IpxVTivv
+\unrestrict eWtQXNxtdETYcjgnKPQoxLs9c2IXhFAoppQtfRC3Z0AJM3KSUZFaskwbf5xwdy2
 

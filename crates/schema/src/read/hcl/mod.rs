@@ -1,7 +1,8 @@
 //! The `schema.hcl` reader: Ptah's subset of the Atlas schema language.
 //!
 //! Top-level blocks: `schema "name" {}`, `extension "name" { schema, version }`,
-//! `enum "name" { schema, values }`, `table "name" { … }`, and the program objects `view`,
+//! `enum "name" { schema, values }`, `domain "name" { … }`, `table "name" { … }`, and the
+//! program objects `view`,
 //! `materialized`, `function`, `procedure` and `trigger` ([`program`]). Inside a table: `schema`, `comment`,
 //! `column "name" { type, null, default, identity { generated }, auto_increment, comment }`,
 //! `primary_key ["name"] { columns }`, `unique "name" { columns }`,
@@ -201,8 +202,8 @@ impl<'a> Reader<'a> {
         for b in &blocks {
             match b.ident.as_str() {
                 "schema" => self.schema_block(b)?,
-                "enum" | "extension" | "table" | "view" | "materialized" | "function" | "procedure"
-                | "trigger" => {}
+                "enum" | "extension" | "domain" | "table" | "view" | "materialized" | "function"
+                | "procedure" | "trigger" => {}
                 other => return Err(self.unsupported(b.span(), format!("block `{other}`"))),
             }
         }
@@ -210,6 +211,7 @@ impl<'a> Reader<'a> {
             match b.ident.as_str() {
                 "enum" => self.enum_block(b)?,
                 "extension" => self.extension_block(b)?,
+                "domain" => self.domain_block(b)?,
                 _ => {}
             }
         }

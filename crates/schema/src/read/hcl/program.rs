@@ -173,3 +173,51 @@ impl Reader<'_> {
         Ok(())
     }
 }
+
+impl Reader<'_> {
+    /// A `domain` block: `schema`, `type`, `collate`, `default`, `not_null`, `comment` and
+    /// `check "name" { expr }` blocks, every part as the server prints it.
+    pub(super) fn domain_block(&mut self, block: &Block) -> Result<(), ReadError> {
+        let name = self.label(block)?;
+        if self.dialect != Dialect::Postgres {
+            return Err(self.unsupported(block.span(), "domains on MySQL".to_owned()));
+        }
+        let (mut attrs, blocks) = self.split("domain", &block.body)?;
+        let schema = self.schema_ref(attrs.take("schema"))?;
+        let base = crate::normalize::domain_base(&self.required(&mut attrs, block, "type")?);
+        let collation = attrs.take("collate").map(|a| self.string(&a.value)).transpose()?;
+        let default = attrs
+            .take("default")
+            .map(|a| self.default(&a.value))
+            .transpose()?;
+        let not_null = attrs
+            .take("not_null")
+            .map(|a| self.boolean(&a.value))
+            .transpose()?
+            .unwrap_or(false);
+        let comment = attrs.take("comment").map(|a| self.string(&a.value)).transpose()?;
+        self.done(attrs)?;
+        let mut checks = std::collections::BTreeMap::new();
+        for b in blocks {
+            if b.ident.as_str() != "check" {
+                return Err(self.unsupported(b.span(), format!("block `{}` in domain", b.ident.as_str())));
+            }
+            let check = self.label(b)?;
+            let (mut inner, nested) = self.split("check", &b.body)?;
+            self.no_blocks(&nested, "check")?;
+            let expr = self.required(&mut inner, b, "expr")?;
+            self.done(inner)?;
+            checks.insert(check, crate::normalize::domain_check(&expr));
+        }
+        let domain = crate::model::Domain {
+            name: QualifiedName::new(schema, name),
+            base,
+            collation,
+            default,
+            not_null,
+            checks,
+            comment,
+        };
+        self.insert_unique(block, domain.name.clone(), |s| &mut s.domains, domain)
+    }
+}

@@ -1,6 +1,6 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
-//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]),
-//! `COMMENT ON TABLE/COLUMN/VIEW`,
+//! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]), `CREATE
+//! DOMAIN` ([`domain`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN`,
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
@@ -29,6 +29,7 @@ use super::check::{PendingForeignKey, foreign_keys};
 use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 
 mod alter;
+mod domain;
 mod dump;
 mod index;
 mod options;
@@ -120,6 +121,9 @@ impl Reader {
         }
         if self.dialect == Dialect::Postgres && view::is_create_view(&tokens) {
             return self.create_view(text, &tokens, at);
+        }
+        if self.dialect == Dialect::Postgres && domain::is_create_domain(&tokens) {
+            return self.create_domain(text, &tokens, at);
         }
         let bare: Vec<Token> = tokens.iter().map(|t| t.token.clone()).collect();
         match dump::classify(self.dialect, &bare) {
@@ -382,6 +386,7 @@ impl Reader {
                 }
             }
             CommentObject::View => self.view_comment(object_name, comment, false, at),
+            CommentObject::Domain => self.domain_comment(object_name, comment, at),
             CommentObject::MaterializedView => self.view_comment(object_name, comment, true, at),
             other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
         }

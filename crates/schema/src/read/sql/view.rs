@@ -183,6 +183,18 @@ impl Reader {
     }
 }
 
+/// The source text that `tokens` (a run of the statement's tokens) spans, trimmed; empty for none.
+pub(super) fn slice(text: &str, tokens: &[TokenWithSpan]) -> String {
+    match (tokens.first(), tokens.last()) {
+        (Some(first), Some(last)) => {
+            let from = byte_offset(text, first.span.start);
+            let to = byte_offset(text, last.span.end);
+            text.get(from..to).unwrap_or("").trim().to_owned()
+        }
+        _ => String::new(),
+    }
+}
+
 /// The byte offset of a tokenizer location (1-based line and character column) in `text`.
 fn byte_offset(text: &str, loc: SqlLocation) -> usize {
     let mut offset = 0;
