@@ -155,6 +155,10 @@ CREATE INDEX items_name_idx ON items (name);
 CREATE INDEX items_state_idx ON items (state);
 COMMENT ON TABLE items IS 'declared';
 INSERT INTO items (id, name, qty) VALUES (1, 'alpha-secret', 1), (2, 'beta-secret', 2);
+CREATE DOMAIN positive AS int CHECK (VALUE > 0);
+CREATE DOMAIN lost_domain AS text;
+CREATE VIEW item_names AS SELECT id, name FROM items;
+CREATE VIEW lost_view AS SELECT 1 AS one;
 ";
 
 const PG_OUT_OF_BAND: &str = "
@@ -180,6 +184,12 @@ ALTER TABLE items ADD CONSTRAINT items_name_len CHECK (length(name) < 50);
 UPDATE items SET name = 'changed-secret' WHERE id = 1;
 DELETE FROM items WHERE id = 2;
 INSERT INTO items (id, name, qty) VALUES (3, 'stray-secret', 3);
+ALTER DOMAIN positive SET DEFAULT 1;
+DROP DOMAIN lost_domain;
+CREATE DOMAIN stray_domain AS int;
+CREATE OR REPLACE VIEW item_names AS SELECT id, name, qty FROM items;
+DROP VIEW lost_view;
+CREATE VIEW stray_view AS SELECT 2 AS two;
 ";
 
 /// Object names and row values of both scenarios: none may appear in a finding.

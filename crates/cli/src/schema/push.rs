@@ -123,8 +123,8 @@ mod tests {
     #[test]
     fn bad_documents_are_refused_with_a_code() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let bad = write(dir.path(), "bad.sql", "CREATE VIEW v AS SELECT 1;");
-        let (code, message) = canonical_document(Dialect::Postgres, &bad).expect_err("views are refused");
+        let bad = write(dir.path(), "bad.sql", "CREATE POLICY p ON t USING (true);");
+        let (code, message) = canonical_document(Dialect::Postgres, &bad).expect_err("policies are refused");
         assert_eq!(code, "invalid_schema");
         assert!(message.contains("bad.sql"), "{message}");
     }
