@@ -31,6 +31,7 @@ mod alter;
 mod dump;
 mod index;
 mod options;
+mod program;
 mod serial;
 mod split;
 mod table;
@@ -133,6 +134,8 @@ impl Reader {
                 column,
                 identity,
             } => self.add_identity(&table, &column, identity, at),
+            Rule::MysqlView => self.mysql_view(text, at),
+            Rule::MysqlTrigger => self.mysql_trigger(text, at),
             Rule::Parse => {
                 let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
                 let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
