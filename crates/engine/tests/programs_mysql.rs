@@ -51,7 +51,9 @@ async fn serial_db_views_and_triggers_inspect_as_the_sql_that_declared_them() {
     let db = Fresh::new(MY, "programs_my_inspect").await;
     set_up(&db).await;
     let mut session = db.session().await;
-    let live = inspect(&mut session, &InspectScope::all()).await.expect("inspect");
+    let live = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect("inspect");
     assert_eq!(
         live.views[&q("customer_totals")].definition,
         "select `c`.`id` AS `id`,`c`.`email` AS `email`,sum(`o`.`total`) AS `spent`,count(0) AS `n` \
@@ -64,7 +66,12 @@ async fn serial_db_views_and_triggers_inspect_as_the_sql_that_declared_them() {
     );
     assert_eq!(live.triggers.len(), 2);
 
-    let declared = ptah_schema::read::sql::parse(MY, "setup.sql", &format!("{SETUP}DELIMITER ;;\n{AUDIT};;\nDELIMITER ;\n")).expect("the setup reads");
+    let declared = ptah_schema::read::sql::parse(
+        MY,
+        "setup.sql",
+        &format!("{SETUP}DELIMITER ;;\n{AUDIT};;\nDELIMITER ;\n"),
+    )
+    .expect("the setup reads");
     assert_eq!(declared.views, live.views);
     assert_eq!(declared.triggers, live.triggers);
     let opts = options(&mut session).await;
@@ -80,14 +87,18 @@ async fn serial_db_inspected_views_and_triggers_apply_to_an_empty_database_and_r
     let source = Fresh::new(MY, "programs_my_source").await;
     set_up(&source).await;
     let mut session = source.session().await;
-    let desired = inspect(&mut session, &InspectScope::all()).await.expect("inspect source");
+    let desired = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect("inspect source");
     session.close().await.expect("close");
 
     let target = Fresh::new(MY, "programs_my_target").await;
     let mut session = target.session().await;
     let opts = options(&mut session).await;
     converge(&mut session, &desired, &opts).await;
-    let copied = inspect(&mut session, &InspectScope::all()).await.expect("inspect target");
+    let copied = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect("inspect target");
     assert_eq!(copied.views, desired.views);
     assert_eq!(copied.triggers, desired.triggers);
     // The triggers run: a multi-statement body went over as one statement.
@@ -95,7 +106,10 @@ async fn serial_db_inspected_views_and_triggers_apply_to_an_empty_database_and_r
         .batch("INSERT INTO orders (id, customer_id, total) VALUES (1, 1, 5)")
         .await
         .expect("insert");
-    session.batch("UPDATE orders SET total = 6").await.expect("update");
+    session
+        .batch("UPDATE orders SET total = 6")
+        .await
+        .expect("update");
     session.close().await.expect("close");
     target.drop().await;
     source.drop().await;
@@ -106,10 +120,16 @@ async fn serial_db_a_view_is_rebuilt_when_a_column_it_reads_changes_type() {
     let db = Fresh::new(MY, "programs_my_retype").await;
     set_up(&db).await;
     let mut session = db.session().await;
-    let live = inspect(&mut session, &InspectScope::all()).await.expect("inspect");
+    let live = inspect(&mut session, &InspectScope::all())
+        .await
+        .expect("inspect");
     let mut desired = live.clone();
     let customers = desired.tables.get_mut(&q("customers")).expect("customers");
-    let email = customers.columns.iter_mut().find(|c| c.name == "email").expect("email");
+    let email = customers
+        .columns
+        .iter_mut()
+        .find(|c| c.name == "email")
+        .expect("email");
     email.data_type = DataType::Varchar(Some(200));
     let opts = options(&mut session).await;
     let planned = ptah_schema::plan(&desired, &live, MY, &opts).expect("plan");
@@ -120,10 +140,22 @@ async fn serial_db_a_view_is_rebuilt_when_a_column_it_reads_changes_type() {
             .unwrap_or_else(|| panic!("{needle} in {sql:#?}"))
     };
     // The view over the view goes first and comes back last.
-    assert!(at("DROP VIEW `customer_totals`") < at("DROP VIEW `active_customers`"), "{sql:#?}");
-    assert!(at("DROP VIEW `active_customers`") < at("ALTER TABLE `customers`"), "{sql:#?}");
-    assert!(at("ALTER TABLE `customers`") < at("CREATE VIEW `active_customers`"), "{sql:#?}");
-    assert!(at("CREATE VIEW `active_customers`") < at("CREATE VIEW `customer_totals`"), "{sql:#?}");
+    assert!(
+        at("DROP VIEW `customer_totals`") < at("DROP VIEW `active_customers`"),
+        "{sql:#?}"
+    );
+    assert!(
+        at("DROP VIEW `active_customers`") < at("ALTER TABLE `customers`"),
+        "{sql:#?}"
+    );
+    assert!(
+        at("ALTER TABLE `customers`") < at("CREATE VIEW `active_customers`"),
+        "{sql:#?}"
+    );
+    assert!(
+        at("CREATE VIEW `active_customers`") < at("CREATE VIEW `customer_totals`"),
+        "{sql:#?}"
+    );
     assert!(!sql.iter().any(|s| s.contains("TRIGGER")), "{sql:#?}");
     converge(&mut session, &desired, &opts).await;
     session.close().await.expect("close");

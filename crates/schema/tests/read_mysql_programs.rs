@@ -62,7 +62,10 @@ fn a_later_drop_view_if_exists_and_create_view_leave_the_final_definition() {
         "CREATE TABLE t (a int);\nCREATE VIEW v AS SELECT 1 AS a;\nDROP VIEW IF EXISTS v;\n\
          CREATE VIEW `v` AS select `t`.`a` AS `a` from `t`;\n",
     );
-    assert_eq!(doc.schema.views[&q("v")].definition, "select `t`.`a` AS `a` from `t`");
+    assert_eq!(
+        doc.schema.views[&q("v")].definition,
+        "select `t`.`a` AS `a` from `t`"
+    );
     assert!(doc.ignored.is_empty(), "{:?}", doc.ignored);
 }
 
@@ -95,7 +98,12 @@ fn view_options_and_trigger_order_are_refused_by_name_where_written() {
             2,
             35,
         ),
-        ("CREATE VIEW v AS SELECT a FROM t WITH LOCAL CHECK OPTION", "CHECK OPTION", 2, 34),
+        (
+            "CREATE VIEW v AS SELECT a FROM t WITH LOCAL CHECK OPTION",
+            "CHECK OPTION",
+            2,
+            34,
+        ),
         ("CREATE VIEW v (x) AS SELECT a FROM t", "column list", 2, 15),
         (
             "CREATE TRIGGER b BEFORE UPDATE ON t FOR EACH ROW FOLLOWS a SET NEW.a = 1",
@@ -112,10 +120,21 @@ fn view_options_and_trigger_order_are_refused_by_name_where_written() {
 
 #[test]
 fn duplicates_and_missing_tables_are_errors() {
-    let dup = parse_document(MY, "d.sql", "CREATE TABLE t (a int);\nCREATE VIEW v AS SELECT 1;\nCREATE VIEW v AS SELECT 2;");
+    let dup = parse_document(
+        MY,
+        "d.sql",
+        "CREATE TABLE t (a int);\nCREATE VIEW v AS SELECT 1;\nCREATE VIEW v AS SELECT 2;",
+    );
     assert!(matches!(dup, Err(ReadError::Duplicate { .. })), "{dup:?}");
     let clash = parse_document(MY, "d.sql", "CREATE TABLE t (a int);\nCREATE VIEW t AS SELECT 1;");
     assert!(matches!(clash, Err(ReadError::Duplicate { .. })), "{clash:?}");
-    let missing = parse_document(MY, "d.sql", "CREATE TRIGGER x BEFORE INSERT ON nope FOR EACH ROW SET @a = 1;");
-    assert!(matches!(missing, Err(ReadError::BadReference { .. })), "{missing:?}");
+    let missing = parse_document(
+        MY,
+        "d.sql",
+        "CREATE TRIGGER x BEFORE INSERT ON nope FOR EACH ROW SET @a = 1;",
+    );
+    assert!(
+        matches!(missing, Err(ReadError::BadReference { .. })),
+        "{missing:?}"
+    );
 }

@@ -41,11 +41,19 @@ pub(super) async fn views(conn: &mut Conn, database: &str) -> Result<BTreeMap<Qu
 }
 
 /// The database's triggers, keyed by [`Trigger::key`].
-pub(super) async fn triggers(conn: &mut Conn, database: &str) -> Result<BTreeMap<QualifiedName, Trigger>, Error> {
+pub(super) async fn triggers(
+    conn: &mut Conn,
+    database: &str,
+) -> Result<BTreeMap<QualifiedName, Trigger>, Error> {
     let mut out = BTreeMap::new();
     for row in rows(conn, TRIGGERS, database).await? {
-        let (name, timing, event, table, body): (String, String, String, String, String) =
-            (req(&row, 0)?, req(&row, 1)?, req(&row, 2)?, req(&row, 3)?, req(&row, 4)?);
+        let (name, timing, event, table, body): (String, String, String, String, String) = (
+            req(&row, 0)?,
+            req(&row, 1)?,
+            req(&row, 2)?,
+            req(&row, 3)?,
+            req(&row, 4)?,
+        );
         let trigger = Trigger {
             definition: mysql_trigger_definition(&name, &timing, &event, &table, &body),
             table: QualifiedName::new("", table),

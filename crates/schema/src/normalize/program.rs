@@ -97,7 +97,10 @@ mod tests {
             mysql_view_definition(raw, "app"),
             "select `t`.`a` AS `a`,'`app`.`t`' AS `s` from `t` join `other`.`u` where `x`.`app`.`y` = 1"
         );
-        assert_eq!(mysql_view_definition("select 'it\\'s `app`.`t`'", "app"), "select 'it\\'s `app`.`t`'");
+        assert_eq!(
+            mysql_view_definition("select 'it\\'s `app`.`t`'", "app"),
+            "select 'it\\'s `app`.`t`'"
+        );
     }
 
     #[test]

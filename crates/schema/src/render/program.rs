@@ -36,7 +36,11 @@ pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     for v in &diff.views_removed {
         going.insert(v.name.clone(), (C::ViewsRemoved, v));
     }
-    for c in diff.views_modified.iter().filter(|c| c.rebuild != ViewRebuild::Comment) {
+    for c in diff
+        .views_modified
+        .iter()
+        .filter(|c| c.rebuild != ViewRebuild::Comment)
+    {
         going.insert(c.from.name.clone(), (C::ViewsModified, &c.from));
     }
     let mut order = view_order(going.values().map(|(_, v)| *v));
@@ -86,7 +90,10 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
             }
         } else {
             let reason = "drops a routine whose signature or result changes, to create it again";
-            out.push(C::FunctionsModified, stmt(drop_routine(sql, &c.from), Severity::Warning, reason));
+            out.push(
+                C::FunctionsModified,
+                stmt(drop_routine(sql, &c.from), Severity::Warning, reason),
+            );
             let s = stmt(create_routine(sql, &c.to, false), Severity::Warning, reason);
             out.push(C::FunctionsModified, s);
             if c.to.comment.is_some() {
@@ -119,7 +126,11 @@ pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
                     }
                     Some(_) => "creates a view again",
                 };
-                let severity = if rebuild.is_some() { Severity::Warning } else { Severity::Safe };
+                let severity = if rebuild.is_some() {
+                    Severity::Warning
+                } else {
+                    Severity::Safe
+                };
                 out.push(category, stmt(create_view(sql, view), severity, reason));
                 if view.comment.is_some() && sql.dialect == Dialect::Postgres {
                     out.push(category, view_comment(sql, view));
@@ -161,18 +172,33 @@ pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
 }
 
 fn create_view(sql: Sql, v: &View) -> String {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
     format!("CREATE {kind} {} AS\n{}", sql.qualified(&v.name), v.definition)
 }
 
 fn drop_view(sql: Sql, v: &View) -> String {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
     format!("DROP {kind} {}", sql.qualified(&v.name))
 }
 
 fn view_comment(sql: Sql, v: &View) -> PlannedStatement {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
-    let text = v.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
+    let text = v
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
     let s = format!("COMMENT ON {kind} {} IS {text}", sql.qualified(&v.name));
     stmt(s, Severity::Safe, "sets a view comment")
 }
@@ -201,7 +227,10 @@ fn drop_routine(sql: Sql, r: &Routine) -> String {
 }
 
 fn routine_comment(sql: Sql, r: &Routine) -> PlannedStatement {
-    let text = r.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let text = r
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
     let s = format!(
         "COMMENT ON {} {}({}) IS {text}",
         routine_kind(r),
@@ -217,7 +246,12 @@ pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
     if replace {
         s.push_str("OR REPLACE ");
     }
-    s.push_str(&format!("{} {}({})", routine_kind(r), sql.qualified(&r.name), r.arguments));
+    s.push_str(&format!(
+        "{} {}({})",
+        routine_kind(r),
+        sql.qualified(&r.name),
+        r.arguments
+    ));
     if let Some(returns) = &r.returns {
         s.push_str(&format!(" RETURNS {returns}"));
     }
@@ -246,7 +280,13 @@ fn dollar_tag(body: &str) -> String {
         return "$$".to_owned();
     }
     (0..)
-        .map(|n: u32| if n == 0 { "$ptah$".to_owned() } else { format!("$ptah{n}$") })
+        .map(|n: u32| {
+            if n == 0 {
+                "$ptah$".to_owned()
+            } else {
+                format!("$ptah{n}$")
+            }
+        })
         .find(|t| !body.contains(t.as_str()))
         .unwrap_or_else(|| unreachable!("an unbounded sequence of tags"))
 }

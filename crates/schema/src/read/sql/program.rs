@@ -51,7 +51,8 @@ impl Reader {
                     c.i += 1;
                     if value.as_deref() != Some("DEFINER") {
                         let value = value.unwrap_or_default();
-                        let what = format!("view SQL SECURITY {value} (only the default DEFINER is modelled)");
+                        let what =
+                            format!("view SQL SECURITY {value} (only the default DEFINER is modelled)");
                         return Err(self.unsupported(&self.at(loc), what));
                     }
                     self.ignore(self.at(loc), IgnoreReason::DefinerOrDefault, &c.text(start, c.i));
@@ -137,7 +138,8 @@ impl Reader {
         }
         let (order, loc) = c.word_at();
         if let Some(order @ ("FOLLOWS" | "PRECEDES")) = order.as_deref() {
-            let what = format!("trigger {order} (trigger order is not modelled; one trigger per event and timing)");
+            let what =
+                format!("trigger {order} (trigger order is not modelled; one trigger per event and timing)");
             return Err(self.unsupported(&self.at(loc), what));
         }
         let body = code[c.offset_after(c.i - 1)..].trim();
@@ -150,7 +152,12 @@ impl Reader {
                 what: format!("table {table}"),
             });
         }
-        let existing = self.schema.triggers.iter().find(|(_, t)| t.name == name.name).map(|(k, _)| k.clone());
+        let existing = self
+            .schema
+            .triggers
+            .iter()
+            .find(|(_, t)| t.name == name.name)
+            .map(|(k, _)| k.clone());
         if let Some(key) = existing {
             if if_not_exists {
                 return Ok(());
@@ -242,7 +249,12 @@ impl Cursor<'_> {
                 };
                 (word, t.span.start)
             }
-            None => (None, self.tokens.last().map_or(SqlLocation { line: 1, column: 1 }, |t| t.span.end)),
+            None => (
+                None,
+                self.tokens
+                    .last()
+                    .map_or(SqlLocation { line: 1, column: 1 }, |t| t.span.end),
+            ),
         }
     }
 
@@ -283,19 +295,30 @@ impl Cursor<'_> {
         if n < 3 || word(n - 1).as_deref() != Some("OPTION") || word(n - 2).as_deref() != Some("CHECK") {
             return None;
         }
-        let with = if matches!(word(n - 3).as_deref(), Some("CASCADED" | "LOCAL")) { n.checked_sub(4)? } else { n - 3 };
+        let with = if matches!(word(n - 3).as_deref(), Some("CASCADED" | "LOCAL")) {
+            n.checked_sub(4)?
+        } else {
+            n - 3
+        };
         (word(with).as_deref() == Some("WITH")).then(|| self.tokens[with].span.start)
     }
 
     /// The byte offset in the text just after token `k`.
     fn offset_after(&self, k: usize) -> usize {
-        self.tokens.get(k).map_or(self.code.len(), |t| offset(self.code, t.span.end))
+        self.tokens
+            .get(k)
+            .map_or(self.code.len(), |t| offset(self.code, t.span.end))
     }
 
     /// The text of tokens `from..to`, for a report.
     fn text(&self, from: usize, to: usize) -> String {
-        match (self.tokens.get(from), to.checked_sub(1).and_then(|k| self.tokens.get(k))) {
-            (Some(a), Some(b)) => self.code[offset(self.code, a.span.start)..offset(self.code, b.span.end)].to_owned(),
+        match (
+            self.tokens.get(from),
+            to.checked_sub(1).and_then(|k| self.tokens.get(k)),
+        ) {
+            (Some(a), Some(b)) => {
+                self.code[offset(self.code, a.span.start)..offset(self.code, b.span.end)].to_owned()
+            }
             _ => String::new(),
         }
     }
@@ -308,7 +331,9 @@ fn offset(text: &str, loc: SqlLocation) -> usize {
     let line_start = if line == 1 {
         0
     } else {
-        text.match_indices('\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
+        text.match_indices('\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
     };
     text[line_start..]
         .char_indices()
@@ -328,9 +353,8 @@ fn blank_conditionals(text: &str) -> String {
             q @ (b'\'' | b'"' | b'`') => {
                 i += 1;
                 while i < b.len() {
-                    if b[i] == b'\\' && q != b'`' {
-                        i += 2;
-                    } else if b[i] == q && b.get(i + 1) == Some(&q) {
+                    // A backslash escape in a string, or a doubled quote.
+                    if (b[i] == b'\\' && q != b'`') || (b[i] == q && b.get(i + 1) == Some(&q)) {
                         i += 2;
                     } else if b[i] == q {
                         break;
@@ -388,7 +412,16 @@ mod tests {
         assert_eq!(got.len(), text.len());
         assert_eq!(
             got.split_whitespace().collect::<Vec<_>>(),
-            ["CREATE", "DEFINER=`a*/b`@`%`", "TRIGGER", "x", "'y*/'", "/*", "c", "*/"]
+            [
+                "CREATE",
+                "DEFINER=`a*/b`@`%`",
+                "TRIGGER",
+                "x",
+                "'y*/'",
+                "/*",
+                "c",
+                "*/"
+            ]
         );
     }
 
