@@ -2,8 +2,8 @@
 //! executor's own list (`DiffCategory::ALL`) and, on real PostgreSQL 15 and MariaDB 10.11, against
 //! what `ptah schema drift` computes after out-of-band changes to a declared schema (rows, indexes,
 //! constraints, enums, comments, namespaces, tables, columns, extensions; on MariaDB views and
-//! triggers too). The findings carry
-//! categories, counts and severities only: no row value and no object name reaches the status.
+//! triggers too). The findings carry categories, counts and severities only: no row value and no
+//! object name reaches the status.
 
 mod inspect_support;
 
