@@ -1,6 +1,7 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
 //! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `COMMENT ON TABLE/COLUMN`,
-//! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
+//! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`;
+//! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
 //! and a default read back as serial columns. Anything else is refused.
