@@ -89,7 +89,7 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
 }
 
 #[tokio::test]
-async fn serial_db_mariadb_lists_views_routines_triggers_events_partitions_and_sequences() {
+async fn serial_db_mariadb_lists_routines_events_partitions_sequences_and_view_and_trigger_options() {
     let db = Fresh::new(Dialect::Mysql, "unmodelled_my").await;
     for statement in [
         "CREATE TABLE orders (id int PRIMARY KEY, total decimal(10,2))",
@@ -97,6 +97,8 @@ async fn serial_db_mariadb_lists_views_routines_triggers_events_partitions_and_s
         "CREATE FUNCTION double_it(x int) RETURNS int DETERMINISTIC RETURN x * 2",
         "CREATE PROCEDURE noop() SELECT 1",
         "CREATE TRIGGER orders_check BEFORE INSERT ON orders FOR EACH ROW SET NEW.total = NEW.total",
+        "CREATE TRIGGER orders_check2 BEFORE INSERT ON orders FOR EACH ROW FOLLOWS orders_check SET NEW.total = NEW.total",
+        "CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW odd AS SELECT id FROM orders WITH CHECK OPTION",
         "CREATE EVENT nightly ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1",
         "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
         "CREATE SEQUENCE invoice_no",
@@ -113,9 +115,10 @@ async fn serial_db_mariadb_lists_views_routines_triggers_events_partitions_and_s
             "partitioning (PARTITION BY and partitions): logs",
             "procedure: noop",
             "sequence: invoice_no",
-            "trigger: orders.orders_check",
-            "view: big_orders",
-        ]
+            "trigger order (FOLLOWS/PRECEDES): orders.orders_check2",
+            "view options (ALGORITHM, SQL SECURITY INVOKER, CHECK OPTION): odd",
+        ],
+        "views and triggers are modelled: only what of them is not is listed"
     );
     session.close().await.expect("close");
     db.drop().await;

@@ -135,8 +135,8 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
         ),
         (
             MY,
-            "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 DEFINER=`root`@`localhost` SQL SECURITY DEFINER */\n/*!50001 VIEW `v` AS select 1 AS `a` */",
-            "CREATE VIEW",
+            "CREATE DEFINER=`root`@`localhost` EVENT `e` ON SCHEDULE EVERY 1 DAY DO SELECT 1",
+            "CREATE EVENT",
         ),
         (
             MY,

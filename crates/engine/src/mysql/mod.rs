@@ -6,6 +6,7 @@
 //! after the constraint, on exactly its columns) is implicit and hidden; a `longtext` column with
 //! MariaDB's implicit `json_valid` check is `Json` and the check is hidden; `tinyint(1)` is boolean.
 
+mod programs;
 mod queries;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -22,7 +23,7 @@ use crate::{Error, InspectScope, canon};
 
 const DIALECT: Dialect = Dialect::Mysql;
 
-/// Reads every base table of the session's current database.
+/// Reads every base table, view and trigger of the session's current database.
 pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Schema, Error> {
     let (database, version): (Option<String>, String) = conn
         .query_first("SELECT DATABASE(), VERSION()")
@@ -52,6 +53,8 @@ pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Sc
     read_indexes(conn, statistics, &database, &mut tables).await?;
     Ok(Schema {
         tables: tables.into_values().map(|t| (t.name.clone(), t)).collect(),
+        views: programs::views(conn, &database).await?,
+        triggers: programs::triggers(conn, &database).await?,
         ..Schema::default()
     })
 }

@@ -36,11 +36,13 @@ use crate::model::{DefaultValue, Dialect, Literal};
 mod collation;
 mod domain;
 mod mysql;
+mod program;
 mod temporal;
 
 pub use collation::postgres_collation;
 pub use domain::{domain_base, domain_check};
 pub use mysql::{mysql_action, mysql_charset_name};
+pub use program::{mysql_quote, mysql_trigger_definition, mysql_view_definition};
 pub use temporal::temporal_default;
 
 /// The sqlparser dialect for `dialect`.

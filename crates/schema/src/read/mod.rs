@@ -92,6 +92,9 @@ pub enum IgnoreReason {
     UndeclaredDrop,
     /// A table's `AUTO_INCREMENT=` counter: the next value is data, not schema.
     AutoIncrementCounter,
+    /// A MySQL view's or trigger's `DEFINER` (the applying user becomes it), `ALGORITHM=UNDEFINED`
+    /// or `SQL SECURITY DEFINER` (the defaults).
+    DefinerOrDefault,
 }
 
 impl fmt::Display for IgnoreReason {
@@ -104,6 +107,7 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::DefaultComment => "default comment",
             IgnoreReason::UndeclaredDrop => "drop of an undeclared object",
             IgnoreReason::AutoIncrementCounter => "AUTO_INCREMENT counter",
+            IgnoreReason::DefinerOrDefault => "definer or default view clause",
         })
     }
 }

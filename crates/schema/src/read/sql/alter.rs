@@ -50,15 +50,22 @@ impl Reader {
     }
 
     /// A drop of something not declared yet is what a dump writes before creating it; a drop
-    /// of something declared is refused, since a document declares and never drops.
+    /// of a declared table is refused, since a document declares and never drops; a drop of a
+    /// declared view removes it (dumps replace their placeholder views so).
     pub(super) fn drop_if_exists(
         &mut self,
         object_type: ObjectType,
         names: &[ObjectName],
         at: Location,
     ) -> Result<(), ReadError> {
+        let mut undeclared = Vec::new();
         for name in names {
             let q = self.qualified(name, &at)?;
+            // A dump replaces its placeholder views this way: the later definition stands.
+            if object_type == ObjectType::View && self.schema.views.remove(&q).is_some() {
+                continue;
+            }
+            undeclared.push(name);
             if self.schema.tables.contains_key(&q) {
                 return Err(self.unsupported(
                     &at,
@@ -66,7 +73,10 @@ impl Reader {
                 ));
             }
         }
-        let listed: Vec<String> = names.iter().map(ToString::to_string).collect();
+        if undeclared.is_empty() {
+            return Ok(());
+        }
+        let listed: Vec<String> = undeclared.iter().map(ToString::to_string).collect();
         let text = format!("DROP {object_type} IF EXISTS {}", listed.join(", "));
         self.ignore(at, IgnoreReason::UndeclaredDrop, &text);
         Ok(())

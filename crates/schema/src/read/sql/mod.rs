@@ -1,7 +1,8 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
 //! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]), `CREATE
 //! DOMAIN` ([`domain`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN`,
-//! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
+//! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`;
+//! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
 //! and a default read back as serial columns. Anything else is refused.
@@ -33,6 +34,7 @@ mod domain;
 mod dump;
 mod index;
 mod options;
+mod program;
 mod serial;
 mod split;
 mod table;
@@ -142,6 +144,8 @@ impl Reader {
                 column,
                 identity,
             } => self.add_identity(&table, &column, identity, at),
+            Rule::MysqlView => self.mysql_view(text, at),
+            Rule::MysqlTrigger => self.mysql_trigger(text, at),
             Rule::Parse => {
                 let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
                 let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;

@@ -408,6 +408,11 @@ impl Reader {
             TableConstraint::Index(i) if self.dialect == Dialect::Mysql && i.index_options.is_empty() => {
                 self.inline_index(table, i.name.as_ref(), i.index_type.as_ref(), &i.columns, at)?;
             }
+            // mysqldump writes FULLTEXT indexes inside CREATE TABLE; the model's method names them.
+            TableConstraint::FulltextOrSpatial(c) if self.dialect == Dialect::Mysql && c.fulltext => {
+                let fulltext = sqlparser::ast::IndexType::Custom(sqlparser::ast::Ident::new("FULLTEXT"));
+                self.inline_index(table, c.opt_index_name.as_ref(), Some(&fulltext), &c.columns, at)?;
+            }
             other => return Err(self.unsupported(at, format!("constraint {other}"))),
         }
         Ok(())

@@ -6,10 +6,12 @@
 //!   objects (`SET statement_timeout = 0`, `SELECT pg_catalog.set_config('search_path', '', false)`,
 //!   `/*!40101 SET NAMES utf8mb4 */`), ownership (`ALTER … OWNER TO`), and the lock and key
 //!   toggles of a data load;
-//! - refused by name, because it describes schema the model does not hold yet (`CREATE VIEW`,
-//!   `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
+//! - refused by name, because it describes schema the model does not hold yet (PostgreSQL's
+//!   `CREATE VIEW`, `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
 //! - read: everything else goes to sqlparser, and the two dump forms it cannot parse
-//!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here.
+//!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here;
+//!   MySQL views and triggers are read from their text ([`super::program`]), because their bodies
+//!   are kept as written.
 
 use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::Token;
@@ -47,6 +49,10 @@ pub(crate) enum Rule {
         /// ALWAYS or BY DEFAULT.
         identity: Identity,
     },
+    /// A MySQL `CREATE … VIEW`, read from its text ([`super::program`]).
+    MysqlView,
+    /// A MySQL `CREATE … TRIGGER`, read from its text ([`super::program`]).
+    MysqlTrigger,
     /// Hand it to sqlparser.
     Parse,
 }
@@ -172,15 +178,22 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
             "{verb} (data; reference rows are declared in schema.hcl)"
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
-        Some("CREATE") => create(tokens, &words),
+        Some("CREATE") => create(dialect, tokens, &words),
         Some("COMMENT") => default_comment(tokens).unwrap_or(Rule::Parse),
         Some("ALTER") => alter(dialect, tokens, &words),
         _ => Rule::Parse,
     }
 }
 
-fn create(tokens: &[Token], words: &[Option<String>]) -> Rule {
+fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
     let kind = create_kind(tokens);
+    if dialect == Dialect::Mysql {
+        match kind.as_deref() {
+            Some("VIEW") => return Rule::MysqlView,
+            Some("TRIGGER") => return Rule::MysqlTrigger,
+            _ => {}
+        }
+    }
     match kind.and_then(|k| UNMODELLED.iter().find(|(u, _)| *u == k)) {
         Some((_, what)) => Rule::Refuse((*what).to_owned()),
         // `ON ONLY` builds the parent index of a partitioned table.
