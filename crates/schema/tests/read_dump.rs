@@ -86,26 +86,11 @@ fn settings_that_place_objects_are_refused_by_name() {
 fn unmodelled_objects_are_refused_by_name_at_their_statement() {
     for (dialect, text, says) in [
         (PG, "CREATE DOMAIN public.year AS integer", "CREATE DOMAIN"),
-        (
-            PG,
-            "CREATE OR REPLACE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql",
-            "CREATE FUNCTION",
-        ),
-        (
-            PG,
-            "CREATE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$",
-            "CREATE PROCEDURE",
-        ),
         (PG, "CREATE VIEW v AS SELECT 1", "CREATE VIEW"),
         (
             PG,
             "CREATE MATERIALIZED VIEW v AS SELECT 1 WITH NO DATA",
             "CREATE MATERIALIZED VIEW",
-        ),
-        (
-            PG,
-            "CREATE TRIGGER t BEFORE UPDATE ON x FOR EACH ROW EXECUTE FUNCTION f()",
-            "CREATE TRIGGER",
         ),
         (
             PG,

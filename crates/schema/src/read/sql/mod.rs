@@ -3,7 +3,8 @@
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`,
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
-//! and a default read back as serial columns. Anything else is refused.
+//! and a default read back as serial columns. PostgreSQL functions, procedures and triggers are
+//! read from their text ([`program`]). Anything else is refused.
 //!
 //! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
 //! statement about an object already declared a no-op; without it, a second declaration is an
@@ -31,6 +32,7 @@ mod alter;
 mod dump;
 mod index;
 mod options;
+mod program;
 mod serial;
 mod split;
 mod table;
@@ -133,6 +135,9 @@ impl Reader {
                 column,
                 identity,
             } => self.add_identity(&table, &column, identity, at),
+            Rule::Routine => self.create_routine(&program::Source::new(text, &tokens), at),
+            Rule::Trigger => self.create_trigger(&program::Source::new(text, &tokens), at),
+            Rule::RoutineComment => self.comment_routine(&program::Source::new(text, &tokens), at),
             Rule::Parse => {
                 let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
                 let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;

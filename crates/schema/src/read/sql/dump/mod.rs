@@ -9,7 +9,9 @@
 //! - refused by name, because it describes schema the model does not hold yet (`CREATE VIEW`,
 //!   `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
 //! - read: everything else goes to sqlparser, and the two dump forms it cannot parse
-//!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here.
+//!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here;
+//!   PostgreSQL routines, triggers and routine comments are recognised here and read by
+//!   `super::program` from their text.
 
 use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::Token;
@@ -47,6 +49,12 @@ pub(crate) enum Rule {
         /// ALWAYS or BY DEFAULT.
         identity: Identity,
     },
+    /// PostgreSQL `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, read from its tokens and text.
+    Routine,
+    /// PostgreSQL `CREATE [OR REPLACE] [CONSTRAINT] TRIGGER`, kept as the statement's text.
+    Trigger,
+    /// PostgreSQL `COMMENT ON FUNCTION|PROCEDURE|ROUTINE name(args) IS …`.
+    RoutineComment,
     /// Hand it to sqlparser.
     Parse,
 }
@@ -172,15 +180,30 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
             "{verb} (data; reference rows are declared in schema.hcl)"
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
-        Some("CREATE") => create(tokens, &words),
+        Some("CREATE") => create(dialect, tokens, &words),
+        Some("COMMENT")
+            if dialect == Dialect::Postgres
+                && w(1) == Some("ON")
+                && matches!(w(2), Some("FUNCTION" | "PROCEDURE" | "ROUTINE")) =>
+        {
+            Rule::RoutineComment
+        }
         Some("COMMENT") => default_comment(tokens).unwrap_or(Rule::Parse),
         Some("ALTER") => alter(dialect, tokens, &words),
         _ => Rule::Parse,
     }
 }
 
-fn create(tokens: &[Token], words: &[Option<String>]) -> Rule {
+fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
     let kind = create_kind(tokens);
+    // MySQL's routines and triggers stay refused through UNMODELLED: their dump form differs.
+    if dialect == Dialect::Postgres {
+        match kind.as_deref() {
+            Some("FUNCTION" | "PROCEDURE") => return Rule::Routine,
+            Some("TRIGGER") => return Rule::Trigger,
+            _ => {}
+        }
+    }
     match kind.and_then(|k| UNMODELLED.iter().find(|(u, _)| *u == k)) {
         Some((_, what)) => Rule::Refuse((*what).to_owned()),
         // `ON ONLY` builds the parent index of a partitioned table.
