@@ -1,5 +1,5 @@
-//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a view and a
-//! function or procedure) instead of leaving them out without a word, and the inspected text, with
+//! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a view and an
+//! aggregate or a procedure) instead of leaving them out without a word, and the inspected text, with
 //! those notices as comments, reads back as a document whose plan is empty.
 
 mod schema_support;
@@ -15,10 +15,10 @@ async fn check(dialect: Dialect) {
             &[
                 "CREATE TABLE items (id bigint PRIMARY KEY, name text)",
                 "CREATE VIEW named AS SELECT id FROM items WHERE name IS NOT NULL",
-                "CREATE FUNCTION one() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+                "CREATE AGGREGATE total(int) (SFUNC = int4pl, STYPE = int)",
             ],
             "view public.named",
-            "function public.one()",
+            "aggregate public.total(integer)",
         ),
         Dialect::Mysql => (
             &[

@@ -79,8 +79,14 @@ fn an_empty_database_gets_routines_first_and_views_and_triggers_after_their_tabl
     let emails = position(&s, "CREATE VIEW \"public\".\"emails\"");
     let count = position(&s, "CREATE VIEW \"public\".\"email_count\"");
     let trigger = position(&s, "CREATE TRIGGER users_touch");
-    assert!(function < table && table < emails && emails < count && table < trigger, "{s:#?}");
-    assert!(s.iter().any(|(q, _)| q.starts_with("COMMENT ON VIEW \"public\".\"emails\" IS 'who we write to'")));
+    assert!(
+        function < table && table < emails && emails < count && table < trigger,
+        "{s:#?}"
+    );
+    assert!(
+        s.iter()
+            .any(|(q, _)| q.starts_with("COMMENT ON VIEW \"public\".\"emails\" IS 'who we write to'"))
+    );
 }
 
 #[test]
@@ -118,9 +124,15 @@ fn dropping_a_view_or_a_routine_is_destructive_and_a_new_body_a_warning() {
     let s = sqls(&no_function, &actual);
     let r = position(&s, "DROP FUNCTION \"public\".\"touch\"()");
     assert_eq!(s[r].1, Severity::Destructive);
-    assert!(position(&s, "DROP TRIGGER") < r, "the trigger goes before its function: {s:#?}");
+    assert!(
+        position(&s, "DROP TRIGGER") < r,
+        "the trigger goes before its function: {s:#?}"
+    );
 
-    let body = sqls(&read(&BASE.replace("lower(NEW.email)", "upper(NEW.email)")), &actual);
+    let body = sqls(
+        &read(&BASE.replace("lower(NEW.email)", "upper(NEW.email)")),
+        &actual,
+    );
     assert_eq!(body.len(), 1, "{body:#?}");
     assert!(body[0].0.starts_with("CREATE OR REPLACE FUNCTION"));
     assert_eq!(body[0].1, Severity::Warning);
@@ -129,11 +141,20 @@ fn dropping_a_view_or_a_routine_is_destructive_and_a_new_body_a_warning() {
 #[test]
 fn a_security_definer_routine_is_a_privilege_change() {
     let actual = read(BASE);
-    let desired = read(&BASE.replace("language = \"plpgsql\"", "language = \"plpgsql\"\n  security_definer = true"));
+    let desired = read(&BASE.replace(
+        "language = \"plpgsql\"",
+        "language = \"plpgsql\"\n  security_definer = true",
+    ));
     let s = sqls(&desired, &actual);
     assert_eq!(s.len(), 1, "{s:#?}");
-    assert_eq!(privilege_kind(&s[0].0, PG).expect("tokenizes"), Some(PrivilegeKind::SecurityDefiner));
-    assert_eq!(statement_severity(&s[0].0, PG).expect("tokenizes"), Severity::Warning);
+    assert_eq!(
+        privilege_kind(&s[0].0, PG).expect("tokenizes"),
+        Some(PrivilegeKind::SecurityDefiner)
+    );
+    assert_eq!(
+        statement_severity(&s[0].0, PG).expect("tokenizes"),
+        Severity::Warning
+    );
 }
 
 #[test]

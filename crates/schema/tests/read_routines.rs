@@ -82,7 +82,10 @@ fn functions_keep_the_catalog_texts_pg_dump_prints() {
     );
     assert_eq!(add.returns.as_deref(), Some("record"));
     assert_eq!((add.volatility, add.strict), (Volatility::Immutable, true));
-    assert_eq!((add.language.as_str(), add.body.as_str()), ("sql", "SELECT a + b, c"));
+    assert_eq!(
+        (add.language.as_str(), add.body.as_str()),
+        ("sql", "SELECT a + b, c")
+    );
 
     let tbl = routine(&schema, "public", "tbl(n integer)");
     assert_eq!(tbl.returns.as_deref(), Some("TABLE(x integer, y text)"));
@@ -94,9 +97,15 @@ fn functions_keep_the_catalog_texts_pg_dump_prints() {
     assert_eq!(setof.returns.as_deref(), Some("SETOF public.users"));
 
     let touch = routine(&schema, "public", "touch()");
-    assert_eq!(touch.body, "\nBEGIN\n  NEW.updated_at := now();\n  RETURN NEW;\nEND;\n");
+    assert_eq!(
+        touch.body,
+        "\nBEGIN\n  NEW.updated_at := now();\n  RETURN NEW;\nEND;\n"
+    );
     assert_eq!(touch.comment.as_deref(), Some("sets updated_at"));
-    assert_eq!((touch.arguments.as_str(), touch.returns.as_deref()), ("", Some("trigger")));
+    assert_eq!(
+        (touch.arguments.as_str(), touch.returns.as_deref()),
+        ("", Some("trigger"))
+    );
     assert_eq!(touch.volatility, Volatility::Volatile);
 }
 
@@ -149,7 +158,10 @@ fn or_replace_layout_and_the_old_execute_procedure_are_canonicalised() {
         "CREATE TRIGGER t BEFORE UPDATE ON users FOR EACH ROW EXECUTE FUNCTION touch()"
     );
     assert_eq!(t.table, QualifiedName::new("public", "users"));
-    assert_eq!(routine(&schema, "public", "touch()").body, "BEGIN RETURN OLD; END");
+    assert_eq!(
+        routine(&schema, "public", "touch()").body,
+        "BEGIN RETURN OLD; END"
+    );
 }
 
 #[test]
@@ -160,8 +172,14 @@ fn a_trigger_needs_its_table_and_a_routine_its_single_declaration() {
         "CREATE TRIGGER t BEFORE UPDATE ON public.ghost FOR EACH ROW EXECUTE FUNCTION public.f();",
     )
     .expect_err("an undeclared table");
-    assert!(matches!(&err, ReadError::BadReference { what, .. } if what == "table public.ghost"), "{err}");
-    assert_eq!(err.to_string(), "dump.sql:1:35: table public.ghost does not exist");
+    assert!(
+        matches!(&err, ReadError::BadReference { what, .. } if what == "table public.ghost"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "dump.sql:1:35: table public.ghost does not exist"
+    );
 
     let twice = "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n\
                  CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 2';";
@@ -217,7 +235,9 @@ fn attributes_the_model_cannot_hold_are_refused_by_name_where_they_stand() {
         assert!(what.contains(says), "{text}: {what}");
         assert!(line >= 2 && column >= 1, "{text}: at {line}:{column}");
     }
-    let (what, line, column) = refusal("\n\nCREATE FUNCTION public.sp() RETURNS integer\n    LANGUAGE sql\n    SET search_path TO 'public'\n    AS $$select 1$$;");
+    let (what, line, column) = refusal(
+        "\n\nCREATE FUNCTION public.sp() RETURNS integer\n    LANGUAGE sql\n    SET search_path TO 'public'\n    AS $$select 1$$;",
+    );
     assert_eq!((line, column), (5, 5), "{what}");
 }
 

@@ -1,5 +1,6 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
+pub(crate) mod program;
 mod queries;
 
 use std::collections::{BTreeMap, HashMap};
@@ -71,6 +72,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
+    program::read(client, &params, &mut schema).await?;
     Ok(schema)
 }
 

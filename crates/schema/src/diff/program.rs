@@ -53,7 +53,9 @@ impl RoutineChange {
     /// Whether `CREATE OR REPLACE` can make the change (PostgreSQL refuses a new result type,
     /// new argument names or defaults, and a function becoming a procedure).
     pub fn replaceable(&self) -> bool {
-        self.from.kind == self.to.kind && self.from.returns == self.to.returns && self.from.arguments == self.to.arguments
+        self.from.kind == self.to.kind
+            && self.from.returns == self.to.returns
+            && self.from.arguments == self.to.arguments
     }
 }
 
@@ -138,7 +140,8 @@ fn diff_views(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
         match actual.views.get(&name) {
             None => d.views_added.push(want.clone()),
             Some(have) => {
-                let rebuild = if want.definition != have.definition || want.materialized != have.materialized {
+                let rebuild = if want.definition != have.definition || want.materialized != have.materialized
+                {
                     ViewRebuild::Definition
                 } else if going.contains(&name) {
                     ViewRebuild::Dependency
@@ -172,7 +175,9 @@ fn tables_changed_under_views(d: &SchemaDiff) -> BTreeSet<QualifiedName> {
     out.extend(
         d.columns_modified
             .iter()
-            .filter(|c| c.changes.contains(&ColumnAspect::Type) || c.changes.contains(&ColumnAspect::Collation))
+            .filter(|c| {
+                c.changes.contains(&ColumnAspect::Type) || c.changes.contains(&ColumnAspect::Collation)
+            })
             .map(|c| c.table.clone()),
     );
     for e in &d.enums_modified {
@@ -229,7 +234,11 @@ pub fn relations(view: &View) -> BTreeSet<QualifiedName> {
                     [table] => out.insert(QualifiedName::new(default_schema, table.clone())),
                     // MySQL's one namespace is the URL's database, whatever a name says.
                     [.., schema, table] => {
-                        let schema = if default_schema.is_empty() { "" } else { schema.as_str() };
+                        let schema = if default_schema.is_empty() {
+                            ""
+                        } else {
+                            schema.as_str()
+                        };
                         out.insert(QualifiedName::new(schema, table.clone()))
                     }
                     [] => false,

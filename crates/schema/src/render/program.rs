@@ -2,8 +2,8 @@
 //!
 //! Their phases in a plan: triggers and views that go are dropped before any table changes (views
 //! each before the views they read), routines are created right after the enums (a default or a
-//! check may call one), views and triggers are created after every table change, and routines
-//! that go are dropped after the tables.
+//! check may call one) unless they need a table the plan creates, views and triggers are created
+//! after every table change, and routines that go are dropped after the tables.
 
 use std::collections::BTreeMap;
 
@@ -36,7 +36,11 @@ pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     for v in &diff.views_removed {
         going.insert(v.name.clone(), (C::ViewsRemoved, v));
     }
-    for c in diff.views_modified.iter().filter(|c| c.rebuild != ViewRebuild::Comment) {
+    for c in diff
+        .views_modified
+        .iter()
+        .filter(|c| c.rebuild != ViewRebuild::Comment)
+    {
         going.insert(c.from.name.clone(), (C::ViewsModified, &c.from));
     }
     let mut order = view_order(going.values().map(|(_, v)| *v));
@@ -60,12 +64,8 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect != Dialect::Postgres {
         return;
     }
-    for r in &diff.routines_added {
-        let s = stmt(create_routine(sql, r, false), Severity::Safe, "creates a routine");
-        out.push(C::FunctionsAdded, s);
-        if r.comment.is_some() {
-            out.push(C::FunctionsAdded, routine_comment(sql, r));
-        }
+    for r in diff.routines_added.iter().filter(|r| !after_tables(diff, r)) {
+        add_routine(sql, r, out);
     }
     for c in &diff.routines_modified {
         let comment_only = Routine {
@@ -86,7 +86,10 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
             }
         } else {
             let reason = "drops a routine whose signature or result changes, to create it again";
-            out.push(C::FunctionsModified, stmt(drop_routine(sql, &c.from), Severity::Warning, reason));
+            out.push(
+                C::FunctionsModified,
+                stmt(drop_routine(sql, &c.from), Severity::Warning, reason),
+            );
             let s = stmt(create_routine(sql, &c.to, false), Severity::Warning, reason);
             out.push(C::FunctionsModified, s);
             if c.to.comment.is_some() {
@@ -96,8 +99,35 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     }
 }
 
-/// Creates the views and triggers added or rebuilt, and sets changed view comments.
+fn add_routine(sql: Sql, r: &Routine, out: &mut Out) {
+    let s = stmt(create_routine(sql, r, false), Severity::Safe, "creates a routine");
+    out.push(C::FunctionsAdded, s);
+    if r.comment.is_some() {
+        out.push(C::FunctionsAdded, routine_comment(sql, r));
+    }
+}
+
+/// A new routine that names a table created by the same plan in its signature (`SETOF t`), or
+/// reads one in a `LANGUAGE sql` body (the server checks those on creation), cannot come before
+/// the tables; it is created after them, before the views.
+fn after_tables(diff: &SchemaDiff, r: &Routine) -> bool {
+    diff.tables_added.iter().any(|t| {
+        let qualified = format!("{}.{}", t.name.schema, t.name.name);
+        let names = |text: &str| text.contains(&qualified);
+        names(&r.arguments)
+            || r.returns.as_deref().is_some_and(names)
+            || (r.language == "sql" && r.body.contains(&t.name.name))
+    })
+}
+
+/// Creates the routines that read new tables, the views and triggers added or rebuilt, and sets
+/// changed view comments.
 pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    if sql.dialect == Dialect::Postgres {
+        for r in diff.routines_added.iter().filter(|r| after_tables(diff, r)) {
+            add_routine(sql, r, out);
+        }
+    }
     let mut coming: BTreeMap<QualifiedName, (C, &View, Option<ViewRebuild>)> = BTreeMap::new();
     for v in &diff.views_added {
         coming.insert(v.name.clone(), (C::ViewsAdded, v, None));
@@ -119,7 +149,11 @@ pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
                     }
                     Some(_) => "creates a view again",
                 };
-                let severity = if rebuild.is_some() { Severity::Warning } else { Severity::Safe };
+                let severity = if rebuild.is_some() {
+                    Severity::Warning
+                } else {
+                    Severity::Safe
+                };
                 out.push(category, stmt(create_view(sql, view), severity, reason));
                 if view.comment.is_some() && sql.dialect == Dialect::Postgres {
                     out.push(category, view_comment(sql, view));
@@ -161,18 +195,33 @@ pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
 }
 
 fn create_view(sql: Sql, v: &View) -> String {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
     format!("CREATE {kind} {} AS\n{}", sql.qualified(&v.name), v.definition)
 }
 
 fn drop_view(sql: Sql, v: &View) -> String {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
     format!("DROP {kind} {}", sql.qualified(&v.name))
 }
 
 fn view_comment(sql: Sql, v: &View) -> PlannedStatement {
-    let kind = if v.materialized { "MATERIALIZED VIEW" } else { "VIEW" };
-    let text = v.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let kind = if v.materialized {
+        "MATERIALIZED VIEW"
+    } else {
+        "VIEW"
+    };
+    let text = v
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
     let s = format!("COMMENT ON {kind} {} IS {text}", sql.qualified(&v.name));
     stmt(s, Severity::Safe, "sets a view comment")
 }
@@ -201,7 +250,10 @@ fn drop_routine(sql: Sql, r: &Routine) -> String {
 }
 
 fn routine_comment(sql: Sql, r: &Routine) -> PlannedStatement {
-    let text = r.comment.as_deref().map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let text = r
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
     let s = format!(
         "COMMENT ON {} {}({}) IS {text}",
         routine_kind(r),
@@ -217,7 +269,12 @@ pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
     if replace {
         s.push_str("OR REPLACE ");
     }
-    s.push_str(&format!("{} {}({})", routine_kind(r), sql.qualified(&r.name), r.arguments));
+    s.push_str(&format!(
+        "{} {}({})",
+        routine_kind(r),
+        sql.qualified(&r.name),
+        r.arguments
+    ));
     if let Some(returns) = &r.returns {
         s.push_str(&format!(" RETURNS {returns}"));
     }
@@ -246,7 +303,13 @@ fn dollar_tag(body: &str) -> String {
         return "$$".to_owned();
     }
     (0..)
-        .map(|n: u32| if n == 0 { "$ptah$".to_owned() } else { format!("$ptah{n}$") })
+        .map(|n: u32| {
+            if n == 0 {
+                "$ptah$".to_owned()
+            } else {
+                format!("$ptah{n}$")
+            }
+        })
         .find(|t| !body.contains(t.as_str()))
         .unwrap_or_else(|| unreachable!("an unbounded sequence of tags"))
 }

@@ -82,7 +82,11 @@ impl Reader<'_> {
                 }
             },
         };
-        let strict = attrs.take("strict").map(|a| self.boolean(&a.value)).transpose()?.unwrap_or(false);
+        let strict = attrs
+            .take("strict")
+            .map(|a| self.boolean(&a.value))
+            .transpose()?
+            .unwrap_or(false);
         let security_definer = attrs
             .take("security_definer")
             .map(|a| self.boolean(&a.value))

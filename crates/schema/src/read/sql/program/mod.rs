@@ -119,7 +119,9 @@ impl Reader {
     }
 
     fn expected(&self, src: &Source<'_>, i: usize, what: &str, at: &Location) -> ReadError {
-        let found = src.token(i).map_or_else(|| "end of statement".to_owned(), ToString::to_string);
+        let found = src
+            .token(i)
+            .map_or_else(|| "end of statement".to_owned(), ToString::to_string);
         ReadError::Syntax {
             at: self.at_token(src, i, at),
             message: format!("expected {what}, found {found}"),
@@ -163,7 +165,8 @@ impl Reader {
         }
         let mut definition = String::from("CREATE");
         for k in kept_from..src.tokens.len() {
-            let gap = k == kept_from || src.offset(src.tokens[k - 1].span.end) < src.offset(src.tokens[k].span.start);
+            let gap = k == kept_from
+                || src.offset(src.tokens[k - 1].span.end) < src.offset(src.tokens[k].span.start);
             if gap {
                 definition.push(' ');
             }

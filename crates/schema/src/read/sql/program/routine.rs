@@ -102,7 +102,11 @@ fn body_text(src: &Source<'_>, i: usize) -> Option<String> {
 
 impl Reader {
     /// `CREATE [OR REPLACE] FUNCTION|PROCEDURE name(args) [RETURNS type] attributes… AS body`.
-    pub(in super::super) fn create_routine(&mut self, src: &Source<'_>, at: Location) -> Result<(), ReadError> {
+    pub(in super::super) fn create_routine(
+        &mut self,
+        src: &Source<'_>,
+        at: Location,
+    ) -> Result<(), ReadError> {
         let replace = src.word(1).as_deref() == Some("OR") && src.word(2).as_deref() == Some("REPLACE");
         let mut i = if replace { 3 } else { 1 };
         let kind = match src.word(i).as_deref() {
@@ -110,7 +114,11 @@ impl Reader {
             Some("PROCEDURE") => RoutineKind::Procedure,
             _ => return Err(self.expected(src, i, "FUNCTION or PROCEDURE", &at)),
         };
-        let what = if kind == RoutineKind::Function { "function" } else { "procedure" };
+        let what = if kind == RoutineKind::Function {
+            "function"
+        } else {
+            "procedure"
+        };
         let (name, after) = src
             .name(i + 1)
             .ok_or_else(|| self.expected(src, i + 1, "a routine name", &at))?;
@@ -161,8 +169,12 @@ impl Reader {
             _ => {}
         }
         let attributes = self.attributes(src, i, what, &at)?;
-        if kind == RoutineKind::Procedure && (attributes.volatility.is_some() || attributes.strict.is_some()) {
-            return Err(self.unsupported(&at, "a procedure's volatility or strictness (procedures have neither)"));
+        if kind == RoutineKind::Procedure && (attributes.volatility.is_some() || attributes.strict.is_some())
+        {
+            return Err(self.unsupported(
+                &at,
+                "a procedure's volatility or strictness (procedures have neither)",
+            ));
         }
         let language = attributes
             .language
@@ -202,7 +214,13 @@ impl Reader {
     }
 
     /// The attributes from token `i` to the end of the statement.
-    fn attributes(&self, src: &Source<'_>, mut i: usize, what: &str, at: &Location) -> Result<Attributes, ReadError> {
+    fn attributes(
+        &self,
+        src: &Source<'_>,
+        mut i: usize,
+        what: &str,
+        at: &Location,
+    ) -> Result<Attributes, ReadError> {
         let mut a = Attributes::default();
         let n = src.tokens.len();
         while i < n {
@@ -243,7 +261,8 @@ impl Reader {
                 ("COST", _) if src.raw(i + 1) == "100" => 2,
                 ("ROWS", _) if src.raw(i + 1) == "1000" => 2,
                 ("AS", _) => {
-                    let body = body_text(src, i + 1).ok_or_else(|| self.expected(src, i + 1, "a quoted body", at))?;
+                    let body = body_text(src, i + 1)
+                        .ok_or_else(|| self.expected(src, i + 1, "a quoted body", at))?;
                     if src.token(i + 2) == Some(&Token::Comma) {
                         return refuse("AS 'file', 'symbol' (compiled code is not modelled)".to_owned());
                     }
@@ -257,17 +276,23 @@ impl Reader {
                 }
                 ("SET", _) => {
                     let setting = src.raw(i + 1);
-                    return refuse(format!("SET {setting} on a {what} (per-routine settings are not modelled)"));
+                    return refuse(format!(
+                        "SET {setting} on a {what} (per-routine settings are not modelled)"
+                    ));
                 }
                 ("LEAKPROOF" | "WINDOW" | "SUPPORT" | "TRANSFORM", _) => {
                     return refuse(format!("{w} on a {what} (not modelled)"));
                 }
                 ("PARALLEL", Some(level)) => {
-                    return refuse(format!("PARALLEL {level} on a {what} (parallel safety is not modelled)"));
+                    return refuse(format!(
+                        "PARALLEL {level} on a {what} (parallel safety is not modelled)"
+                    ));
                 }
                 ("COST" | "ROWS", _) => {
                     let value = src.raw(i + 1);
-                    return refuse(format!("{w} {value} on a {what} (planner estimates are not modelled)"));
+                    return refuse(format!(
+                        "{w} {value} on a {what} (planner estimates are not modelled)"
+                    ));
                 }
                 _ => return Err(self.expected(src, i, "a routine attribute", at)),
             };
@@ -277,7 +302,11 @@ impl Reader {
 
     /// `COMMENT ON FUNCTION|PROCEDURE|ROUTINE name(args) IS 'text' | NULL`: the routine is found
     /// by its identity arguments, or by its name alone when it has no overloads.
-    pub(in super::super) fn comment_routine(&mut self, src: &Source<'_>, at: Location) -> Result<(), ReadError> {
+    pub(in super::super) fn comment_routine(
+        &mut self,
+        src: &Source<'_>,
+        at: Location,
+    ) -> Result<(), ReadError> {
         let (name, after) = src
             .name(3)
             .ok_or_else(|| self.expected(src, 3, "a routine name", &at))?;
