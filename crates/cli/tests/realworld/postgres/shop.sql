@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict IT4oXWigXdVpANBS0LjMNbEdbZfAH5aL2SXB16eNrPspuBBWmqeFvNNhZJCMl1f
+\restrict YAGxAVVWMkXNb3K6X1IG2cbMMTOHam4DYuureqBuCvVbtb7bkCYcNTo88tfgTcN
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -79,6 +79,57 @@ CREATE TYPE billing.invoice_state AS ENUM (
 
 
 ALTER TYPE billing.invoice_state OWNER TO app;
+
+--
+-- Name: normalize_email(text); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app.normalize_email(address text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$SELECT lower(btrim(address))$$;
+
+
+ALTER FUNCTION app.normalize_email(address text) OWNER TO app;
+
+--
+-- Name: touch_updated_at(); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app.touch_updated_at() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  NEW.updated_at := now();
+  RETURN NEW;
+END;
+$$;
+
+
+ALTER FUNCTION app.touch_updated_at() OWNER TO app;
+
+--
+-- Name: FUNCTION touch_updated_at(); Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON FUNCTION app.touch_updated_at() IS 'Keeps updated_at current on every update';
+
+
+--
+-- Name: void_overdue(integer); Type: PROCEDURE; Schema: billing; Owner: app
+--
+
+CREATE PROCEDURE billing.void_overdue(IN grace integer DEFAULT 30)
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  UPDATE billing.invoice
+     SET state = 'void'
+   WHERE state = 'issued' AND due_on < current_date - grace;
+END;
+$$;
+
+
+ALTER PROCEDURE billing.void_overdue(IN grace integer) OWNER TO app;
 
 SET default_tablespace = '';
 
@@ -1476,6 +1527,20 @@ CREATE UNIQUE INDEX payment_provider_ref_idx ON billing.payment USING btree (pro
 
 
 --
+-- Name: customer customer_touch; Type: TRIGGER; Schema: app; Owner: app
+--
+
+CREATE TRIGGER customer_touch BEFORE UPDATE ON app.customer FOR EACH ROW EXECUTE FUNCTION app.touch_updated_at();
+
+
+--
+-- Name: setting setting_touch; Type: TRIGGER; Schema: app; Owner: app
+--
+
+CREATE TRIGGER setting_touch BEFORE UPDATE ON app.setting FOR EACH ROW WHEN ((old.value IS DISTINCT FROM new.value)) EXECUTE FUNCTION app.touch_updated_at();
+
+
+--
 -- Name: address address_country_code_fkey; Type: FK CONSTRAINT; Schema: app; Owner: app
 --
 
@@ -1823,5 +1888,5 @@ ALTER TABLE ONLY billing.tax_rate
 -- PostgreSQL database dump complete
 --
 
-\unrestrict IT4oXWigXdVpANBS0LjMNbEdbZfAH5aL2SXB16eNrPspuBBWmqeFvNNhZJCMl1f
+\unrestrict YAGxAVVWMkXNb3K6X1IG2cbMMTOHam4DYuureqBuCvVbtb7bkCYcNTo88tfgTcN
 
