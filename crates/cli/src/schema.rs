@@ -269,11 +269,13 @@ pub(crate) fn desired_document(args: &DesiredArgs) -> Result<(Dialect, Document)
 /// Inspects the live schema within the desired schema's scope, with what it holds unmodelled.
 pub(crate) async fn live(
     c: &mut Connected,
-    desired: &Schema,
+    desired: &mut Schema,
     out: Output,
 ) -> Result<(Schema, Listing), Failure> {
     progress(out, "inspecting the live schema");
     let live = ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?;
+    // Hand-written routine signatures compare as the server prints them, not as typed.
+    ptah_engine::canonical_routines(&mut c.session, desired, &live).await?;
     let not_managed = unmodelled::list(&mut c.session, &live).await?;
     Ok((live, not_managed))
 }
@@ -337,9 +339,11 @@ struct DriftReport {
 }
 
 async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
-    let (dialect, desired) = desired(&a)?;
+    let (dialect, mut desired) = desired(&a)?;
+    // Reports name the document as written; `desired` is compared in the server's spelling.
+    let declared = desired.clone();
     let mut c = connect(&a.target, out).await?;
-    let live = live(&mut c, &desired, out).await;
+    let live = live(&mut c, &mut desired, out).await;
     close(c.session).await;
     let (live, not_managed) = live?;
     let found = ptah_schema::drift(&desired, &live, dialect, &c.options);
@@ -353,7 +357,7 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
         source: a.from.display().to_string(),
         exclude: c.options.exclude.clone(),
         live_fingerprint: scope.apply(&live).fingerprint().to_string(),
-        desired_fingerprint: scope.apply(&desired).fingerprint().to_string(),
+        desired_fingerprint: scope.apply(&declared).fingerprint().to_string(),
         findings: found.findings,
         unmodelled: not_managed,
     };
@@ -412,18 +416,22 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let (
         dialect,
         Document {
-            schema: desired,
+            schema: mut desired,
             ignored,
         },
     ) = desired_document(&a.desired)?;
+    // The plan is bound to the document as written (apply checks it against the file), while
+    // `desired` is compared in the server's spelling.
+    let declared = desired.clone();
     let mut c = connect(&a.desired.target, out).await?;
-    let live = live(&mut c, &desired, out).await;
+    let live = live(&mut c, &mut desired, out).await;
     close(c.session).await;
     let (live, not_managed) = live?;
     let mut options = c.options.clone();
     options.protected_tables = a.protected_table.clone();
     progress(out, "planning");
-    let plan = ptah_schema::plan(&desired, &live, dialect, &options)?;
+    let mut plan = ptah_schema::plan(&desired, &live, dialect, &options)?;
+    plan.to_fingerprint = ExcludeSet::new(&options.exclude).apply(&declared).fingerprint();
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
     let report = PlanReport {

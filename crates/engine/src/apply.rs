@@ -258,7 +258,9 @@ pub async fn verify(
     options: &PlanOptions,
 ) -> Result<(), Error> {
     let live = inspect(session, scope).await?;
-    match ptah_schema::plan(desired, &live, session.dialect(), options) {
+    let mut desired = desired.clone();
+    crate::canonical_routines(session, &mut desired, &live).await?;
+    match ptah_schema::plan(&desired, &live, session.dialect(), options) {
         Ok(plan) if plan.is_empty() => Ok(()),
         Ok(plan) => Err(Error::NotConverged {
             remaining: plan.statements.len(),

@@ -77,6 +77,21 @@ pub async fn inspect(session: &mut Session, scope: &InspectScope) -> Result<Sche
     Ok(schema)
 }
 
+/// Brings the signatures of `desired`'s PostgreSQL routines to the text the server prints
+/// (`a int` → `a integer`), so a hand-written declaration compares equal to its live routine;
+/// `live` is the inspected schema, whose routines need no such step. Runs in a transaction that
+/// is always rolled back; nothing on MySQL, which has no modelled routines.
+pub async fn canonical_routines(
+    session: &mut Session,
+    desired: &mut Schema,
+    live: &Schema,
+) -> Result<(), Error> {
+    match session {
+        Session::Postgres { client, .. } => postgres::canonical::routines(client, desired, live).await,
+        Session::MySql(_) => Ok(()),
+    }
+}
+
 /// Which server speaks the MySQL dialect on `session` (`None` on PostgreSQL), for the planner.
 pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, Error> {
     match session {

@@ -5,7 +5,7 @@
 mod inspect_support;
 
 use inspect_support::Fresh;
-use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, inspect};
+use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, canonical_routines, inspect, verify};
 use ptah_schema::{PlanOptions, QualifiedName, RoutineKind, Schema, Volatility};
 
 const PG: Dialect = Dialect::Postgres;
@@ -144,4 +144,84 @@ async fn inspected_routines_apply_to_an_empty_database_and_replan_empty() {
     assert!(again.is_empty(), "{:#?}", sqls(&again));
     target.drop().await;
     source.drop().await;
+}
+
+/// As a person writes them: short type names, unqualified names, defaults without casts.
+const HAND_WRITTEN: &str = r"
+CREATE TABLE users (id int PRIMARY KEY, email varchar(100));
+CREATE FUNCTION lower_email(e varchar(100) DEFAULT 'x') RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT lower(e)';
+CREATE FUNCTION all_users() RETURNS SETOF users LANGUAGE sql STABLE AS 'SELECT * FROM users';
+CREATE FUNCTION pairs(n int) RETURNS TABLE(x int, y text) LANGUAGE sql AS $$ SELECT n, 'y' $$;
+CREATE PROCEDURE purge(days int DEFAULT 30) LANGUAGE plpgsql AS $$ BEGIN DELETE FROM users WHERE id < days; END $$;
+";
+
+#[tokio::test]
+async fn hand_written_signatures_compare_in_the_servers_spelling() {
+    let db = Fresh::new(PG, "routines_pg_hand").await;
+    load(&db, HAND_WRITTEN).await;
+    let declared = ptah_schema::read::sql::parse(PG, "schema.sql", HAND_WRITTEN).expect("reads");
+    let mut session = db.session().await;
+    let live = inspect(&mut session, &InspectScope::of(&declared))
+        .await
+        .expect("inspect");
+    let raw = plan(&declared, &live);
+    assert!(!raw.is_empty(), "`int` is not the catalog's `integer`");
+
+    let mut desired = declared.clone();
+    canonical_routines(&mut session, &mut desired, &live)
+        .await
+        .expect("canonical");
+    let p = plan(&desired, &live);
+    assert!(p.is_empty(), "{:#?}", sqls(&p));
+    let lower = &desired.routines[&QualifiedName::new("public", "lower_email(e character varying)")];
+    assert_eq!(
+        lower.arguments,
+        "e character varying DEFAULT 'x'::character varying"
+    );
+    let all = &desired.routines[&QualifiedName::new("public", "all_users()")];
+    assert_eq!(all.returns.as_deref(), Some("SETOF public.users"));
+
+    // The step leaves nothing behind, and a signature the server cannot create stays as written.
+    let mut ghost = ptah_schema::read::sql::parse(
+        PG,
+        "schema.sql",
+        "CREATE FUNCTION f(a ghost_type) RETURNS int LANGUAGE sql AS 'SELECT 1';",
+    )
+    .expect("reads");
+    let before = ghost.clone();
+    canonical_routines(&mut session, &mut ghost, &live)
+        .await
+        .expect("canonical");
+    assert_eq!(ghost, before);
+    let after = inspect(&mut session, &InspectScope::of(&declared))
+        .await
+        .expect("inspect");
+    assert_eq!(after, live, "the rolled-back transaction left nothing");
+    session.close().await.expect("close");
+
+    // Apply verifies with the same step: a hand-written document converges.
+    let target = Fresh::new(PG, "routines_pg_hand_dst").await;
+    let mut session = target.session().await;
+    let empty = inspect(&mut session, &InspectScope::of(&declared))
+        .await
+        .expect("inspect");
+    let planned = plan(&declared, &empty);
+    let opts = ApplyOptions {
+        scope: InspectScope::of(&declared),
+        ..ApplyOptions::default()
+    };
+    apply(&mut session, &planned, &opts)
+        .await
+        .unwrap_or_else(|e| panic!("apply: {e}\n{:#?}", sqls(&planned)));
+    verify(
+        &mut session,
+        &declared,
+        &InspectScope::of(&declared),
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("converged");
+    session.close().await.expect("close");
+    target.drop().await;
+    db.drop().await;
 }

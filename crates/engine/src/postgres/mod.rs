@@ -1,5 +1,6 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
+pub(crate) mod canonical;
 pub(crate) mod program;
 mod queries;
 
