@@ -37,12 +37,14 @@ impl InspectScope {
         InspectScope::default()
     }
 
-    /// What a desired schema manages: its namespaces (declared, or used by its tables and enums) and
-    /// the reference rows it declares.
+    /// What a desired schema manages: its namespaces (declared, or used by its tables, enums,
+    /// routines and triggers) and the reference rows it declares.
     pub fn of(desired: &Schema) -> Self {
         let mut namespaces = desired.namespaces.clone();
         namespaces.extend(desired.tables.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.enums.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.routines.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.triggers.keys().map(|n| n.schema.clone()));
         namespaces.remove("");
         let rows = desired
             .tables
