@@ -229,9 +229,11 @@ async fn hand_written_signatures_compare_in_the_servers_spelling() {
 #[test]
 fn a_routine_or_trigger_alone_brings_its_namespace_into_scope() {
     let read = ptah_schema::read::sql::parse(PG, "dump.sql", DUMP).expect("reads");
-    let mut only_program = Schema::default();
-    only_program.routines = read.routines.clone();
-    only_program.triggers = read.triggers.clone();
+    let only_program = Schema {
+        routines: read.routines.clone(),
+        triggers: read.triggers.clone(),
+        ..Schema::default()
+    };
     let scope = InspectScope::of(&only_program);
     let namespaces: Vec<&str> = scope.namespaces.iter().flatten().map(String::as_str).collect();
     assert_eq!(namespaces, ["app", "public"]);
