@@ -38,14 +38,15 @@ impl InspectScope {
         InspectScope::default()
     }
 
-    /// What a desired schema manages: its namespaces (declared, or used by its tables, enums, views
-    /// and routines) and the reference rows it declares.
+    /// What a desired schema manages: its namespaces (declared, or used by its tables, enums,
+    /// views, routines and triggers) and the reference rows it declares.
     pub fn of(desired: &Schema) -> Self {
         let mut namespaces = desired.namespaces.clone();
         namespaces.extend(desired.tables.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.enums.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.views.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.routines.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.triggers.keys().map(|n| n.schema.clone()));
         namespaces.remove("");
         let rows = desired
             .tables
@@ -96,10 +97,12 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
     }
 }
 
-/// `desired` as the differ should see it against `live`: where the server prints a desired
-/// definition exactly as the live object's (PostgreSQL views written by hand rather than copied
-/// from the catalog), the live text stands in for it, so only a change of meaning is a change.
-/// MySQL has no scratch space for such a check, and its definitions are compared as written.
+/// `desired` as the differ should see it against `live`, with what the server would print for
+/// its hand-written PostgreSQL parts: a view whose query the server prints exactly as the live
+/// view's takes the live text, and routine signatures take the catalog's spelling (`a int` is
+/// `a integer`). Both are learned by creating the objects once in a transaction that is always
+/// rolled back. MySQL has no scratch space for such a check, and its definitions are compared as
+/// written. Borrowed when nothing changes.
 pub async fn comparable<'a>(
     session: &mut Session,
     desired: &'a Schema,
@@ -108,15 +111,15 @@ pub async fn comparable<'a>(
     let Session::Postgres { client, .. } = session else {
         return Ok(Cow::Borrowed(desired));
     };
+    let mut out = Cow::Borrowed(desired);
     let same = postgres::views_equivalent_to_live(client, desired, live).await?;
-    if same.is_empty() {
-        return Ok(Cow::Borrowed(desired));
-    }
-    let mut out = desired.clone();
     for name in same {
-        if let (Some(view), Some(have)) = (out.views.get_mut(&name), live.views.get(&name)) {
+        if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
             view.definition.clone_from(&have.definition);
         }
     }
-    Ok(Cow::Owned(out))
+    if postgres::canonical::pending(desired, live) {
+        postgres::canonical::routines(client, out.to_mut(), live).await?;
+    }
+    Ok(out)
 }

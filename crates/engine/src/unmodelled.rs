@@ -1,7 +1,9 @@
-//! The objects a live database holds that the schema model does not: partitions, policies,
-//! grants, sequences, range and composite types… Inspection leaves them out, and the planner never touches them;
+//! The objects a live database holds that the schema model does not: aggregates, routines and
+//! triggers with attributes it has no field for, partitions, policies, grants, sequences, range and
+//! composite types… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
+use crate::postgres::program::{modelled_routine, modelled_trigger};
 use crate::{Error, Session};
 
 /// One object the model does not hold.
@@ -15,8 +17,10 @@ pub struct Unmodelled {
 
 /// PostgreSQL, in the given schemas; extension members and what PostgreSQL creates itself
 /// (internal dependencies such as a range type's constructors, a view's rewrite rule, constraint
-/// triggers, serial and identity sequences) are left out.
-const POSTGRES: &str = r"
+/// triggers, serial and identity sequences) are left out, and so are the functions, procedures
+/// and triggers inspection reads.
+const POSTGRES: &str = concat!(
+    r"
 WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname = ANY($1)),
 ext AS (SELECT objid, classid FROM pg_depend WHERE deptype = 'e'),
 internal AS (SELECT objid FROM pg_depend WHERE classid = 'pg_proc'::regclass AND deptype = 'i')
@@ -37,16 +41,23 @@ SELECT kind, name FROM (
   SELECT 'partition', ns.nspname || '.' || c.relname
   FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relispartition AND c.relkind IN ('r', 'p')
   UNION ALL
-  SELECT CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' WHEN 'w' THEN 'window function'
-                        ELSE 'function' END,
+  SELECT CASE p.prokind WHEN 'p' THEN 'procedure (attributes not modelled)' WHEN 'a' THEN 'aggregate'
+                        WHEN 'w' THEN 'window function' ELSE 'function (attributes not modelled)' END,
          ns.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')'
-  FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+  FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
   WHERE NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_proc'::regclass AND ext.objid = p.oid)
     AND NOT EXISTS (SELECT 1 FROM internal WHERE internal.objid = p.oid)
+    AND NOT ",
+    modelled_routine!(),
+    r"
   UNION ALL
-  SELECT 'trigger', ns.nspname || '.' || c.relname || '.' || t.tgname
+  SELECT CASE WHEN c.relkind IN ('r', 'p') AND NOT c.relispartition THEN 'trigger (disabled or replica-only)'
+              ELSE 'trigger' END,
+         ns.nspname || '.' || c.relname || '.' || t.tgname
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
-  WHERE NOT t.tgisinternal
+  WHERE NOT t.tgisinternal AND NOT ",
+    modelled_trigger!(),
+    r"
   UNION ALL
   SELECT CASE t.typtype WHEN 'r' THEN 'range type' WHEN 'm' THEN 'multirange type' END,
          ns.nspname || '.' || t.typname
@@ -70,7 +81,8 @@ SELECT kind, name FROM (
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
 ) x
 WHERE kind IS NOT NULL
-ORDER BY kind, name";
+ORDER BY kind, name"
+);
 
 /// MySQL/MariaDB, in the URL's database. Views and triggers are modelled; what of them is not (a
 /// view's options other than the defaults, a trigger's place after another of the same event)

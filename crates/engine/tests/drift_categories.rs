@@ -1,9 +1,9 @@
 //! Every drift category the executor emits converts to a status category: checked against the
 //! executor's own list (`DiffCategory::ALL`) and, on real PostgreSQL 15 and MariaDB 10.11, against
 //! what `ptah schema drift` computes after out-of-band changes to a declared schema (rows, indexes,
-//! constraints, enums, comments, namespaces, tables, columns, extensions; on MariaDB views and
-//! triggers too). The findings carry categories, counts and severities only: no row value and no
-//! object name reaches the status.
+//! constraints, enums, comments, namespaces, tables, columns, extensions, domains, views,
+//! functions, triggers; on MariaDB views and triggers). The findings carry categories, counts and
+//! severities only: no row value and no object name reaches the status.
 
 mod inspect_support;
 
@@ -160,9 +160,21 @@ CREATE DOMAIN positive AS int CHECK (VALUE > 0);
 CREATE DOMAIN lost_domain AS text;
 CREATE VIEW item_names AS SELECT id, name FROM items;
 CREATE VIEW lost_view AS SELECT 1 AS one;
+CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE FUNCTION changed() RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION gone_fn() RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE TRIGGER items_changed AFTER UPDATE ON items FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER items_gone AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION touch();
 ";
 
 const PG_OUT_OF_BAND: &str = "
+CREATE OR REPLACE FUNCTION changed() RETURNS int LANGUAGE sql AS 'SELECT 2';
+DROP FUNCTION gone_fn();
+CREATE FUNCTION stray_fn() RETURNS int LANGUAGE sql AS 'SELECT 3';
+DROP TRIGGER items_gone ON items;
+DROP TRIGGER items_changed ON items;
+CREATE TRIGGER items_changed AFTER UPDATE OR INSERT ON items FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER stray_trigger AFTER DELETE ON items FOR EACH ROW EXECUTE FUNCTION touch();
 DROP SCHEMA extra;
 DROP EXTENSION pgcrypto;
 ALTER TYPE state ADD VALUE 'void';

@@ -28,6 +28,10 @@ CREATE TYPE app.span AS RANGE (subtype = int4);
 CREATE FUNCTION app.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
 CREATE PROCEDURE app.noop() LANGUAGE sql AS $$ SELECT 1 $$;
 CREATE TRIGGER orders_touch BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
+CREATE FUNCTION app.fast() RETURNS int LANGUAGE sql PARALLEL SAFE AS $$ SELECT 1 $$;
+CREATE AGGREGATE app.total(int) (SFUNC = int4pl, STYPE = int);
+CREATE TRIGGER orders_off BEFORE INSERT ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
+ALTER TABLE app.orders DISABLE TRIGGER orders_off;
 CREATE TABLE app.events (id int, at date) PARTITION BY RANGE (at);
 CREATE TABLE app.events_2024 PARTITION OF app.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
 ALTER TABLE app.orders ENABLE ROW LEVEL SECURITY;
@@ -44,20 +48,21 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
     assert_eq!(
         listed(&all),
         [
+            "aggregate: app.total(integer)",
             "composite type: app.pair",
-            "function: app.touch()",
+            "function (attributes not modelled): app.fast()",
             "grants: app.orders",
             "partition: app.events_2024",
             "partitioning (PARTITION BY and partitions): app.events",
-            "procedure: app.noop()",
             "range type: app.span",
             "rewrite rule: app.events_2024.no_delete",
             "row-level security: app.orders",
             "row-level security policy: app.orders.mine",
             "sequence: app.invoice_no",
-            "trigger: app.orders.orders_touch",
+            "trigger (disabled or replica-only): app.orders.orders_off",
         ],
-        "citext's functions and types, the serial and identity sequences, the views (modelled) and their own rules are not listed"
+        "citext's functions and types, the serial and identity sequences, the views and domain \
+         (modelled), the views' own rules and the modelled function, procedure and trigger are not listed"
     );
     let other_schema = unmodelled(&mut session, &["public".to_owned()])
         .await

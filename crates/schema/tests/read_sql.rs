@@ -214,7 +214,10 @@ fn at(e: &ReadError) -> (usize, usize) {
 
 #[test]
 fn refusals_carry_line_and_column() {
-    let e = err(PG, "CREATE TABLE a (id int);\n  CREATE POLICY p ON a USING (true);");
+    let e = err(
+        PG,
+        "CREATE TABLE a (id int);\n  CREATE POLICY p ON a USING (true);",
+    );
     assert!(matches!(e, ReadError::Unsupported { .. }), "{e}");
     assert_eq!(at(&e), (2, 3));
     assert!(e.to_string().contains("CREATE POLICY"), "{e}");

@@ -1,6 +1,8 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
+pub(crate) mod canonical;
 mod domains;
+pub(crate) mod program;
 mod queries;
 mod views;
 
@@ -77,6 +79,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
     views::read(client, &params, &mut schema).await?;
+    program::read(client, &params, &mut schema).await?;
     Ok(schema)
 }
 

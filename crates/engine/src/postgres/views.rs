@@ -93,7 +93,9 @@ async fn probe_all(
             .await
             .map_err(Error::postgres)?;
         let create = format!("CREATE VIEW pg_temp.{probe} AS\n{definition}");
-        if client.batch_execute(&create).await.is_err() {
+        // One statement through the extended protocol: a definition cannot smuggle in a second
+        // statement (a `COMMIT`, say) that would outlive the rollback.
+        if client.execute(create.as_str(), &[]).await.is_err() {
             client
                 .batch_execute(&format!("ROLLBACK TO SAVEPOINT {probe}"))
                 .await

@@ -2,8 +2,8 @@
 //!
 //! Their phases in a plan: triggers and views that go are dropped before any table changes (views
 //! each before the views they read), routines are created right after the enums (a default or a
-//! check may call one), views and triggers are created after every table change, and routines
-//! that go are dropped after the tables.
+//! check may call one) unless they need a table the plan creates, views and triggers are created
+//! after every table change, and routines that go are dropped after the tables.
 
 use std::collections::BTreeMap;
 
@@ -64,12 +64,8 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect != Dialect::Postgres {
         return;
     }
-    for r in &diff.routines_added {
-        let s = stmt(create_routine(sql, r, false), Severity::Safe, "creates a routine");
-        out.push(C::FunctionsAdded, s);
-        if r.comment.is_some() {
-            out.push(C::FunctionsAdded, routine_comment(sql, r));
-        }
+    for r in diff.routines_added.iter().filter(|r| !after_tables(diff, r)) {
+        add_routine(sql, r, out);
     }
     for c in &diff.routines_modified {
         let comment_only = Routine {
@@ -103,8 +99,35 @@ pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     }
 }
 
-/// Creates the views and triggers added or rebuilt, and sets changed view comments.
+fn add_routine(sql: Sql, r: &Routine, out: &mut Out) {
+    let s = stmt(create_routine(sql, r, false), Severity::Safe, "creates a routine");
+    out.push(C::FunctionsAdded, s);
+    if r.comment.is_some() {
+        out.push(C::FunctionsAdded, routine_comment(sql, r));
+    }
+}
+
+/// A new routine that names a table created by the same plan in its signature (`SETOF t`), or
+/// reads one in a `LANGUAGE sql` body (the server checks those on creation), cannot come before
+/// the tables; it is created after them, before the views.
+fn after_tables(diff: &SchemaDiff, r: &Routine) -> bool {
+    diff.tables_added.iter().any(|t| {
+        let qualified = format!("{}.{}", t.name.schema, t.name.name);
+        let names = |text: &str| text.contains(&qualified);
+        names(&r.arguments)
+            || r.returns.as_deref().is_some_and(names)
+            || (r.language == "sql" && r.body.contains(&t.name.name))
+    })
+}
+
+/// Creates the routines that read new tables, the views and triggers added or rebuilt, and sets
+/// changed view comments.
 pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    if sql.dialect == Dialect::Postgres {
+        for r in diff.routines_added.iter().filter(|r| after_tables(diff, r)) {
+            add_routine(sql, r, out);
+        }
+    }
     let mut coming: BTreeMap<QualifiedName, (C, &View, Option<ViewRebuild>)> = BTreeMap::new();
     for v in &diff.views_added {
         coming.insert(v.name.clone(), (C::ViewsAdded, v, None));

@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict eWtQXNxtdETYcjgnKPQoxLs9c2IXhFAoppQtfRC3Z0AJM3KSUZFaskwbf5xwdy2
+\restrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -106,6 +106,57 @@ ALTER DOMAIN billing.money_amount OWNER TO app;
 
 COMMENT ON DOMAIN billing.money_amount IS 'Never negative';
 
+
+--
+-- Name: normalize_email(text); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app.normalize_email(address text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$SELECT lower(btrim(address))$$;
+
+
+ALTER FUNCTION app.normalize_email(address text) OWNER TO app;
+
+--
+-- Name: touch_updated_at(); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app.touch_updated_at() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  NEW.updated_at := now();
+  RETURN NEW;
+END;
+$$;
+
+
+ALTER FUNCTION app.touch_updated_at() OWNER TO app;
+
+--
+-- Name: FUNCTION touch_updated_at(); Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON FUNCTION app.touch_updated_at() IS 'Keeps updated_at current on every update';
+
+
+--
+-- Name: void_overdue(integer); Type: PROCEDURE; Schema: billing; Owner: app
+--
+
+CREATE PROCEDURE billing.void_overdue(IN grace integer DEFAULT 30)
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  UPDATE billing.invoice
+     SET state = 'void'
+   WHERE state = 'issued' AND due_on < current_date - grace;
+END;
+$$;
+
+
+ALTER PROCEDURE billing.void_overdue(IN grace integer) OWNER TO app;
 
 SET default_tablespace = '';
 
@@ -1582,6 +1633,20 @@ CREATE UNIQUE INDEX payment_provider_ref_idx ON billing.payment USING btree (pro
 
 
 --
+-- Name: customer customer_touch; Type: TRIGGER; Schema: app; Owner: app
+--
+
+CREATE TRIGGER customer_touch BEFORE UPDATE ON app.customer FOR EACH ROW EXECUTE FUNCTION app.touch_updated_at();
+
+
+--
+-- Name: setting setting_touch; Type: TRIGGER; Schema: app; Owner: app
+--
+
+CREATE TRIGGER setting_touch BEFORE UPDATE ON app.setting FOR EACH ROW WHEN ((old.value IS DISTINCT FROM new.value)) EXECUTE FUNCTION app.touch_updated_at();
+
+
+--
 -- Name: address address_country_code_fkey; Type: FK CONSTRAINT; Schema: app; Owner: app
 --
 
@@ -1929,5 +1994,5 @@ ALTER TABLE ONLY billing.tax_rate
 -- PostgreSQL database dump complete
 --
 
-\unrestrict eWtQXNxtdETYcjgnKPQoxLs9c2IXhFAoppQtfRC3Z0AJM3KSUZFaskwbf5xwdy2
+\unrestrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
 

@@ -5,7 +5,8 @@
 //! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
-//! and a default read back as serial columns. Anything else is refused.
+//! and a default read back as serial columns. PostgreSQL functions, procedures and triggers are
+//! read from their text ([`pg_program`]). Anything else is refused.
 //!
 //! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
 //! statement about an object already declared a no-op; without it, a second declaration is an
@@ -34,6 +35,7 @@ mod domain;
 mod dump;
 mod index;
 mod options;
+mod pg_program;
 mod program;
 mod serial;
 mod split;
@@ -146,6 +148,9 @@ impl Reader {
             } => self.add_identity(&table, &column, identity, at),
             Rule::MysqlView => self.mysql_view(text, at),
             Rule::MysqlTrigger => self.mysql_trigger(text, at),
+            Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
+            Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
+            Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Parse => {
                 let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
                 let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;

@@ -12,6 +12,8 @@
 //!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here;
 //!   MySQL views and triggers are read from their text ([`super::program`]), because their bodies
 //!   are kept as written.
+//!   PostgreSQL routines, triggers and routine comments are recognised here and read by
+//!   `super::pg_program` from their text.
 
 use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::Token;
@@ -53,6 +55,12 @@ pub(crate) enum Rule {
     MysqlView,
     /// A MySQL `CREATE … TRIGGER`, read from its text ([`super::program`]).
     MysqlTrigger,
+    /// PostgreSQL `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, read from its tokens and text.
+    Routine,
+    /// PostgreSQL `CREATE [OR REPLACE] [CONSTRAINT] TRIGGER`, kept as the statement's text.
+    Trigger,
+    /// PostgreSQL `COMMENT ON FUNCTION|PROCEDURE|ROUTINE name(args) IS …`.
+    RoutineComment,
     /// Hand it to sqlparser.
     Parse,
 }
@@ -179,6 +187,13 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
         Some("CREATE") => create(dialect, tokens, &words),
+        Some("COMMENT")
+            if dialect == Dialect::Postgres
+                && w(1) == Some("ON")
+                && matches!(w(2), Some("FUNCTION" | "PROCEDURE" | "ROUTINE")) =>
+        {
+            Rule::RoutineComment
+        }
         Some("COMMENT") => default_comment(tokens).unwrap_or(Rule::Parse),
         Some("ALTER") => alter(dialect, tokens, &words),
         _ => Rule::Parse,
@@ -191,6 +206,14 @@ fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule 
         match kind.as_deref() {
             Some("VIEW") => return Rule::MysqlView,
             Some("TRIGGER") => return Rule::MysqlTrigger,
+            _ => {}
+        }
+    }
+    // MySQL's routines stay refused through UNMODELLED: their dump form differs.
+    if dialect == Dialect::Postgres {
+        match kind.as_deref() {
+            Some("FUNCTION" | "PROCEDURE") => return Rule::Routine,
+            Some("TRIGGER") => return Rule::Trigger,
             _ => {}
         }
     }

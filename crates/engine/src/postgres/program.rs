@@ -1,0 +1,128 @@
+//! Functions, procedures and triggers from `pg_proc` and `pg_trigger`.
+//!
+//! Their catalog texts (`pg_get_function_arguments`, `pg_get_function_result`,
+//! `pg_get_triggerdef`) are read with an empty `search_path`, so every name is qualified exactly
+//! as `pg_dump` prints it; the rest of the inspection reads with `search_path = public`, which is
+//! restored before returning.
+
+use ptah_schema::{QualifiedName, Routine, RoutineKind, Schema, Trigger, Volatility};
+use tokio_postgres::Client;
+
+use super::{Params, get, query};
+use crate::Error;
+
+/// The routines the model holds: plain functions and procedures without the attributes it has no
+/// field for (per-routine settings, parallel safety, leakproofness, non-default cost or rows,
+/// transforms, support functions, SQL-standard bodies, compiled code). `unmodelled` lists the
+/// rest, so the two must agree: both use this predicate over `pg_proc p` and `pg_language l`.
+macro_rules! modelled_routine {
+    () => {
+        "(p.prokind IN ('f', 'p') AND l.lanname NOT IN ('c', 'internal') AND p.prosqlbody IS NULL
+          AND p.proconfig IS NULL AND NOT p.proleakproof AND p.proparallel = 'u' AND p.procost = 100
+          AND p.prorows = CASE WHEN p.proretset THEN 1000 ELSE 0 END
+          AND p.protrftypes IS NULL AND p.prosupport = 0)"
+    };
+}
+pub(crate) use modelled_routine;
+
+/// Functions and procedures in scope, except extension members and what PostgreSQL creates itself.
+const ROUTINES: &str = concat!(
+    r"
+SELECT n.nspname::text, p.proname::text, p.prokind::text,
+       pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid),
+       pg_get_function_result(p.oid), l.lanname::text, p.prosrc,
+       p.provolatile::text, p.proisstrict, p.prosecdef, d.description
+FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+LEFT JOIN pg_description d
+       ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass AND d.objsubid = 0
+WHERE n.nspname = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM pg_depend x
+                  WHERE x.classid = 'pg_proc'::regclass AND x.objid = p.oid AND x.deptype IN ('e', 'i'))
+  AND ",
+    modelled_routine!()
+);
+
+/// The model's triggers: user triggers on tables in scope that fire as usual (`tgenabled = 'O'`;
+/// disabled and replica-only triggers are listed as unmodelled).
+macro_rules! modelled_trigger {
+    () => {
+        "(NOT t.tgisinternal AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND t.tgenabled = 'O')"
+    };
+}
+pub(crate) use modelled_trigger;
+
+/// Triggers in scope with their statements.
+const TRIGGERS: &str = concat!(
+    r"
+SELECT n.nspname::text, c.relname::text, t.tgname::text, pg_get_triggerdef(t.oid)
+FROM pg_trigger t
+JOIN pg_class c ON c.oid = t.tgrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = ANY($1) AND ",
+    modelled_trigger!()
+);
+
+/// Reads routines and triggers into `schema` (whose tables are already read).
+pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
+    client
+        .batch_execute("SELECT set_config('search_path', '', true)")
+        .await
+        .map_err(Error::postgres)?;
+    let result = read_qualified(client, params, schema).await;
+    let restored = client
+        .batch_execute("SELECT set_config('search_path', 'public', true)")
+        .await
+        .map_err(Error::postgres);
+    result?;
+    restored
+}
+
+async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in query(client, ROUTINES, params).await? {
+        let kind = if get::<String>(&row, 2)? == "p" {
+            RoutineKind::Procedure
+        } else {
+            RoutineKind::Function
+        };
+        let volatility = match get::<String>(&row, 8)?.as_str() {
+            "i" => Volatility::Immutable,
+            "s" => Volatility::Stable,
+            _ => Volatility::Volatile,
+        };
+        let routine = Routine {
+            name: QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?),
+            kind,
+            arguments: get(&row, 3)?,
+            identity_arguments: get(&row, 4)?,
+            returns: get(&row, 5)?,
+            language: get(&row, 6)?,
+            body: get(&row, 7)?,
+            // A procedure's catalog row says volatile and not strict; neither applies to it.
+            volatility: if kind == RoutineKind::Procedure {
+                Volatility::Volatile
+            } else {
+                volatility
+            },
+            strict: kind == RoutineKind::Function && get::<bool>(&row, 9)?,
+            security_definer: get(&row, 10)?,
+            comment: get(&row, 11)?,
+        };
+        schema.routines.insert(routine.key(), routine);
+    }
+    for row in query(client, TRIGGERS, params).await? {
+        let table = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
+        // An extension's table is not in the model, and neither are its triggers.
+        if !schema.tables.contains_key(&table) {
+            continue;
+        }
+        let trigger = Trigger {
+            table,
+            name: get(&row, 2)?,
+            definition: get(&row, 3)?,
+        };
+        schema.triggers.insert(trigger.key(), trigger);
+    }
+    Ok(())
+}
