@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
+use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::model::{DefaultValue, Domain, Literal};
@@ -13,21 +13,17 @@ use crate::normalize::{default_value, domain_base, domain_check};
 
 use super::super::{Location, ReadError};
 use super::Reader;
-use super::view::slice;
+use super::tokens::{keyword, object_name, slice};
 
 /// Whether the statement starts `CREATE DOMAIN`.
 pub(super) fn is_create_domain(tokens: &[TokenWithSpan]) -> bool {
     matches!(
-        (word(tokens.first()).as_deref(), word(tokens.get(1)).as_deref()),
+        (
+            keyword(tokens.first()).as_deref(),
+            keyword(tokens.get(1)).as_deref()
+        ),
         (Some("CREATE"), Some("DOMAIN"))
     )
-}
-
-fn word(t: Option<&TokenWithSpan>) -> Option<String> {
-    match t.map(|t| &t.token) {
-        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => None,
-    }
 }
 
 /// Words that start a clause after the base type.
@@ -42,26 +38,9 @@ impl Reader {
         at: Location,
     ) -> Result<(), ReadError> {
         let mut i = 2;
-        let mut parts = Vec::new();
-        while let Some(TokenWithSpan {
-            token: Token::Word(w),
-            span,
-        }) = tokens.get(i)
-        {
-            parts.push(ObjectNamePart::Identifier(Ident {
-                value: w.value.clone(),
-                quote_style: w.quote_style,
-                span: *span,
-            }));
-            i += 1;
-            if tokens.get(i).map(|t| &t.token) != Some(&Token::Period) {
-                break;
-            }
-            i += 1;
-        }
-        let name = self.qualified(&ObjectName(parts), &at)?;
+        let name = self.qualified(&object_name(tokens, &mut i), &at)?;
         self.check_namespace(&name, &at)?;
-        if word(tokens.get(i)).as_deref() == Some("AS") {
+        if keyword(tokens.get(i)).as_deref() == Some("AS") {
             i += 1;
         }
         // Every clause runs to the next clause word outside parentheses.
@@ -74,10 +53,10 @@ impl Reader {
                 Token::RParen => depth = depth.saturating_sub(1),
                 _ => {}
             }
-            let at_clause = depth == 0 && word(Some(t)).is_some_and(|w| CLAUSES.contains(&w.as_str()));
+            let at_clause = depth == 0 && keyword(Some(t)).is_some_and(|w| CLAUSES.contains(&w.as_str()));
             // `NOT NULL` and `CONSTRAINT n CHECK` are one clause each.
-            let continues = matches!(word(tokens.get(j.wrapping_sub(1))).as_deref(), Some("NOT"))
-                || (j >= 2 && word(tokens.get(j - 2)).as_deref() == Some("CONSTRAINT"));
+            let continues = matches!(keyword(tokens.get(j.wrapping_sub(1))).as_deref(), Some("NOT"))
+                || (j >= 2 && keyword(tokens.get(j - 2)).as_deref() == Some("CONSTRAINT"));
             if at_clause && j > start && !continues {
                 clauses.push((start, j));
                 start = j;
@@ -102,7 +81,7 @@ impl Reader {
             let rest = |n: usize| slice(text, clause.get(n..).unwrap_or(&[]));
             let mut constraint = None;
             let mut body = clause;
-            if word(clause.first()).as_deref() == Some("CONSTRAINT") {
+            if keyword(clause.first()).as_deref() == Some("CONSTRAINT") {
                 constraint = match clause.get(1).map(|t| &t.token) {
                     Some(Token::Word(w)) => Some(self.ident(&Ident {
                         value: w.value.clone(),
@@ -118,7 +97,7 @@ impl Reader {
                 body = clause.get(2..).unwrap_or(&[]);
             }
             let offset = clause.len() - body.len();
-            match word(body.first()).as_deref() {
+            match keyword(body.first()).as_deref() {
                 Some("COLLATE") => {
                     let written = rest(offset + 1);
                     let plain = written

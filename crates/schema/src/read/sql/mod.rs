@@ -41,6 +41,7 @@ mod serial;
 mod split;
 mod table;
 mod text;
+mod tokens;
 mod view;
 
 use dump::Rule;

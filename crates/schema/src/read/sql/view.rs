@@ -7,13 +7,14 @@
 //! OPTION`, and a materialized view's access method or tablespace. `WITH [NO] DATA` says whether a
 //! materialized view is filled now, which is data, not schema.
 
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
-use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan};
+use sqlparser::ast::ObjectName;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::model::View;
 
 use super::super::{Location, ReadError};
 use super::Reader;
+use super::tokens::{keyword, object_name, slice};
 
 /// Whether the statement's tokens start a PostgreSQL view: `CREATE [OR REPLACE] [MATERIALIZED] VIEW`
 /// (and the temporary and recursive forms, which [`Reader::create_view`] refuses).
@@ -37,13 +38,6 @@ pub(super) fn is_create_view(tokens: &[TokenWithSpan]) -> bool {
                 )
             })
             .is_some_and(|w| w == "VIEW")
-}
-
-fn keyword(t: Option<&TokenWithSpan>) -> Option<String> {
-    match t.map(|t| &t.token) {
-        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => None,
-    }
 }
 
 impl Reader {
@@ -82,24 +76,7 @@ impl Reader {
         if keyword(tokens.get(i)).as_deref() == Some("IF") {
             return Err(self.unsupported(&at, "CREATE VIEW IF NOT EXISTS"));
         }
-        let mut parts = Vec::new();
-        while let Some(TokenWithSpan {
-            token: Token::Word(w),
-            span,
-        }) = tokens.get(i)
-        {
-            parts.push(ObjectNamePart::Identifier(Ident {
-                value: w.value.clone(),
-                quote_style: w.quote_style,
-                span: *span,
-            }));
-            i += 1;
-            if tokens.get(i).map(|t| &t.token) != Some(&Token::Period) {
-                break;
-            }
-            i += 1;
-        }
-        let name = self.qualified(&ObjectName(parts), &at)?;
+        let name = self.qualified(&object_name(tokens, &mut i), &at)?;
         self.check_namespace(&name, &at)?;
         let clause = |t: Option<&TokenWithSpan>| match t.map(|t| &t.token) {
             Some(Token::LParen) => Some("a column list".to_owned()),
@@ -116,7 +93,6 @@ impl Reader {
             Some(other) => return Err(self.unsupported(&at, format!("{other} in CREATE VIEW {name}"))),
             None => return Err(self.unsupported(&at, format!("CREATE VIEW {name} without AS"))),
         }
-        let query_start = tokens.get(i + 1).map(|t| t.span.start);
         let mut end = tokens.len();
         // A trailing `WITH [NO] DATA` or `WITH [CASCADED | LOCAL] CHECK OPTION`.
         let upper: Vec<Option<String>> = tokens.iter().map(|t| keyword(Some(t))).collect();
@@ -133,12 +109,11 @@ impl Reader {
         } else if tail(2) == ["CHECK", "OPTION"] {
             return Err(self.unsupported(&at, format!("WITH CHECK OPTION on view {name} (not modelled)")));
         }
-        let (Some(start), Some(last)) = (query_start, end.checked_sub(1).and_then(|e| tokens.get(e))) else {
+        let query = tokens.get(i + 1..end).unwrap_or(&[]);
+        if query.is_empty() {
             return Err(self.unsupported(&at, format!("CREATE VIEW {name} without a query")));
-        };
-        let from = byte_offset(text, start);
-        let to = byte_offset(text, last.span.end);
-        let definition = View::canonical_definition(text.get(from..to).unwrap_or(""));
+        }
+        let definition = View::canonical_definition(&slice(text, query));
         if self.schema.tables.contains_key(&name) {
             return Err(ReadError::Duplicate {
                 at,
@@ -180,46 +155,5 @@ impl Reader {
                 what: format!("{}view {q}", if materialized { "materialized " } else { "" }),
             }),
         }
-    }
-}
-
-/// The source text that `tokens` (a run of the statement's tokens) spans, trimmed; empty for none.
-pub(super) fn slice(text: &str, tokens: &[TokenWithSpan]) -> String {
-    match (tokens.first(), tokens.last()) {
-        (Some(first), Some(last)) => {
-            let from = byte_offset(text, first.span.start);
-            let to = byte_offset(text, last.span.end);
-            text.get(from..to).unwrap_or("").trim().to_owned()
-        }
-        _ => String::new(),
-    }
-}
-
-/// The byte offset of a tokenizer location (1-based line and character column) in `text`.
-fn byte_offset(text: &str, loc: SqlLocation) -> usize {
-    let mut offset = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == usize::try_from(loc.line).unwrap_or(0) {
-            let column = usize::try_from(loc.column).unwrap_or(1).saturating_sub(1);
-            return offset + l.char_indices().nth(column).map_or(l.len(), |(b, _)| b);
-        }
-        offset += l.len();
-    }
-    text.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn offsets_count_characters_within_lines() {
-        let text = "ab\nçd ef";
-        assert_eq!(byte_offset(text, SqlLocation { line: 2, column: 4 }), 7);
-        assert_eq!(
-            &text[byte_offset(text, SqlLocation { line: 2, column: 4 })..],
-            "ef"
-        );
-        assert_eq!(byte_offset(text, SqlLocation { line: 9, column: 1 }), text.len());
     }
 }
