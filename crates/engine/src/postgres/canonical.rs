@@ -6,7 +6,7 @@
 //! under `pg_temp` in a transaction that is always rolled back, and its arguments and result are
 //! read back as `pg_get_function_*` print them, names qualified as pg_dump prints them.
 
-use ptah_schema::{QualifiedName, Routine, RoutineKind, Schema};
+use ptah_schema::{QualifiedName, Routine, Schema};
 use tokio_postgres::Client;
 
 use crate::Error;
@@ -80,20 +80,11 @@ async fn read_back(client: &Client, r: &Routine) -> Result<Option<Routine>, Erro
         .batch_execute("SAVEPOINT ptah_canonical")
         .await
         .map_err(Error::postgres)?;
-    let kind = match r.kind {
-        RoutineKind::Function => "FUNCTION",
-        RoutineKind::Procedure => "PROCEDURE",
+    let probe = Routine {
+        name: QualifiedName::new("pg_temp", TEMP_NAME),
+        ..r.clone()
     };
-    let returns = r
-        .returns
-        .as_deref()
-        .map(|t| format!(" RETURNS {t}"))
-        .unwrap_or_default();
-    let tag = dollar_tag(&r.body);
-    let create = format!(
-        "CREATE {kind} pg_temp.{TEMP_NAME}({}){returns} LANGUAGE {} AS {tag}{}{tag}",
-        r.arguments, r.language, r.body
-    );
+    let create = ptah_schema::render::create_routine_statement(&probe);
     // One statement through the extended protocol: a declaration's text cannot smuggle in a
     // second statement (a `COMMIT`, say) that would outlive the rollback.
     if let Err(err) = client.execute(create.as_str(), &[]).await {
@@ -124,12 +115,4 @@ async fn read_back(client: &Client, r: &Routine) -> Result<Option<Routine>, Erro
         .await
         .map_err(Error::postgres)?;
     Ok(Some(canonical))
-}
-
-/// A dollar quote that `body` does not contain.
-fn dollar_tag(body: &str) -> String {
-    (0u32..)
-        .map(|n| format!("$ptah{n}$"))
-        .find(|t| !body.contains(t.as_str()))
-        .unwrap_or_else(|| "$$".to_owned())
 }

@@ -263,6 +263,17 @@ fn routine_comment(sql: Sql, r: &Routine) -> PlannedStatement {
     stmt(s, Severity::Safe, "sets a routine comment")
 }
 
+/// The PostgreSQL `CREATE FUNCTION|PROCEDURE` statement for `r`, as a plan writes it.
+pub fn create_routine_statement(r: &Routine) -> String {
+    create_routine(
+        Sql {
+            dialect: Dialect::Postgres,
+        },
+        r,
+        false,
+    )
+}
+
 /// `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, the body in a dollar quote its text does not contain.
 pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
     let mut s = String::from("CREATE ");
