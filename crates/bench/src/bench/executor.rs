@@ -19,7 +19,7 @@ use ptah_schema::{Plan, PlanOptions, Schema};
 use ptah_testservices::{TestServices, unique_name};
 use serde_json::{Value, json};
 
-use super::{floor, generate};
+use super::{floor, generate, programs};
 use ptah_testenv::step::workspace_root;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -436,6 +436,17 @@ async fn measure_in(
     // One untimed warm-up of each, and the correctness checks.
     m.floor_rows = timed_floor(&db.url, &namespaces, &db.name).await?.1;
     let (_, live) = timed_inspect(&db.url, &scope).await?;
+    let dumped = programs::as_dumped(desired, &live);
+    let desired = &dumped;
+    if live.views.len() != desired.views.len() || live.triggers.len() != desired.triggers.len() {
+        bail!(
+            "inspect read {} views and {} triggers, the schema has {} and {}",
+            live.views.len(),
+            live.triggers.len(),
+            desired.views.len(),
+            desired.triggers.len()
+        );
+    }
     if live.tables.len() != desired.tables.len() {
         bail!(
             "inspect read {} tables, the schema has {}",

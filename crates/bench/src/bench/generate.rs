@@ -248,6 +248,7 @@ pub fn schema(dialect: Dialect, n: usize, seed: u64) -> Schema {
             fk.on_update = normalize::mysql_action(fk.on_update);
         }
     }
+    super::programs::add(&mut b.schema, dialect);
     b.schema
 }
 

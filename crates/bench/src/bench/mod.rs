@@ -7,6 +7,7 @@
 mod executor;
 mod floor;
 mod generate;
+mod programs;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
