@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{DefaultValue, QualifiedName};
+use super::keyed::Keyed;
+use super::name::QualifiedName;
+use super::value::DefaultValue;
 
 /// A `CREATE DOMAIN`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,4 +34,10 @@ pub struct Domain {
     /// The domain's comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+}
+
+impl Keyed for Domain {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
 }

@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::QualifiedName;
+use super::keyed::Keyed;
+use super::name::QualifiedName;
 
 /// A view, or a PostgreSQL materialized view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,6 +126,24 @@ impl Trigger {
             self.table.schema.clone(),
             format!("{}.{}", self.table.name, self.name),
         )
+    }
+}
+
+impl Keyed for View {
+    fn key(&self) -> QualifiedName {
+        self.name.clone()
+    }
+}
+
+impl Keyed for Routine {
+    fn key(&self) -> QualifiedName {
+        Routine::key(self)
+    }
+}
+
+impl Keyed for Trigger {
+    fn key(&self) -> QualifiedName {
+        Trigger::key(self)
     }
 }
 
