@@ -95,10 +95,7 @@ async fn read_back(client: &Client, r: &Routine) -> Result<Option<Routine>, Erro
             .map_err(Error::postgres)?;
         return Ok(None);
     }
-    client
-        .batch_execute("SELECT set_config('search_path', '', true)")
-        .await
-        .map_err(Error::postgres)?;
+    super::search_path(client, "").await?;
     let row = client
         .query_one(READ_BACK, &[&TEMP_NAME])
         .await

@@ -78,8 +78,12 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
-    views::read(client, &params, &mut schema).await?;
-    program::read(client, &params, &mut schema).await?;
+    // Views, routines and triggers are deparsed with every name qualified, as pg_dump prints
+    // them; everything else above reads with `public` on the path.
+    search_path(client, "").await?;
+    let qualified = read_qualified(client, &params, &mut schema).await;
+    search_path(client, "public").await?;
+    qualified?;
     Ok(schema)
 }
 
@@ -279,6 +283,20 @@ async fn read_indexes(
         table.indexes.insert(name, index);
     }
     Ok(())
+}
+
+async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
+    views::read(client, params, schema).await?;
+    program::read(client, params, schema).await
+}
+
+/// Sets the transaction's `search_path` (empty: the catalog's deparsers qualify every name).
+pub(super) async fn search_path(client: &Client, path: &str) -> Result<(), Error> {
+    client
+        .execute("SELECT set_config('search_path', $1, true)", &[&path])
+        .await
+        .map(|_| ())
+        .map_err(Error::postgres)
 }
 
 async fn query(

@@ -64,22 +64,9 @@ WHERE n.nspname = ANY($1) AND ",
     modelled_trigger!()
 );
 
-/// Reads routines and triggers into `schema` (whose tables are already read).
+/// Reads routines and triggers into `schema` (whose tables are already read); the caller has
+/// emptied `search_path`.
 pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    client
-        .batch_execute("SELECT set_config('search_path', '', true)")
-        .await
-        .map_err(Error::postgres)?;
-    let result = read_qualified(client, params, schema).await;
-    let restored = client
-        .batch_execute("SELECT set_config('search_path', 'public', true)")
-        .await
-        .map_err(Error::postgres);
-    result?;
-    restored
-}
-
-async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
     for row in query(client, ROUTINES, params).await? {
         let kind = if get::<String>(&row, 2)? == "p" {
             RoutineKind::Procedure

@@ -6,16 +6,12 @@ use std::collections::BTreeMap;
 use ptah_schema::{QualifiedName, Schema, View};
 use tokio_postgres::Client;
 
-use super::{Params, get, queries, query};
+use super::{Params, get, queries, query, search_path};
 use crate::Error;
 
-/// Reads the views in scope into `schema`. The caller's transaction keeps `search_path = public`
-/// for everything else; the views are deparsed with an empty one and it is put back.
+/// Reads the views in scope into `schema`; the caller has emptied `search_path`.
 pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    qualify_all(client, true).await?;
-    let rows = query(client, queries::VIEWS, params).await;
-    qualify_all(client, false).await?;
-    for row in rows? {
+    for row in query(client, queries::VIEWS, params).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         if let Some(options) = get::<Option<String>>(&row, 5)? {
             return Err(Error::Unsupported {
@@ -32,17 +28,6 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
         schema.views.insert(name, view);
     }
     Ok(())
-}
-
-/// Sets the transaction's `search_path` to empty (every name printed qualified) or back to
-/// `public`.
-async fn qualify_all(client: &Client, on: bool) -> Result<(), Error> {
-    let path = if on { "" } else { "public" };
-    client
-        .execute("SELECT set_config('search_path', $1, true)", &[&path])
-        .await
-        .map(|_| ())
-        .map_err(Error::postgres)
 }
 
 /// The desired views whose text differs from the live view of that name but that the server
@@ -102,7 +87,7 @@ async fn probe_all(
                 .map_err(Error::postgres)?;
             continue;
         }
-        qualify_all(client, true).await?;
+        search_path(client, "").await?;
         let row = client
             .query_one(
                 "SELECT pg_get_viewdef(format('pg_temp.%I', $1::text)::regclass)",
