@@ -7,8 +7,8 @@ mod schema_support;
 use std::path::{Path, PathBuf};
 
 use ptah_engine::{Dialect, InspectScope, inspect, mysql_flavor};
-use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
-use schema_support::{Fresh, converge, listing};
+use ptah_schema::{Plan, PlanOptions, Schema, Severity};
+use schema_support::{Fresh, converge, listing, plan_against};
 use serde::Deserialize;
 
 /// `expect.json` of a case.
@@ -112,15 +112,15 @@ async fn case(dialect: Dialect, dir: &Path) -> Result<(), String> {
             let live = inspect(&mut session, &InspectScope::of(&after))
                 .await
                 .map_err(|e| e.to_string())?;
-            return match ptah_schema::plan(&after, &live, dialect, &opts) {
-                Err(PlanError::ProtectedTable { .. }) => Ok(()),
+            return match plan_against(&mut session, &after, &live, dialect, &opts).await {
+                Err(e) if e.starts_with("refusing to plan: protected table") => Ok(()),
                 other => Err(format!("expected a protected-table refusal, got {other:?}")),
             };
         }
         let live = inspect(&mut session, &InspectScope::of(&after))
             .await
             .map_err(|e| e.to_string())?;
-        let planned = ptah_schema::plan(&after, &live, dialect, &opts).map_err(|e| e.to_string())?;
+        let planned = plan_against(&mut session, &after, &live, dialect, &opts).await?;
         check(&planned, &expect)?;
         converge(&mut session, &after, dialect, &opts, "after").await?;
         session.close().await.map_err(|e| e.to_string())

@@ -99,9 +99,9 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
 
 /// `desired` as the differ should see it against `live`, with what the server would print for
 /// its hand-written PostgreSQL parts: a view whose query the server prints exactly as the live
-/// view's takes the live text, and routine signatures take the catalog's spelling (`a int` is
-/// `a integer`). Both are learned by creating the objects once in a transaction that is always
-/// rolled back. MySQL has no scratch space for such a check, and its definitions are compared as
+/// view's takes the live text, routine signatures take the catalog's spelling (`a int` is
+/// `a integer`), and so do generation expressions (`qty * price` is `(qty)::numeric * price`).
+/// All are learned by creating the objects once in a transaction that is always rolled back. MySQL has no scratch space for such a check, and its definitions are compared as
 /// written. Borrowed when nothing changes.
 pub async fn comparable<'a>(
     session: &mut Session,
@@ -120,6 +120,17 @@ pub async fn comparable<'a>(
     }
     if postgres::canonical::pending(desired, live) {
         postgres::canonical::routines(client, out.to_mut(), live).await?;
+    }
+    for (table, column, text) in postgres::generated::equivalent_to_live(client, desired, live).await? {
+        let generated = out
+            .to_mut()
+            .tables
+            .get_mut(&table)
+            .and_then(|t| t.columns.iter_mut().find(|c| c.name == column))
+            .and_then(|c| c.generated.as_mut());
+        if let Some(generated) = generated {
+            generated.expression = text;
+        }
     }
     Ok(out)
 }

@@ -425,6 +425,7 @@ fn build_table(
         comment: None,
         charset: None,
         collation: None,
+        generated: None,
     };
 
     // The key.

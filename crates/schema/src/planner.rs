@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::diff::{DiffCategory, ExcludeSet, Finding, SchemaDiff, diff};
+use crate::diff::{ColumnAspect, DiffCategory, ExcludeSet, Finding, SchemaDiff, diff};
 use crate::model::{Dialect, Literal, QualifiedName, Schema};
 use crate::plan::{PLAN_FORMAT_VERSION, Plan, Severity};
 use crate::render::{MysqlFlavor, findings, render};
@@ -35,6 +35,19 @@ pub enum PlanError {
         table: String,
         /// The kind of change that touches it.
         category: DiffCategory,
+    },
+    /// A generated column would change in a way the server cannot carry out in place.
+    #[error(
+        "refusing to plan: column {column} of {table}: {reason}; drop the column in one plan and \
+         declare it anew in the next"
+    )]
+    GeneratedColumn {
+        /// The table, as `schema.table` (or `table` on MySQL).
+        table: String,
+        /// The column.
+        column: String,
+        /// What the server cannot do.
+        reason: &'static str,
     },
     /// The desired schema declares two reference rows with the same key in one table.
     #[error("table {table} declares two reference rows with the same key")]
@@ -77,6 +90,7 @@ pub fn plan(
     check_row_keys(&desired)?;
     let diff = diff(&desired, &actual);
     check_protected(&diff, &options.protected_tables)?;
+    check_generated(&diff, dialect)?;
     let statements = render(&diff, dialect, options.mysql_flavor);
     Ok(Plan {
         format_version: PLAN_FORMAT_VERSION,
@@ -98,6 +112,35 @@ fn check_protected(diff: &SchemaDiff, protected: &[String]) -> Result<(), PlanEr
             return Err(PlanError::ProtectedTable {
                 table: table.to_string(),
                 category,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL (before 17) cannot make an existing column generated nor change its expression;
+/// MySQL and MariaDB cannot switch a generated column between STORED and VIRTUAL. A drop and an add
+/// would silently drop the column's indexes and constraints, so such a plan is refused instead.
+fn check_generated(diff: &SchemaDiff, dialect: Dialect) -> Result<(), PlanError> {
+    for change in &diff.columns_modified {
+        if !change.changes.contains(&ColumnAspect::Generation) {
+            continue;
+        }
+        let reason = match (dialect, &change.from.generated, &change.to.generated) {
+            (Dialect::Postgres, None, Some(_)) => Some("PostgreSQL cannot make an existing column generated"),
+            (Dialect::Postgres, Some(_), Some(_)) => {
+                Some("PostgreSQL cannot change a generation expression in place")
+            }
+            (Dialect::Mysql, Some(a), Some(b)) if a.stored != b.stored => {
+                Some("MySQL and MariaDB cannot switch a generated column between STORED and VIRTUAL")
+            }
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            return Err(PlanError::GeneratedColumn {
+                table: change.table.to_string(),
+                column: change.to.name.clone(),
+                reason,
             });
         }
     }

@@ -20,6 +20,7 @@ fn col(name: &str, data_type: DataType) -> Column {
         comment: None,
         charset: None,
         collation: None,
+        generated: None,
     }
 }
 

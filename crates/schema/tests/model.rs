@@ -19,6 +19,7 @@ fn sample() -> Schema {
             comment: None,
             charset: None,
             collation: None,
+            generated: None,
         });
         schema.tables.insert(table.name.clone(), table);
     }

@@ -30,6 +30,7 @@ fn col(name: &str, data_type: DataType, nullable: bool) -> Column {
         comment: None,
         charset: None,
         collation: None,
+        generated: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn col(name: &str, nullable: bool) -> Column {
         comment: None,
         charset: None,
         collation: None,
+        generated: None,
     }
 }
 
@@ -227,6 +228,7 @@ fn column() -> impl Strategy<Value = Column> {
                 comment,
                 charset: None,
                 collation: None,
+                generated: None,
             },
         )
 }

@@ -395,6 +395,7 @@ mod props {
                         comment,
                         charset: None,
                         collation: None,
+                        generated: None,
                     });
                 }
                 let first = t.columns[0].name.clone();

@@ -268,6 +268,7 @@ fn column(name: &str, data_type: DataType, nullable: bool) -> Column {
         comment: None,
         charset: None,
         collation: None,
+        generated: None,
     }
 }
 

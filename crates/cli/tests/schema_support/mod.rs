@@ -151,6 +151,21 @@ pub fn listing(plan: &Plan) -> String {
         .collect()
 }
 
+/// The plan from `live` to `desired` as `ptah schema plan` computes it: hand-written parts are
+/// first brought to the server's spelling ([`ptah_engine::comparable`]).
+pub async fn plan_against(
+    session: &mut Session,
+    desired: &Schema,
+    live: &Schema,
+    dialect: Dialect,
+    opts: &PlanOptions,
+) -> Result<Plan, String> {
+    let desired = ptah_engine::comparable(session, desired, live)
+        .await
+        .map_err(|e| format!("comparable: {e}"))?;
+    ptah_schema::plan(&desired, live, dialect, opts).map_err(|e| e.to_string())
+}
+
 /// Plans from the live database to `desired`, applies, and requires a fresh plan to be empty.
 pub async fn converge(
     session: &mut Session,
@@ -163,7 +178,9 @@ pub async fn converge(
     let live = inspect(session, &scope)
         .await
         .map_err(|e| format!("{stage}: inspect: {e}"))?;
-    let plan = ptah_schema::plan(desired, &live, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
+    let plan = plan_against(session, desired, &live, dialect, opts)
+        .await
+        .map_err(|e| format!("{stage}: {e}"))?;
     let apply_opts = ApplyOptions {
         scope: scope.clone(),
         ..ApplyOptions::default()
@@ -174,7 +191,9 @@ pub async fn converge(
     let again = inspect(session, &scope)
         .await
         .map_err(|e| format!("{stage}: re-inspect: {e}"))?;
-    let fresh = ptah_schema::plan(desired, &again, dialect, opts).map_err(|e| format!("{stage}: {e}"))?;
+    let fresh = plan_against(session, desired, &again, dialect, opts)
+        .await
+        .map_err(|e| format!("{stage}: {e}"))?;
     if !fresh.is_empty() {
         return Err(format!(
             "{stage}: perpetual drift, a fresh plan after apply is not empty:{}",

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mysql_async::{Conn, Row, prelude::Queryable};
 use ptah_schema::{
-    CheckConstraint, Column, DataType, DefaultValue, Dialect, ForeignKey, Index, IndexPart, IndexTarget,
-    PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, DefaultValue, Dialect, ForeignKey, Generated, Index, IndexPart,
+    IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
 };
 
 use ptah_schema::normalize::{mysql_action, mysql_charset_name};
@@ -113,7 +113,18 @@ async fn read_columns(
         } else {
             canon::data_type(DIALECT, &column_type)
         };
+        // EXTRA says `STORED GENERATED` or `VIRTUAL GENERATED` (MySQL 8 and MariaDB alike).
+        let generated = match text(&row, 11)? {
+            Some(expr) if extra.contains("generated") && !extra.contains("default_generated") => {
+                Some(Generated {
+                    expression: canon::expression(DIALECT, &expr),
+                    stored: extra.contains("stored"),
+                })
+            }
+            _ => None,
+        };
         let default = match text(&row, 5)? {
+            _ if generated.is_some() => None,
             None => None,
             Some(raw) if mariadb => canon::default(DIALECT, &data_type, &raw),
             Some(raw) => mysql_default(&raw, &extra, &data_type),
@@ -128,6 +139,7 @@ async fn read_columns(
             comment: text(&row, 7)?.filter(|c| !c.is_empty()),
             charset: None,
             collation: None,
+            generated,
         };
         // Reported only where it is not the table's, as a document states it.
         let table_collation = tables.get(&table).and_then(|t| t.collation.clone());

@@ -2,6 +2,7 @@
 
 pub(crate) mod canonical;
 mod domains;
+pub(crate) mod generated;
 pub(crate) mod program;
 mod queries;
 mod views;
@@ -11,8 +12,8 @@ pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 use std::collections::{BTreeMap, HashMap};
 
 use ptah_schema::{
-    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Identity, Index, IndexPart,
-    IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Generated, Identity, Index,
+    IndexPart, IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
 };
 use tokio_postgres::{Client, Row};
 
@@ -108,11 +109,18 @@ async fn read_columns(
             _ => None,
         };
         // A generated column's pg_attrdef holds its generation expression, not a default.
-        let generated = !get::<String>(&row, 6)?.is_empty();
+        let stored = get::<String>(&row, 6)? == "s";
         let data_type = column_type(&row)?;
-        let default = match get::<Option<String>>(&row, 7)? {
-            Some(text) if !generated => canon::default(DIALECT, &data_type, &text),
-            _ => None,
+        let (default, generated) = match get::<Option<String>>(&row, 7)? {
+            Some(text) if stored => (
+                None,
+                Some(Generated {
+                    expression: canon::expression(DIALECT, &text),
+                    stored,
+                }),
+            ),
+            Some(text) => (canon::default(DIALECT, &data_type, &text), None),
+            None => (None, None),
         };
         let collation = column_collation(&row, &name)?;
         let column = Column {
@@ -125,6 +133,7 @@ async fn read_columns(
             comment: get(&row, 8)?,
             charset: None,
             collation,
+            generated,
         };
         columns.entry(table).or_default().insert(get(&row, 1)?, column);
     }

@@ -209,6 +209,8 @@ pub enum ColumnAspect {
     Comment,
     /// MySQL: the character set or collation.
     Collation,
+    /// Whether and how the column is generated (`GENERATED ALWAYS AS (…)`).
+    Generation,
 }
 
 /// A column whose definition changes.

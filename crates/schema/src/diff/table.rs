@@ -128,6 +128,9 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
     if old.comment != new.comment {
         changes.push(ColumnAspect::Comment);
     }
+    if old.generated != new.generated {
+        changes.push(ColumnAspect::Generation);
+    }
     changes
 }
 

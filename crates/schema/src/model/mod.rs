@@ -19,7 +19,7 @@ pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
-pub use value::{DefaultValue, Literal};
+pub use value::{DefaultValue, Generated, Literal};
 
 /// The SQL family a schema is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -158,6 +158,10 @@ pub struct Column {
     /// MySQL: the column's collation where it is not the table's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collation: Option<String>,
+    /// A generated column's expression (`GENERATED ALWAYS AS (…) STORED|VIRTUAL`); such a column
+    /// has no default. Absent from the JSON when `None`, so older fingerprints stay valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Generated>,
 }
 
 impl DataType {

@@ -1,4 +1,4 @@
-//! Values: column defaults and the constants of defaults and reference rows.
+//! Values: column defaults, generation expressions and the constants of defaults and reference rows.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,4 +25,13 @@ pub enum Literal {
     Number(String),
     /// A string.
     String(String),
+}
+
+/// How a generated column computes its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generated {
+    /// The expression, normalized as CHECK expressions are.
+    pub expression: String,
+    /// `STORED` (written on every change) or, MySQL only, `VIRTUAL` (computed when read).
+    pub stored: bool,
 }

@@ -138,6 +138,13 @@ pub(super) fn modify_column(change: &ColumnChange) -> PlannedStatement {
         severity = Severity::Destructive;
         reason = "MODIFY COLUMN drops NOT NULL".to_owned();
     }
+    if change.changes.contains(&ColumnAspect::Generation)
+        && change.from.generated.is_none()
+        && severity < Severity::Destructive
+    {
+        severity = Severity::Destructive;
+        reason = "MODIFY COLUMN makes the column generated: its stored values are replaced".to_owned();
+    }
     stmt(sql, severity, &reason)
 }
 
@@ -150,6 +157,7 @@ fn aspect_name(a: ColumnAspect) -> &'static str {
         ColumnAspect::AutoIncrement => "auto_increment",
         ColumnAspect::Comment => "comment",
         ColumnAspect::Collation => "character set or collation",
+        ColumnAspect::Generation => "generation expression",
     }
 }
 

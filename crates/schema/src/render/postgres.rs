@@ -256,6 +256,22 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
     let has = |a: ColumnAspect| change.changes.contains(&a);
     let alter = alter_column(&change.table, &to.name);
     let mut out = Vec::new();
+    if has(ColumnAspect::Generation) {
+        match (&from.generated, &to.generated) {
+            (Some(_), None) => out.push(stmt(
+                format!("{alter} DROP EXPRESSION"),
+                Severity::Warning,
+                "stops computing a generated column: it keeps its values and becomes writable",
+            )),
+            // PostgreSQL 15 cannot make a column generated or change its expression in place; the
+            // planner refuses those plans, and drift reports them at the cost of a rebuild.
+            _ => {
+                out.push(drop_column(&change.table, from));
+                out.extend(add_column(&change.table, to));
+                return out;
+            }
+        }
+    }
     if has(ColumnAspect::Default) && (to.default.is_none() || has(ColumnAspect::Type)) {
         out.push(stmt(
             format!("{alter} DROP DEFAULT"),

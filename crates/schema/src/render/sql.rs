@@ -92,6 +92,9 @@ impl Sql {
                 if let Some(c) = &column.collation {
                     out.push_str(&format!(" COLLATE {}", self.ident(c)));
                 }
+                if let Some(g) = &column.generated {
+                    out.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", g.expression));
+                }
                 if let Some(identity) = column.identity {
                     out.push_str(&format!(" GENERATED {} AS IDENTITY", identity_kind(identity)));
                 }
@@ -109,7 +112,16 @@ impl Sql {
                 if let Some(c) = &column.collation {
                     out.push_str(&format!(" COLLATE {}", self.ident(c)));
                 }
-                out.push_str(if column.nullable { " NULL" } else { " NOT NULL" });
+                if let Some(g) = &column.generated {
+                    let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+                    out.push_str(&format!(" GENERATED ALWAYS AS ({}) {kind}", g.expression));
+                    // MariaDB takes no NULL clause on a generated column; MySQL takes NOT NULL.
+                    if !column.nullable {
+                        out.push_str(" NOT NULL");
+                    }
+                } else {
+                    out.push_str(if column.nullable { " NULL" } else { " NOT NULL" });
+                }
                 if let Some(d) = &column.default {
                     out.push_str(&format!(" DEFAULT {}", self.default(d)));
                 }

@@ -163,6 +163,14 @@ fn write_column(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tab
         };
         let _ = writeln!(out, "    identity {{\n      generated = {generated}\n    }}");
     }
+    if let Some(g) = &column.generated {
+        let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+        let _ = writeln!(
+            out,
+            "    as {{\n      expr = {}\n      type = {kind}\n    }}",
+            quote(&g.expression)
+        );
+    }
     out.push_str("  }\n");
 }
 

@@ -812,8 +812,11 @@ CREATE TABLE `time_entries` (
   `billable` tinyint(1) NOT NULL DEFAULT 0,
   `note` varchar(255) DEFAULT NULL,
   `logged_on` date NOT NULL,
+  `hours` decimal(6,2) GENERATED ALWAYS AS (`minutes` / 60) STORED,
+  `billable_minutes` smallint(5) unsigned GENERATED ALWAYS AS (if(`billable`,`minutes`,0)) VIRTUAL COMMENT 'minutes that are invoiced',
   PRIMARY KEY (`id`),
   KEY `time_entries_agent_day` (`agent_id`,`logged_on`),
+  KEY `time_entries_hours` (`hours`),
   KEY `time_entries_ticket` (`ticket_id`),
   CONSTRAINT `time_entries_agent_fk` FOREIGN KEY (`agent_id`) REFERENCES `users` (`id`),
   CONSTRAINT `time_entries_ticket_fk` FOREIGN KEY (`ticket_id`) REFERENCES `tickets` (`id`) ON DELETE CASCADE
@@ -970,4 +973,4 @@ CREATE TABLE `webhooks` (
 /*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;
 /*!40111 SET SQL_NOTES=@OLD_SQL_NOTES */;
 
--- Dump completed on 2026-12-03  6:26:33
+-- Dump completed on 2026-12-03  9:15:34

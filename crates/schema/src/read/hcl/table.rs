@@ -5,7 +5,7 @@ use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
 use crate::model::{
-    CheckConstraint, Column, DataType, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName,
+    CheckConstraint, Column, DataType, Dialect, ForeignKey, Generated, Identity, PrimaryKey, QualifiedName,
     ReferentialAction, Table, UniqueConstraint,
 };
 use crate::normalize::{expression, mysql_charset_name, postgres_collation};
@@ -194,7 +194,12 @@ impl Reader<'_> {
         let collation = self.column_collation(&mut attrs, &owner, &data_type)?;
         self.done(attrs)?;
         let mut identity = None;
+        let mut generated = None;
         for b in blocks {
+            if b.ident.as_str() == "as" && generated.is_none() && b.labels.is_empty() {
+                generated = Some(self.generated(b, &name)?);
+                continue;
+            }
             if b.ident.as_str() != "identity" || identity.is_some() || !b.labels.is_empty() {
                 return Err(
                     self.unsupported(b.span(), format!("block `{}` in column {name}", b.ident.as_str()))
@@ -226,7 +231,39 @@ impl Reader<'_> {
             comment,
             charset,
             collation,
+            generated,
         })
+    }
+
+    /// `as { expr = "…", type = STORED|VIRTUAL }`: a generated column, as Atlas writes it.
+    fn generated(&self, block: &Block, column: &str) -> Result<Generated, ReadError> {
+        let (mut attrs, inner) = self.split("as", &block.body)?;
+        self.no_blocks(&inner, "as")?;
+        let Some(expr) = attrs.take("expr") else {
+            return Err(self.invalid(block.span(), format!("generated column {column} needs `expr`")));
+        };
+        let expression = expression(self.dialect, &self.string(&expr.value)?);
+        let stored = match attrs.take("type") {
+            None => self.dialect == Dialect::Postgres,
+            Some(a) => match self.keyword(&a.value)?.as_str() {
+                "STORED" => true,
+                "VIRTUAL" if self.dialect == Dialect::Mysql => false,
+                other => {
+                    return Err(self.invalid(
+                        a.value.span(),
+                        format!(
+                            "generated column {column}: type {other} (use STORED{})",
+                            match self.dialect {
+                                Dialect::Mysql => " or VIRTUAL",
+                                Dialect::Postgres => "",
+                            }
+                        ),
+                    ));
+                }
+            },
+        };
+        self.done(attrs)?;
+        Ok(Generated { expression, stored })
     }
 
     /// A column reference of this table (`column.x`).

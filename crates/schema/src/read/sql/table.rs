@@ -4,14 +4,14 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::IndexColumn;
 use sqlparser::ast::{
-    ColumnDef, ColumnOption, CommentDef, CreateTable, Expr, GeneratedAs, ReferentialAction as SqlAction,
-    TableConstraint, visit_expressions,
+    ColumnDef, ColumnOption, CommentDef, CreateTable, Expr, GeneratedAs, GeneratedExpressionMode,
+    ReferentialAction as SqlAction, TableConstraint, visit_expressions,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, Word};
 
 use crate::model::{
-    CheckConstraint, Column, DataType, Dialect, ForeignKey, Identity, PrimaryKey, QualifiedName,
+    CheckConstraint, Column, DataType, Dialect, ForeignKey, Generated, Identity, PrimaryKey, QualifiedName,
     ReferentialAction, Table, UniqueConstraint,
 };
 use crate::names::serial_default;
@@ -133,6 +133,7 @@ impl Reader {
             comment: None,
             charset: None,
             collation: None,
+            generated: None,
         };
         if serial {
             let seq = self.namer.serial_sequence(table, &name);
@@ -191,6 +192,18 @@ impl Reader {
                         Identity::ByDefault
                     });
                     column.nullable = false;
+                }
+                ColumnOption::Generated {
+                    generation_expr: Some(expr),
+                    generation_expr_mode,
+                    ..
+                } => {
+                    column.generated = Some(Generated {
+                        expression: expression(self.dialect, &expr.to_string()),
+                        // MySQL's default is VIRTUAL; PostgreSQL (before 18) has only STORED.
+                        stored: self.dialect == Dialect::Postgres
+                            || generation_expr_mode == Some(GeneratedExpressionMode::Stored),
+                    });
                 }
                 ColumnOption::PrimaryKey(mut pk) => {
                     column.nullable = false;
