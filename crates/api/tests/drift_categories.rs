@@ -33,7 +33,7 @@ fn all_is_exactly_the_crd_enum_in_wire_order() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "ALL is in wire-name order");
-    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 51);
+    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 54);
     assert!(
         all.len() <= MAX_DRIFT_FINDINGS,
         "a full list of categories is never truncated"
@@ -79,6 +79,9 @@ fn the_executor_row_categories_are_the_reference_data_rows() {
         ("domains_added", DriftCategory::DomainsAdded),
         ("domains_modified", DriftCategory::DomainsModified),
         ("domains_removed", DriftCategory::DomainsRemoved),
+        ("sequences_added", DriftCategory::SequencesAdded),
+        ("sequences_modified", DriftCategory::SequencesModified),
+        ("sequences_removed", DriftCategory::SequencesRemoved),
         ("views_added", DriftCategory::ViewsAdded),
         ("views_modified", DriftCategory::ViewsModified),
         ("views_removed", DriftCategory::ViewsRemoved),

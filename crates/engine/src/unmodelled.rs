@@ -1,6 +1,6 @@
 //! The objects a live database holds that the schema model does not: aggregates, routines and
-//! triggers with attributes it has no field for, partitions, policies, grants, sequences, range and
-//! composite types… Inspection leaves them out, and the planner never touches them;
+//! triggers with attributes it has no field for, partitions, policies, grants, range and
+//! composite types (PostgreSQL), sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::postgres::program::{modelled_routine, modelled_trigger};
@@ -17,23 +17,20 @@ pub struct Unmodelled {
 
 /// PostgreSQL, in the given schemas; extension members and what PostgreSQL creates itself
 /// (internal dependencies such as a range type's constructors, a view's rewrite rule, constraint
-/// triggers, serial and identity sequences) are left out, and so are the functions, procedures
-/// and triggers inspection reads.
+/// triggers) are left out, and so are the sequences, functions, procedures and triggers inspection
+/// reads.
 const POSTGRES: &str = concat!(
     r"
 WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname = ANY($1)),
 ext AS (SELECT objid, classid FROM pg_depend WHERE deptype = 'e'),
 internal AS (SELECT objid FROM pg_depend WHERE classid = 'pg_proc'::regclass AND deptype = 'i')
 SELECT kind, name FROM (
-  SELECT CASE c.relkind WHEN 'f' THEN 'foreign table' WHEN 'S' THEN 'sequence'
-                        WHEN 'c' THEN 'composite type' END AS kind,
+  SELECT CASE c.relkind WHEN 'f' THEN 'foreign table' WHEN 'c' THEN 'composite type' END AS kind,
          ns.nspname || '.' || c.relname AS name
   FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
-  WHERE c.relkind IN ('f', 'S', 'c')
+  WHERE c.relkind IN ('f', 'c')
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
     AND NOT (c.relkind = 'c' AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typrelid = c.oid AND t.typtype <> 'c'))
-    AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d
-             WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i')))
   UNION ALL
   SELECT 'partitioning (PARTITION BY and partitions)', ns.nspname || '.' || c.relname
   FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind = 'p'

@@ -58,10 +58,9 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
             "rewrite rule: app.events_2024.no_delete",
             "row-level security: app.orders",
             "row-level security policy: app.orders.mine",
-            "sequence: app.invoice_no",
             "trigger (disabled or replica-only): app.orders.orders_off",
         ],
-        "citext's functions and types, the serial and identity sequences, the views and domain \
+        "citext's functions and types, the sequences, the views and domain \
          (modelled), the views' own rules and the modelled function, procedure and trigger are not listed"
     );
     let other_schema = unmodelled(&mut session, &["public".to_owned()])

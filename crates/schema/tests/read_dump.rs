@@ -112,11 +112,10 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
             "ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO reader",
             "DEFAULT PRIVILEGES",
         ),
-        (PG, "CREATE SEQUENCE public.s START WITH 1", "owned by no column"),
         (
             PG,
-            "CREATE SEQUENCE public.s START WITH 100 INCREMENT BY 5",
-            "options other than the defaults",
+            "CREATE SEQUENCE public.s AS numeric START WITH 1",
+            "sequence type",
         ),
         (
             MY,
@@ -160,13 +159,44 @@ fn a_serial_column_spelled_out_by_pg_dump_reads_as_a_serial_column() {
 }
 
 #[test]
-fn a_sequence_the_column_does_not_draw_from_is_refused() {
-    let (what, line, _) = refusal(
+fn a_sequence_is_folded_into_a_serial_column_only_when_it_is_exactly_its_implicit_one() {
+    let serial = "CREATE TABLE public.t (\n    id integer NOT NULL\n);\n\
+        CREATE SEQUENCE public.t_id_seq\n    AS integer\n    START WITH 1\n    INCREMENT BY 1\n    NO MINVALUE\n    NO MAXVALUE\n    CACHE 1;\n\
+        ALTER SEQUENCE public.t_id_seq OWNED BY public.t.id;\n\
+        ALTER TABLE ONLY public.t ALTER COLUMN id SET DEFAULT nextval('public.t_id_seq'::regclass);\n";
+    assert!(read(PG, serial).schema.sequences.is_empty());
+    let t_id_seq = QualifiedName::new("public", "t_id_seq");
+    // Its own start, a comment, or a column that does not draw from it: a sequence of its own.
+    for text in [
+        serial.replace("START WITH 1\n", "START WITH 1000\n"),
+        format!("{serial}COMMENT ON SEQUENCE public.t_id_seq IS 'ids';\n"),
+        serial.replace(
+            "ALTER TABLE ONLY public.t ALTER COLUMN id SET DEFAULT nextval('public.t_id_seq'::regclass);\n",
+            "",
+        ),
+    ] {
+        let doc = read(PG, &text);
+        let s = &doc.schema.sequences[&t_id_seq];
+        assert_eq!(
+            s.owned_by.as_ref().map(|o| o.column.as_str()),
+            Some("id"),
+            "{text}"
+        );
+    }
+    let standalone = read(PG, "CREATE SEQUENCE public.s START WITH 100 INCREMENT BY 5;\n");
+    let s = &standalone.schema.sequences[&QualifiedName::new("public", "s")];
+    assert_eq!((s.start, s.increment, s.owned_by.clone()), (100, 5, None));
+    match parse_document(
         PG,
-        "CREATE TABLE public.t (id integer NOT NULL);\nCREATE SEQUENCE public.s;\nALTER SEQUENCE public.s OWNED BY public.t.id;\n",
-    );
-    assert!(what.contains("does not draw its default from it"), "{what}");
-    assert_eq!(line, 2);
+        "dump.sql",
+        "CREATE TABLE public.t (id integer NOT NULL);\nCREATE SEQUENCE public.s;\nALTER SEQUENCE public.s OWNED BY public.t.nope;\n",
+    ) {
+        Err(ReadError::BadReference { at, what }) => {
+            assert!(what.contains("nope"), "{what}");
+            assert_eq!(at.line, 2);
+        }
+        other => panic!("expected a bad reference, got {other:?}"),
+    }
 }
 
 #[test]

@@ -248,7 +248,7 @@ fn at(e: &ReadError) -> (usize, usize) {
 
 #[test]
 fn refusals_carry_line_and_column() {
-    let e = err("schema \"a\" {}\nsequence \"s\" {}\n");
+    let e = err("schema \"a\" {}\nrule \"s\" {}\n");
     assert!(matches!(e, ReadError::Unsupported { .. }), "{e}");
     assert_eq!(at(&e), (2, 1));
 

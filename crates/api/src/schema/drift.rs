@@ -52,11 +52,13 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the fifteen the executor
+/// The closed vocabulary of drift categories: the reference list (36) plus the eighteen the executor
 /// also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
-/// `domains_removed`, `table_comments_modified`,
-/// `table_options_modified`, `indexes_modified`, `constraints_modified`, `views_added`,
-/// `views_modified`, `views_removed`, `triggers_added`, `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor category here.
+/// `domains_removed`, `sequences_added`, `sequences_modified`, `sequences_removed`,
+/// `table_comments_modified`, `table_options_modified`, `indexes_modified`,
+/// `constraints_modified`, `views_added`, `views_modified`, `views_removed`, `triggers_added`,
+/// `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor
+/// category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftCategory {
@@ -134,6 +136,12 @@ pub enum DriftCategory {
     RolesModified,
     /// `roles_removed`: roles removed.
     RolesRemoved,
+    /// `sequences_added`: sequences added.
+    SequencesAdded,
+    /// `sequences_modified`: sequences whose options, owner or comment changed.
+    SequencesModified,
+    /// `sequences_removed`: sequences removed.
+    SequencesRemoved,
     /// `table_comments_modified`: table comments modified.
     TableCommentsModified,
     /// `table_constraints_added`: table constraints added.
@@ -166,7 +174,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 51] = [
+    pub const ALL: [DriftCategory; 54] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -204,6 +212,9 @@ impl DriftCategory {
         DriftCategory::RolesAdded,
         DriftCategory::RolesModified,
         DriftCategory::RolesRemoved,
+        DriftCategory::SequencesAdded,
+        DriftCategory::SequencesModified,
+        DriftCategory::SequencesRemoved,
         DriftCategory::TableCommentsModified,
         DriftCategory::TableConstraintsAdded,
         DriftCategory::TableConstraintsRemoved,
@@ -260,6 +271,9 @@ impl DriftCategory {
             DriftCategory::RolesAdded => "roles_added",
             DriftCategory::RolesModified => "roles_modified",
             DriftCategory::RolesRemoved => "roles_removed",
+            DriftCategory::SequencesAdded => "sequences_added",
+            DriftCategory::SequencesModified => "sequences_modified",
+            DriftCategory::SequencesRemoved => "sequences_removed",
             DriftCategory::TableCommentsModified => "table_comments_modified",
             DriftCategory::TableOptionsModified => "table_options_modified",
             DriftCategory::TableConstraintsAdded => "table_constraints_added",

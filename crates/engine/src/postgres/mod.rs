@@ -5,6 +5,7 @@ mod domains;
 pub(crate) mod generated;
 pub(crate) mod program;
 mod queries;
+mod sequences;
 mod views;
 
 pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
@@ -79,6 +80,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
+    sequences::read(client, &params, &mut schema).await?;
     // Views, routines and triggers are deparsed with every name qualified, as pg_dump prints
     // them; everything else above reads with `public` on the path.
     search_path(client, "").await?;

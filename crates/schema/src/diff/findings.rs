@@ -57,6 +57,12 @@ pub enum DiffCategory {
     DomainsModified,
     /// `domains_removed`.
     DomainsRemoved,
+    /// `sequences_added`.
+    SequencesAdded,
+    /// `sequences_modified`.
+    SequencesModified,
+    /// `sequences_removed`.
+    SequencesRemoved,
     /// `views_added`.
     ViewsAdded,
     /// `views_modified`: a view rebuilt or re-commented.
@@ -79,7 +85,7 @@ pub enum DiffCategory {
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 33] = [
+    pub const ALL: [DiffCategory; 36] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -104,6 +110,9 @@ impl DiffCategory {
         DiffCategory::DomainsAdded,
         DiffCategory::DomainsModified,
         DiffCategory::DomainsRemoved,
+        DiffCategory::SequencesAdded,
+        DiffCategory::SequencesModified,
+        DiffCategory::SequencesRemoved,
         DiffCategory::ViewsAdded,
         DiffCategory::ViewsModified,
         DiffCategory::ViewsRemoved,
@@ -142,6 +151,9 @@ impl DiffCategory {
             DiffCategory::DomainsAdded => "domains_added",
             DiffCategory::DomainsModified => "domains_modified",
             DiffCategory::DomainsRemoved => "domains_removed",
+            DiffCategory::SequencesAdded => "sequences_added",
+            DiffCategory::SequencesModified => "sequences_modified",
+            DiffCategory::SequencesRemoved => "sequences_removed",
             DiffCategory::ViewsAdded => "views_added",
             DiffCategory::ViewsModified => "views_modified",
             DiffCategory::ViewsRemoved => "views_removed",
@@ -206,6 +218,9 @@ impl SchemaDiff {
             (DiffCategory::DomainsAdded, self.domains_added.len()),
             (DiffCategory::DomainsModified, self.domains_modified.len()),
             (DiffCategory::DomainsRemoved, self.domains_removed.len()),
+            (DiffCategory::SequencesAdded, self.sequences_added.len()),
+            (DiffCategory::SequencesModified, self.sequences_modified.len()),
+            (DiffCategory::SequencesRemoved, self.sequences_removed.len()),
             (DiffCategory::ViewsAdded, self.views_added.len()),
             (DiffCategory::ViewsModified, self.views_modified.len()),
             (DiffCategory::ViewsRemoved, self.views_removed.len()),

@@ -12,6 +12,7 @@ mod order;
 mod program;
 mod rows;
 mod scope;
+mod sequence;
 mod table;
 
 use std::collections::BTreeSet;
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     CheckConstraint, Column, DefaultValue, Domain, EnumType, Extension, ForeignKey, Index, Literal,
-    PrimaryKey, QualifiedName, Routine, Schema, Table, Trigger, UniqueConstraint, View,
+    PrimaryKey, QualifiedName, Routine, Schema, Sequence, Table, Trigger, UniqueConstraint, View,
 };
 
 pub use domain::DomainChange;
@@ -28,6 +29,7 @@ pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
+pub use sequence::SequenceChange;
 
 /// Everything that differs between a desired and an actual schema.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +82,15 @@ pub struct SchemaDiff {
     pub domains_removed: Vec<Domain>,
     /// Domains whose definition changes.
     pub domains_modified: Vec<DomainChange>,
+    /// PostgreSQL sequences to create.
+    pub sequences_added: Vec<Sequence>,
+    /// Sequences to drop (the actual definition).
+    pub sequences_removed: Vec<Sequence>,
+    /// Sequences whose options, owner or comment change.
+    pub sequences_modified: Vec<SequenceChange>,
+    /// Every sequence the desired schema declares: a column whose default draws from one of them
+    /// is created with that default, never spelled `serial` (which would make its own sequence).
+    pub sequence_names: BTreeSet<QualifiedName>,
     /// Views to create, each after the views it reads.
     pub views_added: Vec<View>,
     /// Views to drop (the actual definition), each before the views it reads.
@@ -405,6 +416,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
     };
     enums::diff_enums(desired, actual, &mut d);
     domain::diff_domains(desired, actual, &mut d);
+    sequence::diff_sequences(desired, actual, &mut d);
 
     let desired_order = fk_order(desired.tables.values());
     for name in &desired_order {

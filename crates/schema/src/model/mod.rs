@@ -13,12 +13,14 @@ mod domain;
 mod keyed;
 mod name;
 mod program;
+mod sequence;
 mod value;
 
 pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
+pub use sequence::{Sequence, SequenceOptions, SequenceOwner, SequenceType};
 pub use value::{DefaultValue, Generated, Literal};
 
 /// The SQL family a schema is written for.
@@ -57,6 +59,9 @@ pub struct Schema {
     /// Triggers, keyed by [`Trigger::key`].
     #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
     pub triggers: BTreeMap<QualifiedName, Trigger>,
+    /// PostgreSQL sequences that are not a serial column's implicit one.
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub sequences: BTreeMap<QualifiedName, Sequence>,
 }
 
 /// A PostgreSQL extension.

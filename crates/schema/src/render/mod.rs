@@ -2,17 +2,19 @@
 //!
 //! Order: schemas → extensions → triggers and views that go or are rebuilt (dropped, views in
 //! reverse dependency order) → enums (create, add value, recreate) → domains (create, alter) →
-//! routines (create, replace) →
-//! tables (parents first, without foreign keys) → added and modified columns → indexes →
+//! routines (create, replace) → sequences (create, alter) →
+//! tables (parents first, without foreign keys) → added and modified columns → sequence owners →
+//! indexes →
 //! constraints → foreign keys → reference-row inserts and updates → views (dependency order) and
 //! triggers created → removals in reverse: row deletes (children first), foreign keys,
-//! constraints, indexes, columns, tables, routines, domains, enums. A modified index or constraint is
+//! constraints, indexes, columns, tables, sequences, routines, domains, enums. A modified index or constraint is
 //! dropped and created again in its own phase.
 
 mod domain;
 mod mysql;
 mod postgres;
 mod program;
+mod sequence;
 mod severity;
 mod sql;
 
@@ -117,9 +119,12 @@ fn render_tagged(
         domain::creates(diff, &mut out);
     }
     program::routines(diff, sql, &mut out);
+    if pg {
+        sequence::creates(diff, &mut out);
+    }
     for t in &diff.tables_added {
         match dialect {
-            Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t)),
+            Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t, &diff.sequence_names)),
             Dialect::Mysql => out.push(C::TablesAdded, mysql::create_table(t)),
         }
     }
@@ -138,7 +143,10 @@ fn render_tagged(
     }
     for c in &diff.columns_added {
         match dialect {
-            Dialect::Postgres => out.extend(C::ColumnsAdded, postgres::add_column(&c.table, &c.column)),
+            Dialect::Postgres => out.extend(
+                C::ColumnsAdded,
+                postgres::add_column(&c.table, &c.column, &diff.sequence_names),
+            ),
             Dialect::Mysql => out.push(C::ColumnsAdded, mysql::add_column(&c.table, &c.column)),
         }
     }
@@ -149,6 +157,9 @@ fn render_tagged(
             Dialect::Mysql if c.changes.iter().all(|a| *a == ColumnAspect::Identity) => {}
             Dialect::Mysql => out.push(C::ColumnsModified, mysql::modify_column(c)),
         }
+    }
+    if pg {
+        sequence::owners(diff, &mut out);
     }
 
     // Indexes: those of new tables, then changed ones (drop + create), then new ones.
@@ -249,6 +260,9 @@ fn render_tagged(
             Dialect::Mysql => mysql::drop_table(t),
         };
         out.push(C::TablesRemoved, s);
+    }
+    if pg {
+        sequence::drops(diff, &mut out);
     }
     program::routine_drops(diff, sql, &mut out);
     if pg {

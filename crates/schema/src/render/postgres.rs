@@ -1,5 +1,7 @@
 //! PostgreSQL statements.
 
+use std::collections::BTreeSet;
+
 use super::severity::{needs_using, type_change};
 use super::sql::{Sql, identity_kind, pg_column};
 use super::stmt;
@@ -162,8 +164,12 @@ fn alter_column(table: &QualifiedName, column: &str) -> String {
 }
 
 /// CREATE TABLE with columns, primary key, uniques and checks (foreign keys come later), then comments.
-pub(super) fn create_table(t: &Table) -> Vec<PlannedStatement> {
-    let mut parts: Vec<String> = t.columns.iter().map(|c| pg_column(&t.name, c)).collect();
+pub(super) fn create_table(t: &Table, sequences: &BTreeSet<QualifiedName>) -> Vec<PlannedStatement> {
+    let mut parts: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| pg_column(&t.name, c, sequences))
+        .collect();
     if let Some(pk) = &t.primary_key {
         parts.push(format!(
             "CONSTRAINT {} PRIMARY KEY {}",
@@ -220,11 +226,15 @@ fn column_comment(table: &QualifiedName, c: &Column) -> PlannedStatement {
     stmt(sql, Severity::Safe, "sets a column comment")
 }
 
-pub(super) fn add_column(table: &QualifiedName, c: &Column) -> Vec<PlannedStatement> {
+pub(super) fn add_column(
+    table: &QualifiedName,
+    c: &Column,
+    sequences: &BTreeSet<QualifiedName>,
+) -> Vec<PlannedStatement> {
     let sql = format!(
         "ALTER TABLE {} ADD COLUMN {}",
         SQL.qualified(table),
-        pg_column(table, c)
+        pg_column(table, c, sequences)
     );
     let mut out = vec![if c.nullable {
         stmt(sql, Severity::Safe, "adds a nullable column")
@@ -267,7 +277,7 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
             // planner refuses those plans, and drift reports them at the cost of a rebuild.
             _ => {
                 out.push(drop_column(&change.table, from));
-                out.extend(add_column(&change.table, to));
+                out.extend(add_column(&change.table, to, &BTreeSet::new()));
                 return out;
             }
         }

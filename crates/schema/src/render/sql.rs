@@ -3,6 +3,8 @@
 //! Identifiers are always quoted (`"x"` on PostgreSQL, `` `x` `` on MySQL), so a keyword or a
 //! mixed-case name never needs a special case.
 
+use std::collections::BTreeSet;
+
 use crate::model::{
     Column, DataType, DefaultValue, Dialect, ForeignKey, Identity, IndexPart, IndexTarget, Literal,
     QualifiedName, ReferentialAction,
@@ -194,9 +196,14 @@ impl Sql {
 }
 
 /// A PostgreSQL column spelled as `serial`/`bigserial`/`smallserial` when its default is exactly
-/// the `nextval` of the sequence a serial column of that name gets: the sequence does not exist
+/// the `nextval` of the sequence a serial column of that name gets and that sequence is not one of
+/// the `declared` ones (those are created before the tables): the implicit sequence does not exist
 /// before the column, so `DEFAULT nextval(...)` alone would fail. Other columns as [`Sql::column`].
-pub(crate) fn pg_column(table: &QualifiedName, column: &Column) -> String {
+pub(crate) fn pg_column(
+    table: &QualifiedName,
+    column: &Column,
+    declared: &BTreeSet<QualifiedName>,
+) -> String {
     let sql = Sql {
         dialect: Dialect::Postgres,
     };
@@ -217,7 +224,11 @@ pub(crate) fn pg_column(table: &QualifiedName, column: &Column) -> String {
     };
     let sequence = crate::names::pg_object_name(&table.name, Some(&column.name), "seq");
     let serial = DefaultValue::Expression(crate::names::serial_default(table, &sequence));
-    if column.identity.is_some() || column.nullable || column.default.as_ref() != Some(&serial) {
+    if column.identity.is_some()
+        || column.nullable
+        || column.default.as_ref() != Some(&serial)
+        || declared.contains(&QualifiedName::new(&table.schema, &sequence))
+    {
         return sql.column(column);
     }
     format!("{} {kind} NOT NULL", sql.ident(&column.name))

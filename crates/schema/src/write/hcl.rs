@@ -40,6 +40,7 @@ pub fn to_hcl(dialect: Dialect, schema: &Schema) -> String {
     }
     if pg {
         super::program::write_domains(&mut out, schema);
+        super::sequence::write_sequences(&mut out, schema);
     }
     for table in schema.tables.values() {
         write_table(&mut out, dialect, schema, table);

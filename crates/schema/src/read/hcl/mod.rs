@@ -1,10 +1,11 @@
 //! The `schema.hcl` reader: Ptah's subset of the Atlas schema language.
 //!
 //! Top-level blocks: `schema "name" {}`, `extension "name" { schema, version }`,
-//! `enum "name" { schema, values }`, `domain "name" { … }`, `table "name" { … }`, and the
-//! program objects `view`,
+//! `enum "name" { schema, values }`, `domain "name" { … }`, `sequence "name" { … }` ([`sequence`]),
+//! `table "name" { … }`, and the program objects `view`,
 //! `materialized`, `function`, `procedure` and `trigger` ([`program`]). Inside a table: `schema`, `comment`,
-//! `column "name" { type, null, default, identity { generated }, auto_increment, comment }`,
+//! `column "name" { type, null, default, identity { generated }, as { expr, type }, auto_increment,
+//! comment }`,
 //! `primary_key ["name"] { columns }`, `unique "name" { columns }`,
 //! `index "name" { unique, columns | on { column | expr, desc, prefix }…, where, type }`,
 //! `foreign_key "name" { columns, ref_columns, on_delete, on_update }`, `check "name" { expr }`
@@ -30,6 +31,7 @@ use super::{Location, ReadError};
 
 mod parts;
 mod program;
+mod sequence;
 mod table;
 mod value;
 
@@ -203,7 +205,7 @@ impl<'a> Reader<'a> {
             match b.ident.as_str() {
                 "schema" => self.schema_block(b)?,
                 "enum" | "extension" | "domain" | "table" | "view" | "materialized" | "function"
-                | "procedure" | "trigger" => {}
+                | "procedure" | "trigger" | "sequence" => {}
                 other => return Err(self.unsupported(b.span(), format!("block `{other}`"))),
             }
         }
@@ -230,6 +232,7 @@ impl<'a> Reader<'a> {
             match b.ident.as_str() {
                 "view" => self.view_block(b, false)?,
                 "materialized" => self.view_block(b, true)?,
+                "sequence" => self.sequence_block(b)?,
                 "function" => self.routine_block(b, RoutineKind::Function)?,
                 "procedure" => self.routine_block(b, RoutineKind::Procedure)?,
                 "trigger" => self.trigger_block(b)?,

@@ -155,7 +155,7 @@ impl Reader<'_> {
         }
     }
 
-    fn insert_unique<T>(
+    pub(super) fn insert_unique<T>(
         &mut self,
         block: &Block,
         key: QualifiedName,

@@ -61,6 +61,13 @@ impl Reader<'_> {
             .ok_or_else(|| self.invalid(expr.span(), "expected a non-negative integer".to_owned()))
     }
 
+    /// A whole number that fits in 64 bits, negative or not.
+    pub fn integer(&self, expr: &Expression) -> Result<i64, ReadError> {
+        self.number_text(expr)
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| self.invalid(expr.span(), "expected a 64-bit integer".to_owned()))
+    }
+
     /// A constant: null, a boolean, a number or a string.
     pub fn literal(&self, expr: &Expression) -> Result<Literal, ReadError> {
         match expr {

@@ -1,6 +1,6 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
 //! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]), `CREATE
-//! DOMAIN` ([`domain`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN`,
+//! DOMAIN` ([`domain`]), `CREATE SEQUENCE` ([`sequence`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN/SEQUENCE`,
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`;
 //! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
@@ -37,7 +37,7 @@ mod index;
 mod options;
 mod pg_program;
 mod program;
-mod serial;
+mod sequence;
 mod split;
 mod table;
 mod text;
@@ -70,7 +70,7 @@ pub struct Reader {
     /// Where the statement being read starts: sqlparser's positions are relative to it.
     base: Location,
     ignored: Vec<Ignored>,
-    sequences: BTreeMap<QualifiedName, serial::PendingSequence>,
+    sequences: BTreeMap<QualifiedName, sequence::PendingSequence>,
 }
 
 impl Reader {
@@ -177,7 +177,7 @@ impl Reader {
 
     /// Finishes the document: checks every foreign key's target and every sequence's owner.
     pub fn finish(mut self) -> Result<Document, ReadError> {
-        self.check_sequences()?;
+        self.finish_sequences()?;
         foreign_keys(&mut self.schema, &self.pending)?;
         super::check::canonical_forms(self.dialect, &mut self.schema);
         Ok(Document {
@@ -397,6 +397,7 @@ impl Reader {
             }
             CommentObject::View => self.view_comment(object_name, comment, false, at),
             CommentObject::Domain => self.domain_comment(object_name, comment, at),
+            CommentObject::Sequence => self.sequence_comment(object_name, comment, at),
             CommentObject::MaterializedView => self.view_comment(object_name, comment, true, at),
             other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
         }

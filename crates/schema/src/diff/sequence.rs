@@ -1,0 +1,50 @@
+//! Sequences: matched by name, compared option by option.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::SchemaDiff;
+use crate::model::{QualifiedName, Schema, Sequence};
+
+/// A sequence whose options, owner or comment change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SequenceChange {
+    /// The actual sequence.
+    pub from: Sequence,
+    /// The desired sequence.
+    pub to: Sequence,
+}
+
+/// Fills the sequence parts of `d`. A sequence owned by a table or column the plan drops goes
+/// with it, so it is not dropped again.
+pub(super) fn diff_sequences(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
+    d.sequence_names = desired.sequences.keys().cloned().collect();
+    for (name, want) in &desired.sequences {
+        match actual.sequences.get(name) {
+            None => d.sequences_added.push(want.clone()),
+            Some(have) if have != want => d.sequences_modified.push(SequenceChange {
+                from: have.clone(),
+                to: want.clone(),
+            }),
+            Some(_) => {}
+        }
+    }
+    let dropped_columns: BTreeSet<(&QualifiedName, &str)> = actual
+        .tables
+        .values()
+        .flat_map(|t| t.columns.iter().map(move |c| (&t.name, c.name.as_str())))
+        .filter(|(t, c)| desired.tables.get(*t).is_none_or(|w| w.column(c).is_none()))
+        .collect();
+    d.sequences_removed = actual
+        .sequences
+        .values()
+        .filter(|s| !desired.sequences.contains_key(&s.name))
+        .filter(|s| {
+            s.owned_by
+                .as_ref()
+                .is_none_or(|o| !dropped_columns.contains(&(&o.table, o.column.as_str())))
+        })
+        .cloned()
+        .collect();
+}
