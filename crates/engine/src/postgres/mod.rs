@@ -291,6 +291,9 @@ async fn read_indexes(
             predicate: predicate.map(|p| canon::expression(DIALECT, &p)),
             method: (method != "btree").then_some(method),
         };
+        if let Some(comment) = get::<Option<String>>(&row, 9)? {
+            table.index_comments.insert(name.clone(), comment);
+        }
         table.indexes.insert(name, index);
     }
     Ok(())

@@ -101,12 +101,15 @@ SELECT i.indrelid, ic.relname::text, am.amname::text, i.indisunique, i.indnkeyat
        ARRAY(SELECT CASE WHEN k.num = 0 THEN pg_get_indexdef(i.indexrelid, k.ord::int, true) END
              FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(num, ord)
              ORDER BY k.ord) AS exprs,
-       pg_get_expr(i.indpred, i.indrelid, true) AS predicate
+       pg_get_expr(i.indpred, i.indrelid, true) AS predicate,
+       d.description AS comment
 FROM pg_index i
 JOIN pg_class ic ON ic.oid = i.indexrelid
 JOIN pg_class c ON c.oid = i.indrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_am am ON am.oid = ic.relam
+LEFT JOIN pg_description d
+       ON d.objoid = i.indexrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
 WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
   AND NOT i.indisprimary
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k

@@ -208,7 +208,10 @@ impl SchemaDiff {
             (DiffCategory::ColumnsModified, self.columns_modified.len()),
             (DiffCategory::IndexesAdded, self.indexes_added.len()),
             (DiffCategory::IndexesRemoved, self.indexes_removed.len()),
-            (DiffCategory::IndexesModified, self.indexes_modified.len()),
+            (
+                DiffCategory::IndexesModified,
+                self.indexes_modified.len() + self.index_comments_modified.len(),
+            ),
             (DiffCategory::ConstraintsAdded, self.constraints_added.len()),
             (DiffCategory::ConstraintsRemoved, self.constraints_removed.len()),
             (DiffCategory::ConstraintsModified, self.constraints_modified.len()),

@@ -30,6 +30,7 @@ pub use order::fk_order;
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
 pub use sequence::SequenceChange;
+pub use table::IndexCommentChange;
 
 /// Everything that differs between a desired and an actual schema.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +65,8 @@ pub struct SchemaDiff {
     pub indexes_removed: Vec<IndexRef>,
     /// Indexes whose definition changes (dropped and created again).
     pub indexes_modified: Vec<IndexChange>,
+    /// PostgreSQL index comments to set or clear (counted as `indexes_modified`).
+    pub index_comments_modified: Vec<IndexCommentChange>,
     /// Constraints to add to existing tables.
     pub constraints_added: Vec<ConstraintRef>,
     /// Constraints to drop (the actual definition).
@@ -358,6 +361,9 @@ impl SchemaDiff {
             .iter()
             .for_each(|c| add(&c.table, DiffCategory::IndexesRemoved));
         self.indexes_modified
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::IndexesModified));
+        self.index_comments_modified
             .iter()
             .for_each(|c| add(&c.table, DiffCategory::IndexesModified));
         let added = DiffCategory::ConstraintsAdded;

@@ -6,7 +6,20 @@ use super::{
     ColumnAspect, ColumnChange, ColumnRef, Constraint, ConstraintChange, ConstraintRef, IndexChange,
     IndexRef, SchemaDiff, TableCommentChange, TableOptionsChange,
 };
-use crate::model::{Column, Table};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Column, QualifiedName, Table};
+
+/// A comment set on (or cleared from) an index that exists once the plan ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexCommentChange {
+    /// The table.
+    pub table: QualifiedName,
+    /// The index.
+    pub index: String,
+    /// The new comment; `None` clears it.
+    pub comment: Option<String>,
+}
 
 /// Adds the differences between `want` and `have` (the same table) to `d`.
 pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
@@ -77,6 +90,32 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
             d.indexes_removed.push(IndexRef {
                 table: name.clone(),
                 index: index.clone(),
+            });
+        }
+    }
+
+    for (index_name, comment) in &want.index_comments {
+        // A new or rebuilt index starts without a comment.
+        let kept = have.indexes.get(index_name) == want.indexes.get(index_name);
+        let had = have.index_comments.get(index_name).filter(|_| kept);
+        if had != Some(comment) {
+            d.index_comments_modified.push(IndexCommentChange {
+                table: name.clone(),
+                index: index_name.clone(),
+                comment: Some(comment.clone()),
+            });
+        }
+    }
+    for index_name in have.index_comments.keys() {
+        let kept = want
+            .indexes
+            .get(index_name)
+            .is_some_and(|i| have.indexes.get(index_name) == Some(i));
+        if kept && !want.index_comments.contains_key(index_name) {
+            d.index_comments_modified.push(IndexCommentChange {
+                table: name.clone(),
+                index: index_name.clone(),
+                comment: None,
             });
         }
     }

@@ -103,6 +103,10 @@ pub struct Table {
     pub indexes: BTreeMap<String, Index>,
     /// The table comment.
     pub comment: Option<String>,
+    /// PostgreSQL: comments on the table's indexes, by index name. Kept apart from [`Index`], so a
+    /// new comment is one `COMMENT ON INDEX`, never a rebuilt index.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub index_comments: BTreeMap<String, String>,
     /// MySQL: the table's default character set. Compared only when the document declares it
     /// (undeclared, a new table takes the database's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +130,7 @@ impl Table {
             foreign_keys: BTreeMap::new(),
             indexes: BTreeMap::new(),
             comment: None,
+            index_comments: BTreeMap::new(),
             charset: None,
             collation: None,
             rows: None,

@@ -175,6 +175,20 @@ fn render_tagged(
     for c in &diff.indexes_added {
         out.push(C::IndexesAdded, create_index(dialect, &c.table, &c.index));
     }
+    if pg {
+        for t in &diff.tables_added {
+            for (index, comment) in &t.index_comments {
+                out.push(
+                    C::TablesAdded,
+                    postgres::index_comment(&t.name, index, Some(comment)),
+                );
+            }
+        }
+        for c in &diff.index_comments_modified {
+            let s = postgres::index_comment(&c.table, &c.index, c.comment.as_deref());
+            out.push(C::IndexesModified, s);
+        }
+    }
 
     // Constraints, then foreign keys, so the keys they reference exist.
     for fk_phase in [false, true] {

@@ -366,6 +366,14 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
     out
 }
 
+/// `COMMENT ON INDEX`; an index lives in its table's schema.
+pub(super) fn index_comment(table: &QualifiedName, index: &str, comment: Option<&str>) -> PlannedStatement {
+    let text = comment.map_or_else(|| "NULL".to_owned(), |c| SQL.string(c));
+    let name = QualifiedName::new(&table.schema, index);
+    let sql = format!("COMMENT ON INDEX {} IS {text}", SQL.qualified(&name));
+    stmt(sql, Severity::Safe, "sets an index comment")
+}
+
 pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
     let mut sql = format!(
         "CREATE {}INDEX {} ON {}",

@@ -86,7 +86,7 @@ fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tabl
         );
     }
     for index in table.indexes.values() {
-        write_index(out, index);
+        write_index(out, index, table.index_comments.get(&index.name));
     }
     for fk in table.foreign_keys.values() {
         let _ = writeln!(out, "  foreign_key {} {{", quote(&fk.name));
@@ -175,7 +175,7 @@ fn write_column(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tab
     out.push_str("  }\n");
 }
 
-fn write_index(out: &mut String, index: &Index) {
+fn write_index(out: &mut String, index: &Index, comment: Option<&String>) {
     let _ = writeln!(out, "  index {} {{", quote(&index.name));
     if index.unique {
         out.push_str("    unique = true\n");
@@ -215,6 +215,9 @@ fn write_index(out: &mut String, index: &Index) {
     }
     if let Some(w) = &index.predicate {
         let _ = writeln!(out, "    where = {}", quote(w));
+    }
+    if let Some(c) = comment {
+        let _ = writeln!(out, "    comment = {}", quote(c));
     }
     if let Some(m) = &index.method {
         let _ = writeln!(out, "    type = {}", m.to_ascii_uppercase());

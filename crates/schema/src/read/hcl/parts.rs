@@ -13,7 +13,8 @@ use super::super::ReadError;
 use super::Reader;
 
 impl Reader<'_> {
-    pub(super) fn index(&self, table: &Table, block: &Block) -> Result<Index, ReadError> {
+    /// An `index` block, with its comment (PostgreSQL).
+    pub(super) fn index(&self, table: &Table, block: &Block) -> Result<(Index, Option<String>), ReadError> {
         let name = self.label(block)?;
         let (mut attrs, inner) = self.split("index", &block.body)?;
         let unique = match attrs.take("unique") {
@@ -77,14 +78,20 @@ impl Reader<'_> {
             Some(a) => Some(self.keyword(&a.value)?.to_ascii_lowercase()).filter(|m| m != "btree"),
             None => None,
         };
+        let comment = match attrs.take("comment") {
+            Some(a) if self.dialect == crate::model::Dialect::Postgres => Some(self.string(&a.value)?),
+            Some(a) => return Err(self.unsupported(a.span(), "index comments on MySQL".to_owned())),
+            None => None,
+        };
         self.done(attrs)?;
-        Ok(Index {
+        let index = Index {
             name,
             unique,
             parts,
             predicate,
             method,
-        })
+        };
+        Ok((index, comment))
     }
 
     pub(super) fn data(&self, table: &Table, block: &Block) -> Result<ReferenceRows, ReadError> {

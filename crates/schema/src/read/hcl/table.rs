@@ -144,9 +144,12 @@ impl Reader<'_> {
                     table.foreign_keys.insert(fk.name.clone(), fk);
                 }
                 "index" => {
-                    let index = self.index(&table, b)?;
+                    let (index, comment) = self.index(&table, b)?;
                     if taken(&table, &index.name) {
                         return Err(duplicate(&index.name));
+                    }
+                    if let Some(c) = comment {
+                        table.index_comments.insert(index.name.clone(), c);
                     }
                     table.indexes.insert(index.name.clone(), index);
                 }

@@ -1,8 +1,8 @@
-//! `CREATE [UNIQUE] INDEX` and MySQL's inline `INDEX`/`KEY`.
+//! `CREATE [UNIQUE] INDEX`, MySQL's inline `INDEX`/`KEY`, and PostgreSQL's `COMMENT ON INDEX`.
 
 use sqlparser::ast::{
     CreateIndex, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, IndexColumn, IndexType,
-    ObjectNamePart, OrderBySort, Value,
+    ObjectName, ObjectNamePart, OrderBySort, Value,
 };
 
 use crate::model::{Dialect, Index, IndexPart, IndexTarget, QualifiedName};
@@ -12,6 +12,32 @@ use super::super::{Location, ReadError};
 use super::Reader;
 
 impl Reader {
+    /// `COMMENT ON INDEX schema.index`: the index is found among its schema's tables.
+    pub(super) fn index_comment(
+        &mut self,
+        name: &ObjectName,
+        comment: Option<String>,
+        at: Location,
+    ) -> Result<(), ReadError> {
+        let q = self.qualified(name, &at)?;
+        let table = self
+            .schema
+            .tables
+            .values_mut()
+            .find(|t| t.name.schema == q.schema && t.indexes.contains_key(&q.name));
+        let Some(table) = table else {
+            return Err(ReadError::BadReference {
+                at,
+                what: format!("index {q} (only indexes declared with CREATE INDEX take a comment)"),
+            });
+        };
+        match comment {
+            Some(c) => table.index_comments.insert(q.name, c),
+            None => table.index_comments.remove(&q.name),
+        };
+        Ok(())
+    }
+
     pub(super) fn create_index(&mut self, create: CreateIndex, at: Location) -> Result<(), ReadError> {
         if !create.include.is_empty()
             || create.nulls_distinct.is_some()

@@ -1,6 +1,6 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
 //! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]), `CREATE
-//! DOMAIN` ([`domain`]), `CREATE SEQUENCE` ([`sequence`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN/SEQUENCE`,
+//! DOMAIN` ([`domain`]), `CREATE SEQUENCE` ([`sequence`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN/SEQUENCE/INDEX`,
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`;
 //! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
@@ -398,6 +398,9 @@ impl Reader {
             CommentObject::View => self.view_comment(object_name, comment, false, at),
             CommentObject::Domain => self.domain_comment(object_name, comment, at),
             CommentObject::Sequence => self.sequence_comment(object_name, comment, at),
+            CommentObject::Index if self.dialect == Dialect::Postgres => {
+                self.index_comment(object_name, comment, at)
+            }
             CommentObject::MaterializedView => self.view_comment(object_name, comment, true, at),
             other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
         }
