@@ -64,3 +64,14 @@ fn a_changed_comment_is_one_statement_and_the_index_stays() {
     let last = planned.statements.last().expect("statements");
     assert_eq!(last.sql, "COMMENT ON INDEX \"public\".\"t_email\" IS 'old'");
 }
+
+#[test]
+fn a_mysql_index_comment_in_sql_is_refused_by_name() {
+    let err = sql::parse(
+        Dialect::Mysql,
+        "c.sql",
+        "CREATE TABLE t (id int NOT NULL PRIMARY KEY, e varchar(9), KEY t_e (e) COMMENT 'lookups');",
+    )
+    .expect_err("MySQL index comments are not modelled");
+    assert!(err.to_string().to_ascii_lowercase().contains("comment"), "{err}");
+}
