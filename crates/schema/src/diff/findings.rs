@@ -75,11 +75,23 @@ pub enum DiffCategory {
     TriggersModified,
     /// `triggers_removed`.
     TriggersRemoved,
+    /// `row_security_modified`: a table's ROW LEVEL SECURITY enabled, disabled, forced or not.
+    RowSecurityModified,
+    /// `policies_added`.
+    PoliciesAdded,
+    /// `policies_modified`.
+    PoliciesModified,
+    /// `policies_removed`.
+    PoliciesRemoved,
+    /// `grants_added`: privileges granted on a table.
+    GrantsAdded,
+    /// `grants_removed`: privileges (or grant options) revoked.
+    GrantsRemoved,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 33] = [
+    pub const ALL: [DiffCategory; 39] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -113,6 +125,12 @@ impl DiffCategory {
         DiffCategory::TriggersAdded,
         DiffCategory::TriggersModified,
         DiffCategory::TriggersRemoved,
+        DiffCategory::RowSecurityModified,
+        DiffCategory::PoliciesAdded,
+        DiffCategory::PoliciesModified,
+        DiffCategory::PoliciesRemoved,
+        DiffCategory::GrantsAdded,
+        DiffCategory::GrantsRemoved,
     ];
 
     /// The category's name as it appears in JSON.
@@ -151,6 +169,12 @@ impl DiffCategory {
             DiffCategory::TriggersAdded => "triggers_added",
             DiffCategory::TriggersModified => "triggers_modified",
             DiffCategory::TriggersRemoved => "triggers_removed",
+            DiffCategory::RowSecurityModified => "row_security_modified",
+            DiffCategory::PoliciesAdded => "policies_added",
+            DiffCategory::PoliciesModified => "policies_modified",
+            DiffCategory::PoliciesRemoved => "policies_removed",
+            DiffCategory::GrantsAdded => "grants_added",
+            DiffCategory::GrantsRemoved => "grants_removed",
         }
     }
 }
@@ -215,6 +239,15 @@ impl SchemaDiff {
             (DiffCategory::TriggersAdded, self.triggers_added.len()),
             (DiffCategory::TriggersModified, self.triggers_modified.len()),
             (DiffCategory::TriggersRemoved, self.triggers_removed.len()),
+            (
+                DiffCategory::RowSecurityModified,
+                self.row_security_modified.len(),
+            ),
+            (DiffCategory::PoliciesAdded, self.policies_added.len()),
+            (DiffCategory::PoliciesModified, self.policies_modified.len()),
+            (DiffCategory::PoliciesRemoved, self.policies_removed.len()),
+            (DiffCategory::GrantsAdded, self.grants_added.len()),
+            (DiffCategory::GrantsRemoved, self.grants_removed.len()),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());

@@ -13,12 +13,14 @@ mod domain;
 mod keyed;
 mod name;
 mod program;
+mod security;
 mod value;
 
 pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
+pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
 pub use value::{DefaultValue, Literal};
 
 /// The SQL family a schema is written for.
@@ -107,6 +109,9 @@ pub struct Table {
     pub collation: Option<String>,
     /// Reference rows the table owns, when declared.
     pub rows: Option<ReferenceRows>,
+    /// PostgreSQL row-level security, policies and grants; absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "TableSecurity::is_empty")]
+    pub security: TableSecurity,
 }
 
 impl Table {
@@ -124,6 +129,7 @@ impl Table {
             charset: None,
             collation: None,
             rows: None,
+            security: TableSecurity::default(),
         }
     }
 

@@ -2,4 +2,5 @@
 
 pub mod hcl;
 mod program;
+mod security;
 mod words;

@@ -30,6 +30,7 @@ use super::{Location, ReadError};
 
 mod parts;
 mod program;
+mod security;
 mod table;
 mod value;
 
