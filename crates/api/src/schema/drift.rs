@@ -52,9 +52,9 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the fifteen the executor
-/// also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
-/// `domains_removed`, `table_comments_modified`,
+/// The closed vocabulary of drift categories: the reference list (36) plus the seventeen the
+/// executor also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
+/// `domains_removed`, `grants_added`, `grants_removed`, `table_comments_modified`,
 /// `table_options_modified`, `indexes_modified`, `constraints_modified`, `views_added`,
 /// `views_modified`, `views_removed`, `triggers_added`, `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
@@ -106,6 +106,10 @@ pub enum DriftCategory {
     FunctionsModified,
     /// `functions_removed`: functions removed.
     FunctionsRemoved,
+    /// `grants_added`: table privileges granted.
+    GrantsAdded,
+    /// `grants_removed`: table privileges (or their grant option) revoked.
+    GrantsRemoved,
     /// `indexes_added`: indexes added.
     IndexesAdded,
     /// `indexes_modified`: indexes modified.
@@ -166,7 +170,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 51] = [
+    pub const ALL: [DriftCategory; 53] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -190,6 +194,8 @@ impl DriftCategory {
         DriftCategory::FunctionsAdded,
         DriftCategory::FunctionsModified,
         DriftCategory::FunctionsRemoved,
+        DriftCategory::GrantsAdded,
+        DriftCategory::GrantsRemoved,
         DriftCategory::IndexesAdded,
         DriftCategory::IndexesModified,
         DriftCategory::IndexesRemoved,
@@ -246,6 +252,8 @@ impl DriftCategory {
             DriftCategory::FunctionsAdded => "functions_added",
             DriftCategory::FunctionsModified => "functions_modified",
             DriftCategory::FunctionsRemoved => "functions_removed",
+            DriftCategory::GrantsAdded => "grants_added",
+            DriftCategory::GrantsRemoved => "grants_removed",
             DriftCategory::IndexesAdded => "indexes_added",
             DriftCategory::IndexesModified => "indexes_modified",
             DriftCategory::IndexesRemoved => "indexes_removed",

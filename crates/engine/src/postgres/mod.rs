@@ -4,6 +4,7 @@ pub(crate) mod canonical;
 mod domains;
 pub(crate) mod program;
 mod queries;
+mod security;
 mod views;
 
 pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
@@ -78,8 +79,8 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
-    // Views, routines and triggers are deparsed with every name qualified, as pg_dump prints
-    // them; everything else above reads with `public` on the path.
+    // Views, policies, routines and triggers are deparsed with every name qualified, as pg_dump
+    // prints them; everything else above reads with `public` on the path.
     search_path(client, "").await?;
     let qualified = read_qualified(client, &params, &mut schema).await;
     search_path(client, "public").await?;
@@ -287,6 +288,7 @@ async fn read_indexes(
 
 async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
     views::read(client, params, schema).await?;
+    security::read(client, params, schema).await?;
     program::read(client, params, schema).await
 }
 

@@ -75,14 +75,20 @@ pub enum DiffCategory {
     TriggersModified,
     /// `triggers_removed`.
     TriggersRemoved,
-    /// `row_security_modified`: a table's ROW LEVEL SECURITY enabled, disabled, forced or not.
-    RowSecurityModified,
-    /// `policies_added`.
-    PoliciesAdded,
-    /// `policies_modified`.
-    PoliciesModified,
-    /// `policies_removed`.
-    PoliciesRemoved,
+    /// `rls_enabled_tables_added`: row-level security enabled on a table.
+    RlsEnabledTablesAdded,
+    /// `rls_enabled_tables_removed`: row-level security disabled.
+    RlsEnabledTablesRemoved,
+    /// `rls_force_added`: row-level security forced on the owner too.
+    RlsForceAdded,
+    /// `rls_force_removed`: no longer forced.
+    RlsForceRemoved,
+    /// `rls_policies_added`.
+    RlsPoliciesAdded,
+    /// `rls_policies_modified`.
+    RlsPoliciesModified,
+    /// `rls_policies_removed`.
+    RlsPoliciesRemoved,
     /// `grants_added`: privileges granted on a table.
     GrantsAdded,
     /// `grants_removed`: privileges (or grant options) revoked.
@@ -91,7 +97,7 @@ pub enum DiffCategory {
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 39] = [
+    pub const ALL: [DiffCategory; 42] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -125,10 +131,13 @@ impl DiffCategory {
         DiffCategory::TriggersAdded,
         DiffCategory::TriggersModified,
         DiffCategory::TriggersRemoved,
-        DiffCategory::RowSecurityModified,
-        DiffCategory::PoliciesAdded,
-        DiffCategory::PoliciesModified,
-        DiffCategory::PoliciesRemoved,
+        DiffCategory::RlsEnabledTablesAdded,
+        DiffCategory::RlsEnabledTablesRemoved,
+        DiffCategory::RlsForceAdded,
+        DiffCategory::RlsForceRemoved,
+        DiffCategory::RlsPoliciesAdded,
+        DiffCategory::RlsPoliciesModified,
+        DiffCategory::RlsPoliciesRemoved,
         DiffCategory::GrantsAdded,
         DiffCategory::GrantsRemoved,
     ];
@@ -169,10 +178,13 @@ impl DiffCategory {
             DiffCategory::TriggersAdded => "triggers_added",
             DiffCategory::TriggersModified => "triggers_modified",
             DiffCategory::TriggersRemoved => "triggers_removed",
-            DiffCategory::RowSecurityModified => "row_security_modified",
-            DiffCategory::PoliciesAdded => "policies_added",
-            DiffCategory::PoliciesModified => "policies_modified",
-            DiffCategory::PoliciesRemoved => "policies_removed",
+            DiffCategory::RlsEnabledTablesAdded => "rls_enabled_tables_added",
+            DiffCategory::RlsEnabledTablesRemoved => "rls_enabled_tables_removed",
+            DiffCategory::RlsForceAdded => "rls_force_added",
+            DiffCategory::RlsForceRemoved => "rls_force_removed",
+            DiffCategory::RlsPoliciesAdded => "rls_policies_added",
+            DiffCategory::RlsPoliciesModified => "rls_policies_modified",
+            DiffCategory::RlsPoliciesRemoved => "rls_policies_removed",
             DiffCategory::GrantsAdded => "grants_added",
             DiffCategory::GrantsRemoved => "grants_removed",
         }
@@ -240,17 +252,36 @@ impl SchemaDiff {
             (DiffCategory::TriggersModified, self.triggers_modified.len()),
             (DiffCategory::TriggersRemoved, self.triggers_removed.len()),
             (
-                DiffCategory::RowSecurityModified,
-                self.row_security_modified.len(),
+                DiffCategory::RlsEnabledTablesAdded,
+                self.row_security(|c| c.enabled_changes && c.enabled),
             ),
-            (DiffCategory::PoliciesAdded, self.policies_added.len()),
-            (DiffCategory::PoliciesModified, self.policies_modified.len()),
-            (DiffCategory::PoliciesRemoved, self.policies_removed.len()),
+            (
+                DiffCategory::RlsEnabledTablesRemoved,
+                self.row_security(|c| c.enabled_changes && !c.enabled),
+            ),
+            (
+                DiffCategory::RlsForceAdded,
+                self.row_security(|c| c.forced_changes && c.forced),
+            ),
+            (
+                DiffCategory::RlsForceRemoved,
+                self.row_security(|c| c.forced_changes && !c.forced),
+            ),
+            (DiffCategory::RlsPoliciesAdded, self.policies_added.len()),
+            (DiffCategory::RlsPoliciesModified, self.policies_modified.len()),
+            (DiffCategory::RlsPoliciesRemoved, self.policies_removed.len()),
             (DiffCategory::GrantsAdded, self.grants_added.len()),
             (DiffCategory::GrantsRemoved, self.grants_removed.len()),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());
         out
+    }
+}
+
+impl SchemaDiff {
+    /// How many row-level security changes match `which`.
+    fn row_security(&self, which: impl Fn(&super::RowSecurityChange) -> bool) -> usize {
+        self.row_security_modified.iter().filter(|c| which(c)).count()
     }
 }

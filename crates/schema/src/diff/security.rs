@@ -23,6 +23,26 @@ pub struct RowSecurityChange {
     pub forced_changes: bool,
 }
 
+impl RowSecurityChange {
+    /// The category of its ENABLE/DISABLE part.
+    pub fn enabled_category(&self) -> DiffCategory {
+        if self.enabled {
+            DiffCategory::RlsEnabledTablesAdded
+        } else {
+            DiffCategory::RlsEnabledTablesRemoved
+        }
+    }
+
+    /// The category of its FORCE/NO FORCE part.
+    pub fn forced_category(&self) -> DiffCategory {
+        if self.forced {
+            DiffCategory::RlsForceAdded
+        } else {
+            DiffCategory::RlsForceRemoved
+        }
+    }
+}
+
 /// A policy of a table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyRef {
@@ -154,25 +174,28 @@ impl SchemaDiff {
     /// The tables whose security the diff changes, with the category that touches each.
     pub(super) fn security_touched(&self) -> Vec<(QualifiedName, DiffCategory)> {
         let mut out = Vec::new();
-        out.extend(
-            self.row_security_modified
-                .iter()
-                .map(|c| (c.table.clone(), DiffCategory::RowSecurityModified)),
-        );
+        for c in &self.row_security_modified {
+            if c.enabled_changes {
+                out.push((c.table.clone(), c.enabled_category()));
+            }
+            if c.forced_changes {
+                out.push((c.table.clone(), c.forced_category()));
+            }
+        }
         out.extend(
             self.policies_added
                 .iter()
-                .map(|p| (p.table.clone(), DiffCategory::PoliciesAdded)),
+                .map(|p| (p.table.clone(), DiffCategory::RlsPoliciesAdded)),
         );
         out.extend(
             self.policies_modified
                 .iter()
-                .map(|p| (p.table.clone(), DiffCategory::PoliciesModified)),
+                .map(|p| (p.table.clone(), DiffCategory::RlsPoliciesModified)),
         );
         out.extend(
             self.policies_removed
                 .iter()
-                .map(|p| (p.table.clone(), DiffCategory::PoliciesRemoved)),
+                .map(|p| (p.table.clone(), DiffCategory::RlsPoliciesRemoved)),
         );
         out.extend(
             self.grants_added

@@ -26,7 +26,7 @@ const SQL: Sql = Sql {
 pub(super) fn drops(diff: &SchemaDiff, out: &mut Out) {
     for p in &diff.policies_removed {
         out.push(
-            C::PoliciesRemoved,
+            C::RlsPoliciesRemoved,
             drop_policy(
                 &p.table,
                 &p.policy,
@@ -36,7 +36,7 @@ pub(super) fn drops(diff: &SchemaDiff, out: &mut Out) {
     }
     for c in diff.policies_modified.iter().filter(|c| c.rebuild) {
         out.push(
-            C::PoliciesModified,
+            C::RlsPoliciesModified,
             drop_policy(
                 &c.table,
                 &c.from,
@@ -56,7 +56,7 @@ pub(super) fn creates(diff: &SchemaDiff, out: &mut Out) {
         let name = SQL.qualified(&c.table);
         if c.enabled_changes {
             out.push(
-                C::RowSecurityModified,
+                c.enabled_category(),
                 if c.enabled {
                     enable(&name)
                 } else {
@@ -70,7 +70,7 @@ pub(super) fn creates(diff: &SchemaDiff, out: &mut Out) {
         }
         if c.forced_changes {
             out.push(
-                C::RowSecurityModified,
+                c.forced_category(),
                 if c.forced {
                     force(&name)
                 } else {
@@ -89,10 +89,10 @@ pub(super) fn creates(diff: &SchemaDiff, out: &mut Out) {
         } else {
             alter_policy(&c.table, &c.from, &c.to)
         };
-        out.push(C::PoliciesModified, s);
+        out.push(C::RlsPoliciesModified, s);
     }
     for p in &diff.policies_added {
-        out.push(C::PoliciesAdded, create_policy(&p.table, &p.policy));
+        out.push(C::RlsPoliciesAdded, create_policy(&p.table, &p.policy));
     }
     for g in &diff.grants_removed {
         out.push(C::GrantsRemoved, revoke(g));
