@@ -179,3 +179,54 @@ async fn security_applies_to_an_empty_database_and_a_changed_policy_converges() 
     assert!(live(&db).await.tables[&doc].security.is_empty());
     db.drop().await;
 }
+
+#[tokio::test]
+async fn a_policy_written_loosely_is_compared_as_the_server_prints_it() {
+    let db = Fresh::new(PG, "security_pg_loose").await;
+    let loose = "
+CREATE TABLE doc (id bigint PRIMARY KEY, tenant integer, parent bigint);
+ALTER TABLE doc ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_only ON doc USING (tenant = current_setting('app.tenant')::int)
+  WITH CHECK (parent IS NULL OR parent IN (SELECT id FROM doc));
+";
+    let want = document(loose);
+    let public = InspectScope {
+        namespaces: Some(["public".to_owned()].into()),
+        ..InspectScope::default()
+    };
+    let mut session = db.session().await;
+    let empty = inspect(&mut session, &public).await.expect("inspect");
+    let planned = ptah_schema::plan(&want, &empty, PG, &PlanOptions::default()).expect("plan");
+    let opts = ApplyOptions {
+        scope: public.clone(),
+        ..ApplyOptions::default()
+    };
+    apply(&mut session, &planned, &opts).await.expect("apply");
+    let live = inspect(&mut session, &public).await.expect("inspect");
+    let doc = QualifiedName::new("public", "doc");
+    let (have, written) = (
+        &live.tables[&doc].security.policies["tenant_only"],
+        &want.tables[&doc].security.policies["tenant_only"],
+    );
+    assert_ne!(have.using, written.using, "the catalog spells it its own way");
+    assert_ne!(have.check, written.check, "the catalog qualifies the table");
+    let same = ptah_engine::comparable(&mut session, &want, &live)
+        .await
+        .expect("comparable");
+    let replanned = ptah_schema::plan(&same, &live, PG, &PlanOptions::default()).expect("plan");
+    assert!(replanned.is_empty(), "{:#?}", replanned.statements);
+    verify(&mut session, &want, &public, &PlanOptions::default())
+        .await
+        .expect("the loose document verifies against what it built");
+
+    // A real change still shows.
+    let changed = document(&loose.replace("::int)", "::int + 1)"));
+    let differs = ptah_engine::comparable(&mut session, &changed, &live)
+        .await
+        .expect("comparable");
+    let plan = ptah_schema::plan(&differs, &live, PG, &PlanOptions::default()).expect("plan");
+    assert_eq!(plan.statements.len(), 1, "{:#?}", plan.statements);
+    assert!(plan.statements[0].sql.starts_with("ALTER POLICY \"tenant_only\""));
+    session.close().await.expect("close");
+    db.drop().await;
+}

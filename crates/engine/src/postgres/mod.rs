@@ -2,6 +2,7 @@
 
 pub(crate) mod canonical;
 mod domains;
+pub(crate) mod policy_probe;
 pub(crate) mod program;
 mod queries;
 mod security;

@@ -28,6 +28,7 @@ use crate::plan::{PlannedStatement, Severity};
 use sql::Sql;
 
 pub use program::create_routine_statement;
+pub use security::create_policy_statement;
 pub use severity::is_narrowing;
 
 /// Which server speaks the MySQL dialect; they differ in a few clauses (`DROP CHECK`).

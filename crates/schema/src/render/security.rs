@@ -163,7 +163,7 @@ fn roles(p: &Policy) -> String {
 }
 
 /// The text of `CREATE POLICY` for `p` on `table`.
-pub(crate) fn create_policy_sql(table: &QualifiedName, p: &Policy) -> String {
+pub fn create_policy_statement(table: &QualifiedName, p: &Policy) -> String {
     let mut s = format!("CREATE POLICY {} ON {}", SQL.ident(&p.name), SQL.qualified(table));
     if p.restrictive {
         s.push_str(" AS RESTRICTIVE");
@@ -183,7 +183,7 @@ pub(crate) fn create_policy_sql(table: &QualifiedName, p: &Policy) -> String {
 
 fn create_policy(table: &QualifiedName, p: &Policy) -> PlannedStatement {
     stmt(
-        create_policy_sql(table, p),
+        create_policy_statement(table, p),
         Severity::Warning,
         "creates a row-level security policy: which rows roles see or write changes",
     )
