@@ -7,8 +7,7 @@
 //! keys → reference-row inserts and updates → views (dependency order) and triggers created →
 //! row-level security, policies, revokes and grants → removals in reverse: row deletes (children
 //! first), foreign keys, constraints, indexes, columns, tables, routines, domains, enums. A
-//! modified index or constraint is
-//! dropped and created again in its own phase.
+//! modified index or constraint is dropped and created again in its own phase.
 
 mod domain;
 mod mysql;
