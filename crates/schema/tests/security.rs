@@ -303,3 +303,65 @@ fn a_policy_over_a_retyped_column_is_rebuilt_around_the_change() {
     assert!(drop < retype && retype < create, "{all:#?}");
     assert!(!all.iter().any(|(s, _)| s.contains("\"q\"")), "{all:#?}");
 }
+
+#[test]
+fn the_hcl_shape_reads_as_documented() {
+    let text = r#"
+table "doc" {
+  schema = schema.public
+  column "id" { type = bigint }
+  column "owner" { type = text }
+  row_security {
+    enabled = true
+  }
+  policy "own_rows" {
+    for   = SELECT
+    as    = RESTRICTIVE
+    to    = ["reader", "PUBLIC"]
+    using = "((owner = CURRENT_USER))"
+  }
+  policy "writes" {
+    to    = ["writer"]
+    check = "owner = current_user"
+  }
+  grant "writer" {
+    privileges = ["ALL"]
+    grantable  = ["SELECT"]
+  }
+}
+"#;
+    let schema = hcl::parse(PG, "schema.hcl", text).expect("reads");
+    let s = &schema.tables[&QualifiedName::new("public", "doc")].security;
+    assert!(s.row_security && !s.force_row_security);
+    let own = &s.policies["own_rows"];
+    assert_eq!(own.command, PolicyCommand::Select);
+    assert!(own.restrictive);
+    assert!(own.roles.is_empty(), "PUBLIC among others is PUBLIC");
+    assert_eq!(own.using.as_deref(), Some("owner = current_user"));
+    assert_eq!(s.policies["writes"].command, PolicyCommand::All);
+    assert_eq!(
+        s.grants["writer"].privileges,
+        Privilege::ALL.into_iter().collect()
+    );
+    assert_eq!(s.grants["writer"].grantable, privileges(&[Privilege::Select]));
+
+    for (bad, says) in [
+        ("policy \"p\" {\n    for = MERGE\n  }", "unknown policy command"),
+        (
+            "grant \"r\" {\n    privileges = [\"USAGE\"]\n  }",
+            "unknown table privilege",
+        ),
+        ("grant \"r\" {}", "needs `privileges`"),
+        ("row_security {}\n  row_security {}", "row_security"),
+    ] {
+        let doc = format!(
+            "table \"t\" {{\n  schema = schema.public\n  column \"id\" {{ type = int }}\n  {bad}\n}}\n"
+        );
+        let err = hcl::parse(PG, "schema.hcl", &doc).expect_err(bad);
+        assert!(err.to_string().contains(says), "{bad}: {err}");
+    }
+    let mysql =
+        "table \"t\" {\n  column \"id\" { type = int }\n  grant \"r\" { privileges = [\"SELECT\"] }\n}\n";
+    let err = hcl::parse(Dialect::Mysql, "schema.hcl", mysql).expect_err("MySQL grants");
+    assert!(err.to_string().contains("on MySQL"), "{err}");
+}

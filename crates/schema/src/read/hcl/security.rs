@@ -47,6 +47,12 @@ impl Reader<'_> {
                 if !b.labels.is_empty() {
                     return Err(self.invalid(b.span(), "row_security takes no label".to_owned()));
                 }
+                if security.row_security || security.force_row_security {
+                    return Err(ReadError::Duplicate {
+                        at: self.at(b.span()),
+                        what: format!("row_security of {}", table.name),
+                    });
+                }
                 let flag = |key: &str, attrs: &mut super::Attrs<'_>| {
                     attrs.take(key).map(|a| self.boolean(&a.value)).transpose()
                 };
