@@ -34,6 +34,7 @@ use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 mod alter;
 mod domain;
 mod dump;
+mod grant;
 mod index;
 mod options;
 mod pg_program;
