@@ -33,7 +33,7 @@ fn all_is_exactly_the_crd_enum_in_wire_order() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "ALL is in wire-name order");
-    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 54);
+    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 56);
     assert!(
         all.len() <= MAX_DRIFT_FINDINGS,
         "a full list of categories is never truncated"
@@ -82,6 +82,11 @@ fn the_executor_row_categories_are_the_reference_data_rows() {
         ("sequences_added", DriftCategory::SequencesAdded),
         ("sequences_modified", DriftCategory::SequencesModified),
         ("sequences_removed", DriftCategory::SequencesRemoved),
+        ("grants_added", DriftCategory::GrantsAdded),
+        ("grants_removed", DriftCategory::GrantsRemoved),
+        ("rls_enabled_tables_added", DriftCategory::RlsEnabledTablesAdded),
+        ("rls_force_removed", DriftCategory::RlsForceRemoved),
+        ("rls_policies_modified", DriftCategory::RlsPoliciesModified),
         ("views_added", DriftCategory::ViewsAdded),
         ("views_modified", DriftCategory::ViewsModified),
         ("views_removed", DriftCategory::ViewsRemoved),

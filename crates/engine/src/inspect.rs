@@ -99,9 +99,11 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
 
 /// `desired` as the differ should see it against `live`, with what the server would print for
 /// its hand-written PostgreSQL parts: a view whose query the server prints exactly as the live
-/// view's takes the live text, routine signatures take the catalog's spelling (`a int` is
-/// `a integer`), and so do generation expressions (`qty * price` is `(qty)::numeric * price`).
-/// All are learned by creating the objects once in a transaction that is always rolled back. MySQL has no scratch space for such a check, and its definitions are compared as
+/// view's takes the live text, so does a policy whose expressions the server prints as the live
+/// policy's, routine signatures take the catalog's spelling (`a int` is `a integer`), and so do
+/// generation expressions (`qty * price` is `(qty)::numeric * price`). All are learned by
+/// creating the objects once in a transaction that is always rolled back. MySQL has no scratch
+/// space for such a check, and its definitions are compared as
 /// written. Borrowed when nothing changes.
 pub async fn comparable<'a>(
     session: &mut Session,
@@ -116,6 +118,21 @@ pub async fn comparable<'a>(
     for name in same {
         if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
             view.definition.clone_from(&have.definition);
+        }
+    }
+    for (table, policy) in postgres::policy_probe::equivalent_to_live(client, desired, live).await? {
+        let have = live
+            .tables
+            .get(&table)
+            .and_then(|t| t.security.policies.get(&policy));
+        let want = out
+            .to_mut()
+            .tables
+            .get_mut(&table)
+            .and_then(|t| t.security.policies.get_mut(&policy));
+        if let (Some(want), Some(have)) = (want, have) {
+            want.using.clone_from(&have.using);
+            want.check.clone_from(&have.check);
         }
     }
     if postgres::canonical::pending(desired, live) {

@@ -1,6 +1,6 @@
 //! The objects a live database holds that the schema model does not: aggregates, routines and
-//! triggers with attributes it has no field for, partitions, policies, grants, range and
-//! composite types (PostgreSQL), sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
+//! triggers with attributes it has no field for, partitions, grants on views and sequences,
+//! column grants, range and composite types (PostgreSQL), sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::postgres::program::{modelled_routine, modelled_trigger};
@@ -66,15 +66,14 @@ SELECT kind, name FROM (
   FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN ns ON ns.oid = c.relnamespace
   WHERE r.rulename <> '_RETURN'
   UNION ALL
-  SELECT 'row-level security policy', ns.nspname || '.' || c.relname || '.' || pol.polname
-  FROM pg_policy pol JOIN pg_class c ON c.oid = pol.polrelid JOIN ns ON ns.oid = c.relnamespace
-  UNION ALL
-  SELECT 'row-level security', ns.nspname || '.' || c.relname
-  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relrowsecurity
-  UNION ALL
   SELECT 'grants', ns.nspname || '.' || c.relname
   FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
-  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND c.relacl IS NOT NULL
+  WHERE c.relkind IN ('v', 'm', 'S') AND c.relacl IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
+  UNION ALL
+  SELECT DISTINCT 'column grants', ns.nspname || '.' || c.relname
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN ns ON ns.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p', 'v', 'm') AND a.attacl IS NOT NULL AND NOT a.attisdropped
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
 ) x
 WHERE kind IS NOT NULL

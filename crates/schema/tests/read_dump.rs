@@ -87,8 +87,8 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
     for (dialect, text, says) in [
         (
             PG,
-            "CREATE POLICY p ON x FOR SELECT USING (true)",
-            "CREATE POLICY",
+            "CREATE POLICY p ON x TO CURRENT_USER USING (true)",
+            "CURRENT_USER",
         ),
         (PG, "CREATE INDEX i ON ONLY public.p USING btree (a)", "ON ONLY"),
         (
@@ -103,10 +103,15 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
         ),
         (
             PG,
-            "ALTER TABLE public.x ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE public.x ENABLE ROW LEVEL SECURITY, ADD COLUMN y int",
             "ROW LEVEL SECURITY",
         ),
-        (PG, "GRANT SELECT ON TABLE public.x TO reader", "GRANT"),
+        (
+            PG,
+            "GRANT SELECT (a) ON TABLE public.x TO reader",
+            "column privileges",
+        ),
+        (PG, "GRANT USAGE ON SCHEMA public TO reader", "ON SCHEMA"),
         (
             PG,
             "ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO reader",

@@ -52,10 +52,10 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the eighteen the executor
-/// also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
-/// `domains_removed`, `sequences_added`, `sequences_modified`, `sequences_removed`,
-/// `table_comments_modified`, `table_options_modified`, `indexes_modified`,
+/// The closed vocabulary of drift categories: the reference list (36) plus the twenty the
+/// executor also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
+/// `domains_removed`, `grants_added`, `grants_removed`, `sequences_added`, `sequences_modified`,
+/// `sequences_removed`, `table_comments_modified`, `table_options_modified`, `indexes_modified`,
 /// `constraints_modified`, `views_added`, `views_modified`, `views_removed`, `triggers_added`,
 /// `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor
 /// category here.
@@ -108,6 +108,10 @@ pub enum DriftCategory {
     FunctionsModified,
     /// `functions_removed`: functions removed.
     FunctionsRemoved,
+    /// `grants_added`: table privileges granted.
+    GrantsAdded,
+    /// `grants_removed`: table privileges (or their grant option) revoked.
+    GrantsRemoved,
     /// `indexes_added`: indexes added.
     IndexesAdded,
     /// `indexes_modified`: indexes modified.
@@ -174,7 +178,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 54] = [
+    pub const ALL: [DriftCategory; 56] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -198,6 +202,8 @@ impl DriftCategory {
         DriftCategory::FunctionsAdded,
         DriftCategory::FunctionsModified,
         DriftCategory::FunctionsRemoved,
+        DriftCategory::GrantsAdded,
+        DriftCategory::GrantsRemoved,
         DriftCategory::IndexesAdded,
         DriftCategory::IndexesModified,
         DriftCategory::IndexesRemoved,
@@ -257,6 +263,8 @@ impl DriftCategory {
             DriftCategory::FunctionsAdded => "functions_added",
             DriftCategory::FunctionsModified => "functions_modified",
             DriftCategory::FunctionsRemoved => "functions_removed",
+            DriftCategory::GrantsAdded => "grants_added",
+            DriftCategory::GrantsRemoved => "grants_removed",
             DriftCategory::IndexesAdded => "indexes_added",
             DriftCategory::IndexesModified => "indexes_modified",
             DriftCategory::IndexesRemoved => "indexes_removed",

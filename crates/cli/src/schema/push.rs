@@ -123,8 +123,12 @@ mod tests {
     #[test]
     fn bad_documents_are_refused_with_a_code() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let bad = write(dir.path(), "bad.sql", "CREATE POLICY p ON t USING (true);");
-        let (code, message) = canonical_document(Dialect::Postgres, &bad).expect_err("policies are refused");
+        let bad = write(
+            dir.path(),
+            "bad.sql",
+            "CREATE RULE r AS ON INSERT TO t DO INSTEAD NOTHING;",
+        );
+        let (code, message) = canonical_document(Dialect::Postgres, &bad).expect_err("rules are refused");
         assert_eq!(code, "invalid_schema");
         assert!(message.contains("bad.sql"), "{message}");
     }

@@ -53,3 +53,47 @@ fn kind(k: PrivilegeKind) -> PrivilegeChangeKind {
         PrivilegeKind::RowSecurity => PrivilegeChangeKind::RowSecurityPolicy,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptah_schema::{Dialect, PlanOptions, plan, read::sql};
+
+    fn class(before: &str, after: &str) -> PlanClass {
+        let read = |text: &str| sql::parse(Dialect::Postgres, "s.sql", text).expect("reads");
+        let planned = plan(
+            &read(after),
+            &read(before),
+            Dialect::Postgres,
+            &PlanOptions::default(),
+        )
+        .expect("plans");
+        classify_plan(&serde_json::to_vec(&planned).expect("json")).expect("classifies")
+    }
+
+    #[test]
+    fn the_executors_row_security_and_grant_statements_are_privilege_changes() {
+        let table = "CREATE TABLE t (id int PRIMARY KEY, owner text);\n";
+        let secured = format!(
+            "{table}ALTER TABLE t ENABLE ROW LEVEL SECURITY;\nCREATE POLICY p ON t USING (owner = CURRENT_USER);\nGRANT SELECT ON t TO reader;\n"
+        );
+        let added = class(table, &secured);
+        assert_eq!(
+            added.privilege_changes,
+            vec![PrivilegeChangeKind::Grant, PrivilegeChangeKind::RowSecurityPolicy]
+        );
+        assert!(!added.destructive);
+        let removed = class(&secured, table);
+        assert_eq!(
+            removed.privilege_changes,
+            vec![
+                PrivilegeChangeKind::Revoke,
+                PrivilegeChangeKind::RowSecurityPolicy
+            ]
+        );
+        assert!(
+            removed.destructive,
+            "dropping a policy and disabling RLS need permission"
+        );
+    }
+}

@@ -3,8 +3,10 @@
 pub(crate) mod canonical;
 mod domains;
 pub(crate) mod generated;
+pub(crate) mod policy_probe;
 pub(crate) mod program;
 mod queries;
+mod security;
 mod sequences;
 mod views;
 
@@ -81,8 +83,8 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     read_indexes(client, &params, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
     sequences::read(client, &params, &mut schema).await?;
-    // Views, routines and triggers are deparsed with every name qualified, as pg_dump prints
-    // them; everything else above reads with `public` on the path.
+    // Views, policies, routines and triggers are deparsed with every name qualified, as pg_dump
+    // prints them; everything else above reads with `public` on the path.
     search_path(client, "").await?;
     let qualified = read_qualified(client, &params, &mut schema).await;
     search_path(client, "public").await?;
@@ -301,6 +303,7 @@ async fn read_indexes(
 
 async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
     views::read(client, params, schema).await?;
+    security::read(client, params, schema).await?;
     program::read(client, params, schema).await
 }
 

@@ -81,11 +81,29 @@ pub enum DiffCategory {
     TriggersModified,
     /// `triggers_removed`.
     TriggersRemoved,
+    /// `rls_enabled_tables_added`: row-level security enabled on a table.
+    RlsEnabledTablesAdded,
+    /// `rls_enabled_tables_removed`: row-level security disabled.
+    RlsEnabledTablesRemoved,
+    /// `rls_force_added`: row-level security forced on the owner too.
+    RlsForceAdded,
+    /// `rls_force_removed`: no longer forced.
+    RlsForceRemoved,
+    /// `rls_policies_added`.
+    RlsPoliciesAdded,
+    /// `rls_policies_modified`.
+    RlsPoliciesModified,
+    /// `rls_policies_removed`.
+    RlsPoliciesRemoved,
+    /// `grants_added`: privileges granted on a table.
+    GrantsAdded,
+    /// `grants_removed`: privileges (or grant options) revoked.
+    GrantsRemoved,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 36] = [
+    pub const ALL: [DiffCategory; 45] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -122,6 +140,15 @@ impl DiffCategory {
         DiffCategory::TriggersAdded,
         DiffCategory::TriggersModified,
         DiffCategory::TriggersRemoved,
+        DiffCategory::RlsEnabledTablesAdded,
+        DiffCategory::RlsEnabledTablesRemoved,
+        DiffCategory::RlsForceAdded,
+        DiffCategory::RlsForceRemoved,
+        DiffCategory::RlsPoliciesAdded,
+        DiffCategory::RlsPoliciesModified,
+        DiffCategory::RlsPoliciesRemoved,
+        DiffCategory::GrantsAdded,
+        DiffCategory::GrantsRemoved,
     ];
 
     /// The category's name as it appears in JSON.
@@ -163,6 +190,15 @@ impl DiffCategory {
             DiffCategory::TriggersAdded => "triggers_added",
             DiffCategory::TriggersModified => "triggers_modified",
             DiffCategory::TriggersRemoved => "triggers_removed",
+            DiffCategory::RlsEnabledTablesAdded => "rls_enabled_tables_added",
+            DiffCategory::RlsEnabledTablesRemoved => "rls_enabled_tables_removed",
+            DiffCategory::RlsForceAdded => "rls_force_added",
+            DiffCategory::RlsForceRemoved => "rls_force_removed",
+            DiffCategory::RlsPoliciesAdded => "rls_policies_added",
+            DiffCategory::RlsPoliciesModified => "rls_policies_modified",
+            DiffCategory::RlsPoliciesRemoved => "rls_policies_removed",
+            DiffCategory::GrantsAdded => "grants_added",
+            DiffCategory::GrantsRemoved => "grants_removed",
         }
     }
 }
@@ -233,9 +269,37 @@ impl SchemaDiff {
             (DiffCategory::TriggersAdded, self.triggers_added.len()),
             (DiffCategory::TriggersModified, self.triggers_modified.len()),
             (DiffCategory::TriggersRemoved, self.triggers_removed.len()),
+            (
+                DiffCategory::RlsEnabledTablesAdded,
+                self.row_security(|c| c.enabled_changes && c.enabled),
+            ),
+            (
+                DiffCategory::RlsEnabledTablesRemoved,
+                self.row_security(|c| c.enabled_changes && !c.enabled),
+            ),
+            (
+                DiffCategory::RlsForceAdded,
+                self.row_security(|c| c.forced_changes && c.forced),
+            ),
+            (
+                DiffCategory::RlsForceRemoved,
+                self.row_security(|c| c.forced_changes && !c.forced),
+            ),
+            (DiffCategory::RlsPoliciesAdded, self.policies_added.len()),
+            (DiffCategory::RlsPoliciesModified, self.policies_modified.len()),
+            (DiffCategory::RlsPoliciesRemoved, self.policies_removed.len()),
+            (DiffCategory::GrantsAdded, self.grants_added.len()),
+            (DiffCategory::GrantsRemoved, self.grants_removed.len()),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());
         out
+    }
+}
+
+impl SchemaDiff {
+    /// How many row-level security changes match `which`.
+    fn row_security(&self, which: impl Fn(&super::RowSecurityChange) -> bool) -> usize {
+        self.row_security_modified.iter().filter(|c| which(c)).count()
     }
 }

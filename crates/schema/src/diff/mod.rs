@@ -12,8 +12,10 @@ mod order;
 mod program;
 mod rows;
 mod scope;
+mod security;
 mod sequence;
 mod table;
+mod touched;
 
 use std::collections::BTreeSet;
 
@@ -29,6 +31,7 @@ pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
+pub use security::{GrantRef, PolicyChange, PolicyRef, RowSecurityChange};
 pub use sequence::SequenceChange;
 pub use table::IndexCommentChange;
 
@@ -112,6 +115,18 @@ pub struct SchemaDiff {
     pub triggers_removed: Vec<Trigger>,
     /// Triggers whose definition changes (dropped and created again).
     pub triggers_modified: Vec<TriggerChange>,
+    /// Tables whose `ROW LEVEL SECURITY` switches change.
+    pub row_security_modified: Vec<RowSecurityChange>,
+    /// Policies to create on existing tables.
+    pub policies_added: Vec<PolicyRef>,
+    /// Policies to drop (the actual definition).
+    pub policies_removed: Vec<PolicyRef>,
+    /// Policies whose definition changes.
+    pub policies_modified: Vec<PolicyChange>,
+    /// Privileges to grant on existing tables.
+    pub grants_added: Vec<GrantRef>,
+    /// Privileges (or grant options) to revoke.
+    pub grants_removed: Vec<GrantRef>,
 }
 
 /// A change to an enum type's labels.
@@ -326,81 +341,6 @@ impl SchemaDiff {
     /// Whether the schemas are equal.
     pub fn is_empty(&self) -> bool {
         self.counts().is_empty()
-    }
-
-    /// Every table the diff alters or whose rows it changes, with the category that touches it
-    /// (created tables are not included: creating is not altering).
-    pub fn touched_tables(&self) -> Vec<(QualifiedName, DiffCategory)> {
-        let mut out: BTreeSet<(QualifiedName, DiffCategory)> = BTreeSet::new();
-        let mut add = |t: &QualifiedName, c: DiffCategory| {
-            out.insert((t.clone(), c));
-        };
-        self.tables_removed
-            .iter()
-            .for_each(|t| add(&t.name, DiffCategory::TablesRemoved));
-        let comments = DiffCategory::TableCommentsModified;
-        self.table_comments_modified
-            .iter()
-            .for_each(|c| add(&c.table, comments));
-        self.table_options_modified
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::TableOptionsModified));
-        self.columns_added
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::ColumnsAdded));
-        self.columns_removed
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::ColumnsRemoved));
-        self.columns_modified
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::ColumnsModified));
-        self.indexes_added
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::IndexesAdded));
-        self.indexes_removed
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::IndexesRemoved));
-        self.indexes_modified
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::IndexesModified));
-        self.index_comments_modified
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::IndexesModified));
-        let added = DiffCategory::ConstraintsAdded;
-        self.constraints_added.iter().for_each(|c| add(&c.table, added));
-        let removed = DiffCategory::ConstraintsRemoved;
-        self.constraints_removed
-            .iter()
-            .for_each(|c| add(&c.table, removed));
-        let modified = DiffCategory::ConstraintsModified;
-        self.constraints_modified
-            .iter()
-            .for_each(|c| add(&c.table, modified));
-        for change in &self.enums_modified {
-            if let EnumChangeMethod::Recreate(uses) = &change.method {
-                uses.iter()
-                    .for_each(|u| add(&u.table, DiffCategory::EnumsModified));
-            }
-        }
-        self.rows_inserted
-            .iter()
-            .for_each(|r| add(&r.table, DiffCategory::RowsInserted));
-        self.rows_updated
-            .iter()
-            .for_each(|r| add(&r.table, DiffCategory::RowsUpdated));
-        self.rows_deleted
-            .iter()
-            .for_each(|r| add(&r.table, DiffCategory::RowsDeleted));
-        self.triggers_added
-            .iter()
-            .for_each(|t| add(&t.table, DiffCategory::TriggersAdded));
-        self.triggers_removed
-            .iter()
-            .for_each(|t| add(&t.table, DiffCategory::TriggersRemoved));
-        self.triggers_modified
-            .iter()
-            .for_each(|t| add(&t.to.table, DiffCategory::TriggersModified));
-        out.into_iter().collect()
     }
 }
 

@@ -144,6 +144,7 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
             });
         }
     }
+    super::security::diff_security(want, have, d);
 }
 
 /// The aspects in which two versions of a column differ.

@@ -13,6 +13,7 @@ mod domain;
 mod keyed;
 mod name;
 mod program;
+mod security;
 mod sequence;
 mod value;
 
@@ -20,6 +21,7 @@ pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
+pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
 pub use sequence::{Sequence, SequenceOptions, SequenceOwner, SequenceType};
 pub use value::{DefaultValue, Generated, Literal};
 
@@ -116,6 +118,9 @@ pub struct Table {
     pub collation: Option<String>,
     /// Reference rows the table owns, when declared.
     pub rows: Option<ReferenceRows>,
+    /// PostgreSQL row-level security, policies and grants; absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "TableSecurity::is_empty")]
+    pub security: TableSecurity,
 }
 
 impl Table {
@@ -134,6 +139,7 @@ impl Table {
             charset: None,
             collation: None,
             rows: None,
+            security: TableSecurity::default(),
         }
     }
 

@@ -1,19 +1,20 @@
 //! The planner's renderer: a [`SchemaDiff`] becomes ordered, classified statements for one dialect.
 //!
-//! Order: schemas → extensions → triggers and views that go or are rebuilt (dropped, views in
-//! reverse dependency order) → enums (create, add value, recreate) → domains (create, alter) →
-//! routines (create, replace) → sequences (create, alter) →
-//! tables (parents first, without foreign keys) → added and modified columns → sequence owners →
-//! indexes →
-//! constraints → foreign keys → reference-row inserts and updates → views (dependency order) and
-//! triggers created → removals in reverse: row deletes (children first), foreign keys,
-//! constraints, indexes, columns, tables, sequences, routines, domains, enums. A modified index or constraint is
-//! dropped and created again in its own phase.
+//! Order: schemas → extensions → policies that go or are rebuilt (dropped) → triggers and views
+//! that go or are rebuilt (dropped, views in reverse dependency order) → enums (create, add
+//! value, recreate) → domains (create, alter) → routines (create, replace) → sequences (create,
+//! alter) → tables (parents first, without foreign keys) → added and modified columns → sequence
+//! owners → indexes and index comments → constraints → foreign keys → reference-row inserts and
+//! updates → views (dependency order) and triggers created → row-level security, policies,
+//! revokes and grants → removals in reverse: row deletes (children first), foreign keys,
+//! constraints, indexes, columns, tables, sequences, routines, domains, enums. A modified index or
+//! constraint is dropped and created again in its own phase.
 
 mod domain;
 mod mysql;
 mod postgres;
 mod program;
+mod security;
 mod sequence;
 mod severity;
 mod sql;
@@ -28,6 +29,7 @@ use crate::plan::{PlannedStatement, Severity};
 use sql::Sql;
 
 pub use program::create_routine_statement;
+pub use security::create_policy_statement;
 pub use severity::is_narrowing;
 
 /// Which server speaks the MySQL dialect; they differ in a few clauses (`DROP CHECK`).
@@ -105,6 +107,9 @@ fn render_tagged(
         for e in &diff.extensions_added {
             out.push(C::ExtensionsAdded, postgres::create_extension(e));
         }
+    }
+    if pg {
+        security::drops(diff, &mut out);
     }
     program::drops(diff, sql, &mut out);
     if pg {
@@ -229,6 +234,9 @@ fn render_tagged(
     }
 
     program::creates(diff, sql, &mut out);
+    if pg {
+        security::creates(diff, &mut out);
+    }
 
     // Removals, in reverse dependency order.
     for r in &diff.rows_deleted {

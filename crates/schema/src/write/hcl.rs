@@ -123,6 +123,7 @@ fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tabl
         }
         out.push_str("    ]\n  }\n");
     }
+    super::security::write(out, &table.security);
     out.push_str("}\n\n");
 }
 

@@ -2,5 +2,6 @@
 
 pub mod hcl;
 mod program;
+mod security;
 mod sequence;
 mod words;

@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
+\restrict ccHXPKfCeyI89bN0ZgfuWhQhVA4PcgJZMKVB77L6MFhCsZ5O8XYxDwh4ikuHIbF
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -942,6 +942,8 @@ CREATE TABLE billing.invoice (
     tax numeric(14,2) NOT NULL,
     CONSTRAINT invoice_due_after_issue CHECK (((due_on IS NULL) OR (due_on >= issued_on)))
 );
+
+ALTER TABLE ONLY billing.invoice FORCE ROW LEVEL SECURITY;
 
 
 ALTER TABLE billing.invoice OWNER TO app;
@@ -1991,8 +1993,88 @@ ALTER TABLE ONLY billing.tax_rate
 
 
 --
+-- Name: customer; Type: ROW SECURITY; Schema: app; Owner: app
+--
+
+ALTER TABLE app.customer ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: customer customer_self; Type: POLICY; Schema: app; Owner: app
+--
+
+CREATE POLICY customer_self ON app.customer FOR SELECT TO shop_reader USING (((email)::text = (CURRENT_USER)::text));
+
+
+--
+-- Name: customer customer_staff; Type: POLICY; Schema: app; Owner: app
+--
+
+CREATE POLICY customer_staff ON app.customer TO shop_writer USING (true) WITH CHECK ((country_code IS NOT NULL));
+
+
+--
+-- Name: invoice; Type: ROW SECURITY; Schema: billing; Owner: app
+--
+
+ALTER TABLE billing.invoice ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: invoice invoice_issued; Type: POLICY; Schema: billing; Owner: app
+--
+
+CREATE POLICY invoice_issued ON billing.invoice AS RESTRICTIVE FOR SELECT USING ((state <> 'draft'::billing.invoice_state));
+
+
+--
+-- Name: invoice invoice_team; Type: POLICY; Schema: billing; Owner: app
+--
+
+CREATE POLICY invoice_team ON billing.invoice TO shop_reader, shop_writer USING ((order_id IN ( SELECT o.id
+   FROM app.orders o
+  WHERE (o.status <> 'cart'::app.order_status))));
+
+
+--
+-- Name: TABLE customer; Type: ACL; Schema: app; Owner: app
+--
+
+GRANT SELECT ON TABLE app.customer TO shop_reader;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.customer TO shop_writer WITH GRANT OPTION;
+
+
+--
+-- Name: TABLE order_line; Type: ACL; Schema: app; Owner: app
+--
+
+GRANT SELECT ON TABLE app.order_line TO shop_reader;
+
+
+--
+-- Name: TABLE orders; Type: ACL; Schema: app; Owner: app
+--
+
+GRANT SELECT ON TABLE app.orders TO shop_reader;
+GRANT SELECT,INSERT,UPDATE ON TABLE app.orders TO shop_writer;
+
+
+--
+-- Name: TABLE product; Type: ACL; Schema: app; Owner: app
+--
+
+GRANT SELECT ON TABLE app.product TO PUBLIC;
+
+
+--
+-- Name: TABLE invoice; Type: ACL; Schema: billing; Owner: app
+--
+
+GRANT SELECT ON TABLE billing.invoice TO shop_reader;
+GRANT SELECT ON TABLE billing.invoice TO shop_writer;
+
+
+--
 -- PostgreSQL database dump complete
 --
 
-\unrestrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
+\unrestrict ccHXPKfCeyI89bN0ZgfuWhQhVA4PcgJZMKVB77L6MFhCsZ5O8XYxDwh4ikuHIbF
 

@@ -31,6 +31,7 @@ use super::{Location, ReadError};
 
 mod parts;
 mod program;
+mod security;
 mod sequence;
 mod table;
 mod value;

@@ -162,6 +162,7 @@ impl Reader<'_> {
                     }
                     table.rows = Some(self.data(&table, b)?);
                 }
+                "row_security" | "policy" | "grant" => self.security_block(&mut table, b)?,
                 other => return Err(self.unsupported(b.span(), format!("block `{other}` in {owner}"))),
             }
         }

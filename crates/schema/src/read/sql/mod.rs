@@ -1,6 +1,7 @@
 //! The SQL DDL reader: `CREATE SCHEMA`, `CREATE EXTENSION`, `CREATE TYPE … AS ENUM`,
 //! `CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `CREATE [MATERIALIZED] VIEW` ([`view`]), `CREATE
-//! DOMAIN` ([`domain`]), `CREATE SEQUENCE` ([`sequence`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN/SEQUENCE/INDEX`,
+//! DOMAIN` ([`domain`]), `CREATE SEQUENCE` ([`sequence`]), row-level security, `CREATE POLICY`,
+//! table `GRANT`/`REVOKE` ([`security`]), `COMMENT ON TABLE/COLUMN/VIEW/DOMAIN/SEQUENCE/INDEX`,
 //! `ALTER TABLE [ONLY] … ADD CONSTRAINT` and `… ALTER COLUMN … SET DEFAULT`, through `sqlparser`;
 //! MySQL `CREATE VIEW` and `CREATE TRIGGER` from their text (module `program`);
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
@@ -33,10 +34,12 @@ use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 mod alter;
 mod domain;
 mod dump;
+mod grant;
 mod index;
 mod options;
 mod pg_program;
 mod program;
+mod security;
 mod sequence;
 mod split;
 mod table;
@@ -129,6 +132,9 @@ impl Reader {
         }
         if self.dialect == Dialect::Postgres && domain::is_create_domain(&tokens) {
             return self.create_domain(text, &tokens, at);
+        }
+        if let Some(kind) = security::kind(&tokens).filter(|_| self.dialect == Dialect::Postgres) {
+            return self.security(kind, text, &tokens, at);
         }
         let bare: Vec<Token> = tokens.iter().map(|t| t.token.clone()).collect();
         match dump::classify(self.dialect, &bare) {
