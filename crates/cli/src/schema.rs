@@ -156,6 +156,7 @@ impl From<PlanError> for Failure {
         let code = match err {
             PlanError::ProtectedTable { .. } => "protected_table",
             PlanError::DuplicateRowKey { .. } => "invalid_schema",
+            PlanError::PartitionKeyChanged { .. } => "partition_key_changed",
         };
         Failure::new(code, err.to_string(), EXIT_USAGE)
     }

@@ -75,11 +75,19 @@ pub enum DiffCategory {
     TriggersModified,
     /// `triggers_removed`.
     TriggersRemoved,
+    /// `partitions_attached`: a plain table attached as a partition.
+    PartitionsAttached,
+    /// `partitions_detached`: a partition detached as a plain table.
+    PartitionsDetached,
+    /// `partitions_modified`: a partition's bound or parent (detached and attached again).
+    PartitionsModified,
+    /// `partition_keys_modified`: a partition key differs (no plan can change it).
+    PartitionKeysModified,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 33] = [
+    pub const ALL: [DiffCategory; 37] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -113,6 +121,10 @@ impl DiffCategory {
         DiffCategory::TriggersAdded,
         DiffCategory::TriggersModified,
         DiffCategory::TriggersRemoved,
+        DiffCategory::PartitionsAttached,
+        DiffCategory::PartitionsDetached,
+        DiffCategory::PartitionsModified,
+        DiffCategory::PartitionKeysModified,
     ];
 
     /// The category's name as it appears in JSON.
@@ -151,6 +163,10 @@ impl DiffCategory {
             DiffCategory::TriggersAdded => "triggers_added",
             DiffCategory::TriggersModified => "triggers_modified",
             DiffCategory::TriggersRemoved => "triggers_removed",
+            DiffCategory::PartitionsAttached => "partitions_attached",
+            DiffCategory::PartitionsDetached => "partitions_detached",
+            DiffCategory::PartitionsModified => "partitions_modified",
+            DiffCategory::PartitionKeysModified => "partition_keys_modified",
         }
     }
 }
@@ -215,6 +231,13 @@ impl SchemaDiff {
             (DiffCategory::TriggersAdded, self.triggers_added.len()),
             (DiffCategory::TriggersModified, self.triggers_modified.len()),
             (DiffCategory::TriggersRemoved, self.triggers_removed.len()),
+            (DiffCategory::PartitionsAttached, self.partitions_attached.len()),
+            (DiffCategory::PartitionsDetached, self.partitions_detached.len()),
+            (DiffCategory::PartitionsModified, self.partitions_modified.len()),
+            (
+                DiffCategory::PartitionKeysModified,
+                self.partition_keys_modified.len(),
+            ),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());

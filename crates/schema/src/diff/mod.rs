@@ -9,6 +9,7 @@ mod domain;
 mod enums;
 mod findings;
 mod order;
+mod partition;
 mod program;
 mod rows;
 mod scope;
@@ -26,6 +27,7 @@ use crate::model::{
 pub use domain::DomainChange;
 pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
+pub use partition::{PartitionChange, PartitionKeyChange};
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
 
@@ -98,6 +100,18 @@ pub struct SchemaDiff {
     pub triggers_removed: Vec<Trigger>,
     /// Triggers whose definition changes (dropped and created again).
     pub triggers_modified: Vec<TriggerChange>,
+    /// Existing plain tables that become partitions (`ATTACH PARTITION`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_attached: Vec<PartitionChange>,
+    /// Partitions that become plain tables (`DETACH PARTITION`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_detached: Vec<PartitionChange>,
+    /// Partitions whose bound or parent changes (detached and attached again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_modified: Vec<PartitionChange>,
+    /// Tables whose partition key differs: no plan can make the change ([`crate::PlanError`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_keys_modified: Vec<PartitionKeyChange>,
 }
 
 /// A change to an enum type's labels.
@@ -381,6 +395,22 @@ impl SchemaDiff {
         self.triggers_modified
             .iter()
             .for_each(|t| add(&t.to.table, DiffCategory::TriggersModified));
+        for (changes, category) in [
+            (&self.partitions_attached, DiffCategory::PartitionsAttached),
+            (&self.partitions_detached, DiffCategory::PartitionsDetached),
+            (&self.partitions_modified, DiffCategory::PartitionsModified),
+        ] {
+            for c in changes {
+                add(&c.table, category);
+                // Attaching or detaching locks the parent and changes what its queries see.
+                for parent in c.from.iter().chain(&c.to) {
+                    add(&parent.parent, category);
+                }
+            }
+        }
+        self.partition_keys_modified
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::PartitionKeysModified));
         out.into_iter().collect()
     }
 }
@@ -426,7 +456,12 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
     }
     for (name, want) in &desired.tables {
         if let Some(have) = actual.tables.get(name) {
-            table::diff_table(want, have, &mut d);
+            table::diff_table(
+                want,
+                &partition::as_partitioned(want, have, desired, actual),
+                &mut d,
+            );
+            partition::diff_partitioning(want, have, &mut d);
         }
     }
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);

@@ -12,12 +12,14 @@ use serde::{Deserialize, Serialize};
 mod domain;
 mod keyed;
 mod name;
+mod partition;
 mod program;
 mod value;
 
 pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
+pub use partition::{PartitionOf, inherit_partition_columns, partition_bound, partition_key};
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
 pub use value::{DefaultValue, Literal};
 
@@ -107,6 +109,14 @@ pub struct Table {
     pub collation: Option<String>,
     /// Reference rows the table owns, when declared.
     pub rows: Option<ReferenceRows>,
+    /// PostgreSQL: the partition key of a partitioned table (`RANGE (created_at)`), as
+    /// `pg_get_partkeydef` prints it. Absent from the JSON when unset, like every partitioning
+    /// field, so the fingerprints of schemas without partitioning are what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_by: Option<String>,
+    /// PostgreSQL: the parent and bound of a partition, whose columns are its parent's ([`PartitionOf`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_of: Option<PartitionOf>,
 }
 
 impl Table {
@@ -124,6 +134,8 @@ impl Table {
             charset: None,
             collation: None,
             rows: None,
+            partition_by: None,
+            partition_of: None,
         }
     }
 

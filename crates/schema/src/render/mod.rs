@@ -2,15 +2,17 @@
 //!
 //! Order: schemas → extensions → triggers and views that go or are rebuilt (dropped, views in
 //! reverse dependency order) → enums (create, add value, recreate) → domains (create, alter) →
-//! routines (create, replace) →
-//! tables (parents first, without foreign keys) → added and modified columns → indexes →
-//! constraints → foreign keys → reference-row inserts and updates → views (dependency order) and
+//! routines (create, replace) → partitions detached (PostgreSQL) →
+//! tables (parents first, partitioned tables before their partitions, without foreign keys) →
+//! added and modified columns → indexes → constraints → foreign keys → partitions attached →
+//! reference-row inserts and updates → views (dependency order) and
 //! triggers created → removals in reverse: row deletes (children first), foreign keys,
 //! constraints, indexes, columns, tables, routines, domains, enums. A modified index or constraint is
 //! dropped and created again in its own phase.
 
 mod domain;
 mod mysql;
+mod partition;
 mod postgres;
 mod program;
 mod severity;
@@ -70,7 +72,12 @@ pub fn findings(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec
                 .filter(|(c, _)| *c == category)
                 .map(|(_, s)| s.severity)
                 .max()
-                .unwrap_or(Severity::Safe),
+                // No statement can change a partition key: the table must be rebuilt by hand.
+                .unwrap_or(if category == DiffCategory::PartitionKeysModified {
+                    Severity::Destructive
+                } else {
+                    Severity::Safe
+                }),
         })
         .collect()
 }
@@ -117,9 +124,12 @@ fn render_tagged(
         domain::creates(diff, &mut out);
     }
     program::routines(diff, sql, &mut out);
+    if pg {
+        partition::detaches(diff, &mut out);
+    }
     for t in &diff.tables_added {
         match dialect {
-            Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t)),
+            Dialect::Postgres => out.extend(C::TablesAdded, partition::create_table(t)),
             Dialect::Mysql => out.push(C::TablesAdded, mysql::create_table(t)),
         }
     }
@@ -196,6 +206,9 @@ fn render_tagged(
         }
     }
 
+    if pg {
+        partition::attaches(diff, &mut out);
+    }
     for r in &diff.rows_inserted {
         out.push(C::RowsInserted, insert_row(sql, r));
     }

@@ -28,6 +28,7 @@ use crate::names::Namer;
 use super::check::{PendingForeignKey, foreign_keys};
 use super::{Location, ReadError};
 
+mod partition;
 mod parts;
 mod program;
 mod table;
@@ -53,6 +54,7 @@ pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadErr
         mysql_database: None,
     };
     reader.document(&body)?;
+    crate::model::inherit_partition_columns(&mut reader.schema.tables);
     foreign_keys(&mut reader.schema, &reader.pending)?;
     super::check::canonical_forms(reader.dialect, &mut reader.schema);
     Ok(reader.schema)
@@ -223,7 +225,8 @@ impl<'a> Reader<'a> {
         for b in &tables {
             self.declare_table(b)?;
         }
-        for b in &tables {
+        // A partition takes its parent's columns, so parents are read first.
+        for b in partition::parents_first(self, &tables) {
             self.table_block(b)?;
         }
         for b in &blocks {

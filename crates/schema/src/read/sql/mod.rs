@@ -35,6 +35,7 @@ mod domain;
 mod dump;
 mod index;
 mod options;
+mod partition;
 mod pg_program;
 mod program;
 mod serial;
@@ -124,6 +125,11 @@ impl Reader {
         if tokens.is_empty() {
             return Ok(());
         }
+        if self.dialect == Dialect::Postgres
+            && let Some(form) = partition::form(&tokens)
+        {
+            return self.partition_statement(form, text, tokens, at);
+        }
         if self.dialect == Dialect::Postgres && view::is_create_view(&tokens) {
             return self.create_view(text, &tokens, at);
         }
@@ -152,19 +158,23 @@ impl Reader {
             Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),
-            Rule::Parse => {
-                let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
-                let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
-                let after = parser.peek_token();
-                if after.token != Token::EOF {
-                    return Err(ReadError::Syntax {
-                        at: self.at(after.span.start),
-                        message: format!("expected `;`, found {}", after.token),
-                    });
-                }
-                self.statement(statement, at)
-            }
+            Rule::Parse => self.parse_tokens(tokens, at),
         }
+    }
+
+    /// Reads one statement's tokens through sqlparser.
+    pub(crate) fn parse_tokens(&mut self, tokens: Vec<TokenWithSpan>, at: Location) -> Result<(), ReadError> {
+        let sql = sql_dialect(self.dialect);
+        let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
+        let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
+        let after = parser.peek_token();
+        if after.token != Token::EOF {
+            return Err(ReadError::Syntax {
+                at: self.at(after.span.start),
+                message: format!("expected `;`, found {}", after.token),
+            });
+        }
+        self.statement(statement, at)
     }
 
     pub(crate) fn ignore(&mut self, at: Location, reason: IgnoreReason, text: &str) {
@@ -178,6 +188,7 @@ impl Reader {
     /// Finishes the document: checks every foreign key's target and every sequence's owner.
     pub fn finish(mut self) -> Result<Document, ReadError> {
         self.check_sequences()?;
+        partition::settle(&mut self.schema);
         foreign_keys(&mut self.schema, &self.pending)?;
         super::check::canonical_forms(self.dialect, &mut self.schema);
         Ok(Document {

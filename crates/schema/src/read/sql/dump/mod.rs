@@ -6,8 +6,8 @@
 //!   objects (`SET statement_timeout = 0`, `SELECT pg_catalog.set_config('search_path', '', false)`,
 //!   `/*!40101 SET NAMES utf8mb4 */`), ownership (`ALTER … OWNER TO`), and the lock and key
 //!   toggles of a data load;
-//! - refused by name, because it describes schema the model does not hold yet (PostgreSQL's
-//!   `CREATE VIEW`, `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
+//! - refused by name, because it describes schema the model does not hold yet (`CREATE POLICY`,
+//!   `GRANT`, a setting that places objects, such as a `search_path` other than `public`);
 //! - read: everything else goes to sqlparser, and the two dump forms it cannot parse
 //!   (`ALTER SEQUENCE … OWNED BY …` and an identity added with `SEQUENCE NAME`) are read here;
 //!   MySQL views and triggers are read from their text ([`super::program`]), because their bodies
@@ -186,7 +186,7 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
             "{verb} (data; reference rows are declared in schema.hcl)"
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
-        Some("CREATE") => create(dialect, tokens, &words),
+        Some("CREATE") => create(dialect, tokens),
         Some("COMMENT")
             if dialect == Dialect::Postgres
                 && w(1) == Some("ON")
@@ -200,7 +200,7 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
     }
 }
 
-fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
+fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
     let kind = create_kind(tokens);
     if dialect == Dialect::Mysql {
         match kind.as_deref() {
@@ -217,15 +217,10 @@ fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule 
             _ => {}
         }
     }
+    // PostgreSQL's partitioning (`PARTITION BY`, `PARTITION OF`, `ON ONLY`) is read before these
+    // rules (`super::partition`).
     match kind.and_then(|k| UNMODELLED.iter().find(|(u, _)| *u == k)) {
         Some((_, what)) => Rule::Refuse((*what).to_owned()),
-        // `ON ONLY` builds the parent index of a partitioned table.
-        None if words
-            .windows(2)
-            .any(|p| p[0].as_deref() == Some("ON") && p[1].as_deref() == Some("ONLY")) =>
-        {
-            Rule::Refuse("CREATE INDEX … ON ONLY (partitioned tables are not modelled)".to_owned())
-        }
         None => Rule::Parse,
     }
 }
@@ -246,16 +241,14 @@ fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
             Rule::Refuse("ALTER DEFAULT PRIVILEGES (privileges are not modelled)".to_owned())
         }
         (Some("SEQUENCE"), Dialect::Postgres) => owned_by(tokens).unwrap_or(Rule::Parse),
-        (Some("INDEX"), Dialect::Postgres) if has(["ATTACH", "PARTITION"]) => {
-            Rule::Refuse("ALTER INDEX … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
-        }
         (Some("TABLE"), Dialect::Mysql)
             if n >= 2 && w(n - 1) == Some("KEYS") && matches!(w(n - 2), Some("DISABLE" | "ENABLE")) =>
         {
             Rule::Ignore(IgnoreReason::DataLoad)
         }
-        (Some("TABLE"), _) if has(["ATTACH", "PARTITION"]) || has(["DETACH", "PARTITION"]) => {
-            Rule::Refuse("ALTER TABLE … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
+        // PostgreSQL's are read before these rules (`super::partition`).
+        (Some("TABLE"), Dialect::Mysql) if has(["ATTACH", "PARTITION"]) || has(["DETACH", "PARTITION"]) => {
+            Rule::Refuse("ALTER TABLE … ATTACH PARTITION (MySQL partitioning is not modelled)".to_owned())
         }
         (Some("TABLE"), _) if has(["LEVEL", "SECURITY"]) => {
             Rule::Refuse("ALTER TABLE … ROW LEVEL SECURITY (row-level security is not modelled)".to_owned())
