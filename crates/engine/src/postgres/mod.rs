@@ -2,6 +2,7 @@
 
 pub(crate) mod canonical;
 mod domains;
+mod partitions;
 pub(crate) mod program;
 mod queries;
 mod views;
@@ -286,6 +287,7 @@ async fn read_indexes(
 }
 
 async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
+    partitions::read(client, params, schema).await?;
     views::read(client, params, schema).await?;
     program::read(client, params, schema).await
 }
