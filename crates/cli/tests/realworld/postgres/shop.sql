@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
+\restrict v2C6tW3HaiwdYefFk7mLWXMquPhuTNi9VIJc9O6LUvXs5RkX8ViNT33WL3HZXa2
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -515,6 +515,70 @@ ALTER TABLE app.orders_id_seq OWNER TO app;
 
 ALTER SEQUENCE app.orders_id_seq OWNED BY app.orders.id;
 
+
+--
+-- Name: page_views; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+)
+PARTITION BY RANGE (viewed_at);
+
+
+ALTER TABLE app.page_views OWNER TO app;
+
+--
+-- Name: TABLE page_views; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON TABLE app.page_views IS 'one row per page view, partitioned by year';
+
+
+--
+-- Name: page_views_2025; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_2025 (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_2025 OWNER TO app;
+
+--
+-- Name: page_views_2026; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_2026 (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_2026 OWNER TO app;
+
+--
+-- Name: page_views_default; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_default (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_default OWNER TO app;
 
 --
 -- Name: price; Type: TABLE; Schema: app; Owner: app
@@ -1132,6 +1196,27 @@ CREATE TABLE billing.tax_rate (
 ALTER TABLE billing.tax_rate OWNER TO app;
 
 --
+-- Name: page_views_2025; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+
+
+--
+-- Name: page_views_2026; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_2026 FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+
+
+--
+-- Name: page_views_default; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_default DEFAULT;
+
+
+--
 -- Name: brand id; Type: DEFAULT; Schema: app; Owner: app
 --
 
@@ -1354,6 +1439,38 @@ ALTER TABLE ONLY app.order_line
 
 ALTER TABLE ONLY app.orders
     ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: page_views page_views_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views
+    ADD CONSTRAINT page_views_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_2025 page_views_2025_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_2025
+    ADD CONSTRAINT page_views_2025_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_2026 page_views_2026_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_2026
+    ADD CONSTRAINT page_views_2026_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_default page_views_default_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_default
+    ADD CONSTRAINT page_views_default_pkey PRIMARY KEY (id, viewed_at);
 
 
 --
@@ -1591,6 +1708,34 @@ CREATE INDEX orders_open_idx ON app.orders USING btree (status) WHERE (status <>
 
 
 --
+-- Name: page_views_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_path_idx ON ONLY app.page_views USING btree (path);
+
+
+--
+-- Name: page_views_2025_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_2025_path_idx ON app.page_views_2025 USING btree (path);
+
+
+--
+-- Name: page_views_2026_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_2026_path_idx ON app.page_views_2026 USING btree (path);
+
+
+--
+-- Name: page_views_default_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_default_path_idx ON app.page_views_default USING btree (path);
+
+
+--
 -- Name: product_active_category_idx; Type: INDEX; Schema: app; Owner: app
 --
 
@@ -1630,6 +1775,48 @@ CREATE INDEX ledger_entry_account_idx ON billing.ledger_entry USING btree (accou
 --
 
 CREATE UNIQUE INDEX payment_provider_ref_idx ON billing.payment USING btree (provider, provider_ref);
+
+
+--
+-- Name: page_views_2025_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_2025_path_idx;
+
+
+--
+-- Name: page_views_2025_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_2025_pkey;
+
+
+--
+-- Name: page_views_2026_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_2026_path_idx;
+
+
+--
+-- Name: page_views_2026_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_2026_pkey;
+
+
+--
+-- Name: page_views_default_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_default_path_idx;
+
+
+--
+-- Name: page_views_default_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_default_pkey;
 
 
 --
@@ -1994,5 +2181,5 @@ ALTER TABLE ONLY billing.tax_rate
 -- PostgreSQL database dump complete
 --
 
-\unrestrict qtRqKog2n4onsPnlP2TzMu6tYVzkHmenOKmrMnIusgIlfQ09R5L8Y8htpgPeCSx
+\unrestrict v2C6tW3HaiwdYefFk7mLWXMquPhuTNi9VIJc9O6LUvXs5RkX8ViNT33WL3HZXa2
 
