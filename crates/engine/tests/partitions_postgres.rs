@@ -3,12 +3,12 @@
 //! to an empty database, re-plans empty and inspects equal to itself; a new partition, a bound
 //! change (detach + attach), a partition detached as a plain table and a plain table attached
 //! each converge; rows outside a new bound make the server refuse, and a key change is refused
-//! before any statement.
+//! before any statement. A hand-written bound the server prints as the live one compares equal.
 
 mod inspect_support;
 
 use inspect_support::Fresh;
-use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, inspect, verify};
+use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, comparable, inspect, verify};
 use ptah_schema::{PlanError, PlanOptions, QualifiedName, Schema, Severity, read};
 
 const PG: Dialect = Dialect::Postgres;
@@ -206,5 +206,47 @@ async fn partitions_are_added_rebound_detached_and_attached_and_each_change_conv
         Err(PlanError::PartitionKeyChanged { table, .. }) => assert_eq!(table, "app.sessions"),
         other => panic!("expected a refusal, got {other:?}"),
     }
+    db.drop().await;
+}
+
+#[tokio::test]
+async fn a_hand_written_bound_the_server_prints_as_the_live_one_is_the_same_bound() {
+    let db = Fresh::new(PG, "partitions_pg_bounds").await;
+    let hand = DOCUMENT.replace(
+        "FOR VALUES FROM ('2024-01-01 00:00:00+00') TO ('2025-01-01 00:00:00+00')",
+        "FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+    );
+    let want = document(&hand);
+    let created = plan(&db, &want).await.expect("plans");
+    let mut session = db.session().await;
+    let opts = ApplyOptions {
+        scope: scope(),
+        ..ApplyOptions::default()
+    };
+    apply(&mut session, &created, &opts).await.expect("apply");
+    session.batch("SET TIME ZONE 'UTC'").await.expect("time zone");
+    let name = QualifiedName::new("app", "events_2024");
+    let live = inspect(&mut session, &scope()).await.expect("inspect");
+    let bound = |s: &Schema| s.tables[&name].partition_of.clone().map(|p| p.bound);
+    assert_eq!(
+        bound(&live).as_deref(),
+        Some("FOR VALUES FROM ('2024-01-01 00:00:00+00') TO ('2025-01-01 00:00:00+00')")
+    );
+    assert_ne!(bound(&live), bound(&want), "written otherwise");
+    let same = comparable(&mut session, &want, &live).await.expect("comparable");
+    assert_eq!(bound(&same), bound(&live));
+    let replanned = ptah_schema::plan(&same, &live, PG, &PlanOptions::default()).expect("plans");
+    assert!(replanned.is_empty(), "{:#?}", replanned.statements);
+
+    // Another bound stays another bound.
+    let other = document(&hand.replace("TO ('2025-01-01')", "TO ('2025-02-01')"));
+    let compared = comparable(&mut session, &other, &live).await.expect("comparable");
+    assert_eq!(
+        bound(&compared).as_deref(),
+        Some("FOR VALUES FROM ('2024-01-01') TO ('2025-02-01')")
+    );
+    let replanned = ptah_schema::plan(&compared, &live, PG, &PlanOptions::default()).expect("plans");
+    assert_eq!(replanned.statements.len(), 2, "{:#?}", replanned.statements);
+    session.close().await.expect("close");
     db.drop().await;
 }

@@ -35,7 +35,8 @@ const BOUND_UPPER: &[&str] = &[
 /// A partition bound spelled as `pg_get_expr(relpartbound)` prints it where the spelling alone
 /// differs: keywords uppercase except `modulus` and `remainder`, one space between words, none
 /// inside parentheses, `, ` between values. Literals are kept as written (the catalog prints a
-/// timestamp bound in full, `'2024-01-01 00:00:00+00'`: write it so).
+/// timestamp bound in full, `'2024-01-01 00:00:00+00'`; the engine learns that spelling from the
+/// server before comparing).
 pub fn partition_bound(text: &str) -> String {
     canonical_words(text, |w| {
         let upper = w.to_ascii_uppercase();
