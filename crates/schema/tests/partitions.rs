@@ -446,3 +446,60 @@ fn a_partition_key_change_is_refused_naming_the_table() {
         .expect("a finding");
     assert_eq!((keys.count, keys.severity), (1, D));
 }
+
+#[test]
+fn a_partition_that_is_partitioned_itself_reads_from_a_dump_and_is_created_under_its_parent() {
+    // As pg_dump 15 writes `sub1 PARTITION OF sub … PARTITION BY LIST (b)` and its partition.
+    let text = "CREATE SCHEMA app;
+CREATE TABLE app.sub (\n    a integer,\n    b integer\n)\nPARTITION BY RANGE (a);
+CREATE TABLE app.sub1 (\n    a integer,\n    b integer\n)\nPARTITION BY LIST (b);
+CREATE TABLE app.sub1a (\n    a integer,\n    b integer\n);
+ALTER TABLE ONLY app.sub ATTACH PARTITION app.sub1 FOR VALUES FROM (0) TO (10);
+ALTER TABLE ONLY app.sub1 ATTACH PARTITION app.sub1a FOR VALUES IN (1);
+";
+    let s = parse(PG, "sub.sql", text).unwrap_or_else(|e| panic!("{e}"));
+    let sub1 = &s.tables[&q("sub1")];
+    assert_eq!(sub1.partition_by.as_deref(), Some("LIST (b)"));
+    assert_eq!(sub1.partition_of, of("sub", "FOR VALUES FROM (0) TO (10)"));
+    assert_eq!(
+        s.tables[&q("sub1a")].partition_of,
+        of("sub1", "FOR VALUES IN (1)")
+    );
+    let p = sqls(&s, &Schema::default());
+    let sub1_create = position(&p, "CREATE TABLE \"app\".\"sub1\" PARTITION OF \"app\".\"sub\"");
+    assert_eq!(
+        p[sub1_create].0,
+        "CREATE TABLE \"app\".\"sub1\" PARTITION OF \"app\".\"sub\" FOR VALUES FROM (0) TO (10) PARTITION BY LIST (b)"
+    );
+    assert!(position(&p, "CREATE TABLE \"app\".\"sub\" (") < sub1_create);
+    assert!(sub1_create < position(&p, "CREATE TABLE \"app\".\"sub1a\" PARTITION OF \"app\".\"sub1\""));
+    let hand = "CREATE SCHEMA app;
+CREATE TABLE app.sub (a int, b int) PARTITION BY RANGE (a);
+CREATE TABLE app.sub1 PARTITION OF app.sub FOR VALUES FROM (0) TO (10) PARTITION BY LIST (b);
+CREATE TABLE app.sub1a PARTITION OF app.sub1 FOR VALUES IN (1);";
+    assert_eq!(parse(PG, "hand.sql", hand).unwrap_or_else(|e| panic!("{e}")), s);
+}
+
+#[test]
+fn a_protected_parent_refuses_a_plan_that_detaches_or_attaches_its_partitions() {
+    let mut desired = dump();
+    desired
+        .tables
+        .get_mut(&q("events_2025"))
+        .expect("partition")
+        .partition_of = of(
+        "events",
+        "FOR VALUES FROM ('2025-01-01 00:00:00+00') TO ('2027-01-01 00:00:00+00')",
+    );
+    let options = PlanOptions {
+        protected_tables: vec!["app.events".to_owned()],
+        ..PlanOptions::default()
+    };
+    match plan(&desired, &dump(), PG, &options) {
+        Err(PlanError::ProtectedTable { table, category }) => {
+            assert_eq!(table, "app.events");
+            assert_eq!(category.as_str(), "partitions_modified");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -395,22 +395,7 @@ impl SchemaDiff {
         self.triggers_modified
             .iter()
             .for_each(|t| add(&t.to.table, DiffCategory::TriggersModified));
-        for (changes, category) in [
-            (&self.partitions_attached, DiffCategory::PartitionsAttached),
-            (&self.partitions_detached, DiffCategory::PartitionsDetached),
-            (&self.partitions_modified, DiffCategory::PartitionsModified),
-        ] {
-            for c in changes {
-                add(&c.table, category);
-                // Attaching or detaching locks the parent and changes what its queries see.
-                for parent in c.from.iter().chain(&c.to) {
-                    add(&parent.parent, category);
-                }
-            }
-        }
-        self.partition_keys_modified
-            .iter()
-            .for_each(|c| add(&c.table, DiffCategory::PartitionKeysModified));
+        partition::touched_tables(self, &mut add);
         out.into_iter().collect()
     }
 }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::SchemaDiff;
+use super::{DiffCategory, SchemaDiff};
 use crate::model::{
     Index, IndexTarget, PartitionOf, PrimaryKey, QualifiedName, Schema, Table, UniqueConstraint,
 };
@@ -32,6 +32,26 @@ pub struct PartitionKeyChange {
     pub from: Option<String>,
     /// The declared key (`None`: not partitioned).
     pub to: Option<String>,
+}
+
+/// Reports every table a partitioning change touches: the partition and, since attaching or
+/// detaching locks the parent and changes what its queries see, its parents.
+pub(super) fn touched_tables(d: &SchemaDiff, add: &mut impl FnMut(&QualifiedName, DiffCategory)) {
+    for (changes, category) in [
+        (&d.partitions_attached, DiffCategory::PartitionsAttached),
+        (&d.partitions_detached, DiffCategory::PartitionsDetached),
+        (&d.partitions_modified, DiffCategory::PartitionsModified),
+    ] {
+        for c in changes {
+            add(&c.table, category);
+            for parent in c.from.iter().chain(&c.to) {
+                add(&parent.parent, category);
+            }
+        }
+    }
+    for c in &d.partition_keys_modified {
+        add(&c.table, DiffCategory::PartitionKeysModified);
+    }
 }
 
 /// Adds the partitioning differences of one table on both sides to `d`.
