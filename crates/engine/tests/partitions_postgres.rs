@@ -174,6 +174,23 @@ async fn partitions_are_added_rebound_detached_and_attached_and_each_change_conv
         )]
     );
 
+    // A list partition declared plain with the check and foreign key it keeps from its parent.
+    let orders_plain = wider.replace(
+        "CREATE TABLE app.orders_eu PARTITION OF app.orders FOR VALUES IN ('de', 'fr');",
+        "CREATE TABLE app.orders_eu (id integer NOT NULL, region text NOT NULL, user_id integer,
+             CONSTRAINT orders_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users,
+             CONSTRAINT orders_id_check CHECK (id > 0));",
+    );
+    let statements = converge(&db, &document(&orders_plain)).await;
+    assert_eq!(
+        statements,
+        [(
+            "ALTER TABLE \"app\".\"orders\" DETACH PARTITION \"app\".\"orders_eu\"".to_owned(),
+            Severity::Warning
+        )]
+    );
+    converge(&db, &document(&wider)).await;
+
     // A column added to the parent reaches every partition through the server.
     let column = wider.replace("    kind text,\n", "    kind text,\n    source text,\n");
     let statements = converge(&db, &document(&column)).await;
