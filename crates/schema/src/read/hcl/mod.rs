@@ -8,7 +8,9 @@
 //! `primary_key ["name"] { columns }`, `unique "name" { columns }`,
 //! `index "name" { unique, columns | on { column | expr, desc, prefix }…, where, type }`,
 //! `foreign_key "name" { columns, ref_columns, on_delete, on_update }`, `check "name" { expr }`
-//! and `data { key = [column.x], rows = [{ x = 1, … }] }` for reference rows.
+//! and `data { key = [column.x], rows = [{ x = 1, … }] }` for reference rows; on PostgreSQL
+//! `partition_by = "RANGE (at)"`, or `partition_of = "schema.parent"` with `partition_bound =
+//! "FOR VALUES …"` (a partition declares no columns: they are its parent's; module `partition`).
 //!
 //! References are kept as written, not evaluated: `schema.app`, `column.id`,
 //! `table.customers.column.id`, `enum.state`. Types are `bigint`, `varchar(255)`,

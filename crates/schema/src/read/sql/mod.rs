@@ -6,7 +6,8 @@
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
 //! and a default read back as serial columns. PostgreSQL functions, procedures and triggers are
-//! read from their text ([`pg_program`]). Anything else is refused.
+//! read from their text ([`pg_program`]), partitioning from its tokens (module `partition`). Anything
+//! else is refused.
 //!
 //! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
 //! statement about an object already declared a no-op; without it, a second declaration is an
