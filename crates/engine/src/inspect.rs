@@ -99,7 +99,7 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
 
 /// `desired` as the differ should see it against `live`, with what the server would print for
 /// its hand-written PostgreSQL parts: a view whose query the server prints exactly as the live
-/// view's takes the live text, so does a partition bound, and routine signatures take the
+/// view's takes the live text, so do a partition key and bound, and routine signatures take the
 /// catalog's spelling (`a int` is `a integer`). Each is learned by creating the objects once in a
 /// transaction that is always rolled back. MySQL has no scratch space for such a check, and its definitions are compared as
 /// written. Borrowed when nothing changes.
@@ -116,6 +116,12 @@ pub async fn comparable<'a>(
     for name in same {
         if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
             view.definition.clone_from(&have.definition);
+        }
+    }
+    for name in postgres::keys_equivalent_to_live(client, desired, live).await? {
+        let have = live.tables.get(&name).and_then(|t| t.partition_by.clone());
+        if let (Some(table), Some(have)) = (out.to_mut().tables.get_mut(&name), have) {
+            table.partition_by = Some(have);
         }
     }
     for name in postgres::bounds_equivalent_to_live(client, desired, live).await? {

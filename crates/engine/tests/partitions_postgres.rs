@@ -3,7 +3,8 @@
 //! to an empty database, re-plans empty and inspects equal to itself; a new partition, a bound
 //! change (detach + attach), a partition detached as a plain table and a plain table attached
 //! each converge; rows outside a new bound make the server refuse, and a key change is refused
-//! before any statement. A hand-written bound the server prints as the live one compares equal.
+//! before any statement. A hand-written key or bound the server prints as the live one compares
+//! equal.
 
 mod inspect_support;
 
@@ -227,12 +228,12 @@ async fn partitions_are_added_rebound_detached_and_attached_and_each_change_conv
 }
 
 #[tokio::test]
-async fn a_hand_written_bound_the_server_prints_as_the_live_one_is_the_same_bound() {
+async fn a_hand_written_key_or_bound_the_server_prints_as_the_live_one_is_the_same() {
     let db = Fresh::new(PG, "partitions_pg_bounds").await;
     let hand = DOCUMENT.replace(
         "FOR VALUES FROM ('2024-01-01 00:00:00+00') TO ('2025-01-01 00:00:00+00')",
         "FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
-    );
+    ) + "CREATE TABLE app.sums (a int, b int) PARTITION BY RANGE ((a + b));\n";
     let want = document(&hand);
     let created = plan(&db, &want).await.expect("plans");
     let mut session = db.session().await;
@@ -250,8 +251,13 @@ async fn a_hand_written_bound_the_server_prints_as_the_live_one_is_the_same_boun
         Some("FOR VALUES FROM ('2024-01-01 00:00:00+00') TO ('2025-01-01 00:00:00+00')")
     );
     assert_ne!(bound(&live), bound(&want), "written otherwise");
+    let sums = QualifiedName::new("app", "sums");
+    let key = |s: &Schema| s.tables[&sums].partition_by.clone();
+    assert_eq!(key(&live).as_deref(), Some("RANGE (((a + b)))"));
+    assert_eq!(key(&want).as_deref(), Some("RANGE ((a + b))"));
     let same = comparable(&mut session, &want, &live).await.expect("comparable");
     assert_eq!(bound(&same), bound(&live));
+    assert_eq!(key(&same), key(&live));
     let replanned = ptah_schema::plan(&same, &live, PG, &PlanOptions::default()).expect("plans");
     assert!(replanned.is_empty(), "{:#?}", replanned.statements);
 
@@ -264,6 +270,16 @@ async fn a_hand_written_bound_the_server_prints_as_the_live_one_is_the_same_boun
     );
     let replanned = ptah_schema::plan(&compared, &live, PG, &PlanOptions::default()).expect("plans");
     assert_eq!(replanned.statements.len(), 2, "{:#?}", replanned.statements);
+    // And another key another key.
+    let rekeyed = document(&hand.replace("RANGE ((a + b))", "RANGE ((a - b))"));
+    let compared = comparable(&mut session, &rekeyed, &live)
+        .await
+        .expect("comparable");
+    assert_eq!(key(&compared).as_deref(), Some("RANGE ((a - b))"));
+    assert!(matches!(
+        ptah_schema::plan(&compared, &live, PG, &PlanOptions::default()),
+        Err(PlanError::PartitionKeyChanged { .. })
+    ));
     session.close().await.expect("close");
     db.drop().await;
 }

@@ -7,7 +7,7 @@ pub(crate) mod program;
 mod queries;
 mod views;
 
-pub(crate) use partitions::equivalent_to_live as bounds_equivalent_to_live;
+pub(crate) use partitions::{bounds_equivalent_to_live, keys_equivalent_to_live};
 pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 
 use std::collections::{BTreeMap, HashMap};

@@ -8,7 +8,7 @@ use ptah_schema::{
 };
 use tokio_postgres::Client;
 
-use super::{Params, get, query};
+use super::{Params, get, query, search_path};
 use crate::Error;
 
 /// Partitioned tables and partitions in scope, with their keys, parents and bounds.
@@ -52,36 +52,86 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
 /// Each such bound is tried once on a temporary copy of the live parent (its columns and key),
 /// in a transaction that is always rolled back, in the session's own time zone, and read back.
 /// A bound the server refuses is not equivalent: the plan detaches and attaches again.
-pub(crate) async fn equivalent_to_live(
+pub(crate) async fn bounds_equivalent_to_live(
     client: &Client,
     desired: &Schema,
     live: &Schema,
 ) -> Result<Vec<QualifiedName>, Error> {
-    let differing: Vec<(&QualifiedName, &PartitionOf, &str)> = desired
+    let probes: Vec<Probe> = desired
         .tables
         .values()
         .filter_map(|t| {
             let want = t.partition_of.as_ref()?;
             let have = live.tables.get(&t.name)?.partition_of.as_ref()?;
             let key = live.tables.get(&have.parent)?.partition_by.as_deref()?;
-            (have.parent == want.parent && have.bound != want.bound).then_some((&t.name, want, key))
+            (have.parent == want.parent && have.bound != want.bound).then(|| Probe {
+                table: t.name.clone(),
+                creates: vec![
+                    format!("CREATE TABLE pg_temp.ptah_probe_parent (LIKE {}) PARTITION BY {key}", quoted(&have.parent)),
+                    format!("CREATE TABLE pg_temp.ptah_probe PARTITION OF pg_temp.ptah_probe_parent {}", want.bound),
+                ],
+                read: "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = 'pg_temp.ptah_probe'::regclass",
+                live: have.bound.clone(),
+            })
         })
         .collect();
-    if differing.is_empty() {
+    run(client, probes, partition_bound).await
+}
+
+/// The desired partitioned tables whose key is written otherwise than the live one's but that
+/// the server prints exactly as the live one (`RANGE ((a + b))` is the catalog's `RANGE (((a +
+/// b)))`): each is tried on a temporary copy of the live table's columns, as bounds are.
+pub(crate) async fn keys_equivalent_to_live(
+    client: &Client,
+    desired: &Schema,
+    live: &Schema,
+) -> Result<Vec<QualifiedName>, Error> {
+    let probes: Vec<Probe> = desired
+        .tables
+        .values()
+        .filter_map(|t| {
+            let want = t.partition_by.as_deref()?;
+            let have = live.tables.get(&t.name)?.partition_by.as_deref()?;
+            (have != want).then(|| Probe {
+                table: t.name.clone(),
+                creates: vec![format!(
+                    "CREATE TABLE pg_temp.ptah_probe (LIKE {}) PARTITION BY {want}",
+                    quoted(&t.name)
+                )],
+                read: "SELECT pg_get_partkeydef('pg_temp.ptah_probe'::regclass)",
+                live: have.to_owned(),
+            })
+        })
+        .collect();
+    run(client, probes, partition_key).await
+}
+
+/// One desired text tried on the server: the statements that create it on temporary tables, the
+/// query that reads the server's spelling back, and the live text it is compared with.
+struct Probe {
+    table: QualifiedName,
+    creates: Vec<String>,
+    read: &'static str,
+    live: String,
+}
+
+/// Runs each probe in its own savepoint of one transaction that is always rolled back; returns
+/// the tables whose desired text the server prints as the live one.
+async fn run(
+    client: &Client,
+    probes: Vec<Probe>,
+    canonical: fn(&str) -> String,
+) -> Result<Vec<QualifiedName>, Error> {
+    if probes.is_empty() {
         return Ok(Vec::new());
     }
     client.batch_execute("BEGIN").await.map_err(Error::postgres)?;
     let mut same = Vec::new();
     let mut result = Ok(());
-    for (n, (name, want, key)) in differing.iter().enumerate() {
-        match probe(client, n, want, key).await {
-            Ok(Some(bound)) => {
-                let live_bound = live.tables.get(*name).and_then(|t| t.partition_of.as_ref());
-                if live_bound.is_some_and(|l| l.bound == bound) {
-                    same.push((*name).clone());
-                }
-            }
-            Ok(None) => {}
+    for probe in probes {
+        match read_back(client, &probe).await {
+            Ok(Some(text)) if canonical(&text) == probe.live => same.push(probe.table),
+            Ok(_) => {}
             Err(e) => {
                 result = Err(e);
                 break;
@@ -92,53 +142,39 @@ pub(crate) async fn equivalent_to_live(
     result.map(|()| same)
 }
 
-/// Creates a temporary copy of `want`'s parent partitioned by `key`, a temporary partition of it
-/// with `want`'s bound, and reads the bound back; `None` when the server refuses either.
-async fn probe(client: &Client, n: usize, want: &PartitionOf, key: &str) -> Result<Option<String>, Error> {
-    let savepoint = format!("ptah_bound_{n}");
+/// Creates a probe's temporary tables under the session's `search_path` (the one an apply runs
+/// with) and reads the server's text back with an empty one, as inspection does; `None` when the
+/// server refuses the desired text.
+async fn read_back(client: &Client, probe: &Probe) -> Result<Option<String>, Error> {
     client
-        .batch_execute(&format!("SAVEPOINT {savepoint}"))
+        .batch_execute("SAVEPOINT ptah_probe")
         .await
         .map_err(Error::postgres)?;
-    let parent = format!("ptah_probe_parent_{n}");
-    let child = format!("ptah_probe_part_{n}");
-    let quoted = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-    // One statement each through the extended protocol: a bound cannot smuggle in a second
-    // statement that would outlive the rollback.
-    let statements = [
-        format!(
-            "CREATE TABLE pg_temp.{parent} (LIKE {}.{}) PARTITION BY {key}",
-            quoted(&want.parent.schema),
-            quoted(&want.parent.name)
-        ),
-        format!(
-            "CREATE TABLE pg_temp.{child} PARTITION OF pg_temp.{parent} {}",
-            want.bound
-        ),
-    ];
     let mut created = true;
-    for s in &statements {
+    // One statement each through the extended protocol: a desired text cannot smuggle in a
+    // second statement that would outlive the rollback.
+    for s in &probe.creates {
         if client.execute(s.as_str(), &[]).await.is_err() {
             created = false;
             break;
         }
     }
-    let bound = if created {
-        let row = client
-            .query_one(
-                "SELECT pg_get_expr(c.relpartbound, c.oid) FROM pg_class c \
-                 WHERE c.oid = format('pg_temp.%I', $1::text)::regclass",
-                &[&child],
-            )
-            .await
-            .map_err(Error::postgres)?;
-        Some(partition_bound(&get::<String>(&row, 0)?))
+    let text = if created {
+        search_path(client, "").await?;
+        let row = client.query_one(probe.read, &[]).await.map_err(Error::postgres)?;
+        Some(get::<String>(&row, 0)?)
     } else {
         None
     };
     client
-        .batch_execute(&format!("ROLLBACK TO SAVEPOINT {savepoint}"))
+        .batch_execute("ROLLBACK TO SAVEPOINT ptah_probe")
         .await
         .map_err(Error::postgres)?;
-    Ok(bound)
+    Ok(text)
+}
+
+/// A qualified name quoted for SQL.
+fn quoted(name: &QualifiedName) -> String {
+    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    format!("{}.{}", q(&name.schema), q(&name.name))
 }
