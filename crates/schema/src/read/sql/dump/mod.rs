@@ -206,6 +206,11 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
         match kind.as_deref() {
             Some("VIEW") => return Rule::MysqlView,
             Some("TRIGGER") => return Rule::MysqlTrigger,
+            Some("TABLE") if partitioned(tokens) => {
+                return Rule::Refuse(
+                    "CREATE TABLE … PARTITION BY (MySQL partitioning is not modelled)".to_owned(),
+                );
+            }
             _ => {}
         }
     }
@@ -223,6 +228,21 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
         Some((_, what)) => Rule::Refuse((*what).to_owned()),
         None => Rule::Parse,
     }
+}
+
+/// Whether `PARTITION BY` follows the table's parenthesised definition (outside it).
+fn partitioned(tokens: &[Token]) -> bool {
+    let mut depth = 0usize;
+    tokens.iter().enumerate().any(|(i, t)| {
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+            && word(t).as_deref() == Some("PARTITION")
+            && tokens.get(i + 1).and_then(word).as_deref() == Some("BY")
+    })
 }
 
 fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
