@@ -399,6 +399,19 @@ fn a_new_partition_of_an_existing_parent_is_created_with_its_bound() {
             S
         )]
     );
+    // A parent with a default partition has it scanned: a warning.
+    let text = format!(
+        "{HAND_WRITTEN}\nCREATE TABLE app.events_2026 PARTITION OF app.events FOR VALUES FROM ('2026-01-01 00:00:00+00') TO ('2027-01-01 00:00:00+00');"
+    );
+    let desired = parse(PG, "x.sql", &text).unwrap_or_else(|e| panic!("{e}"));
+    let p = sqls(&desired, &dump());
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(
+        p[0].0
+            .starts_with("CREATE TABLE \"app\".\"events_2026\" PARTITION OF"),
+        "{p:#?}"
+    );
+    assert_eq!(p[0].1, W);
 }
 
 #[test]

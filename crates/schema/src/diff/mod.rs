@@ -109,6 +109,10 @@ pub struct SchemaDiff {
     /// Partitions whose bound or parent changes (detached and attached again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partitions_modified: Vec<PartitionChange>,
+    /// New partitions (in [`Self::tables_added`]) of a parent that keeps its default partition,
+    /// which creating them scans.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_over_default: Vec<QualifiedName>,
     /// Tables whose partition key differs: no plan can make the change ([`crate::PlanError`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partition_keys_modified: Vec<PartitionKeyChange>,
@@ -429,6 +433,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
             d.tables_added.push(t.clone());
         }
     }
+    d.partitions_over_default = partition::over_default(desired, actual, &d.tables_added);
     let actual_order = fk_order(actual.tables.values());
     for name in actual_order.iter().rev() {
         if let Some(t) = actual

@@ -54,6 +54,28 @@ pub(super) fn touched_tables(d: &SchemaDiff, add: &mut impl FnMut(&QualifiedName
     }
 }
 
+/// The new partitions whose parent keeps a default partition: creating them scans it (under
+/// lock), and the server refuses when it holds rows of the new bound.
+pub(super) fn over_default(desired: &Schema, actual: &Schema, added: &[Table]) -> Vec<QualifiedName> {
+    let kept_default = |parent: &QualifiedName| {
+        actual.tables.values().any(|t| {
+            t.partition_of
+                .as_ref()
+                .is_some_and(|p| p.parent == *parent && p.bound == "DEFAULT")
+                && desired.tables.get(&t.name).map(|d| &d.partition_of) == Some(&t.partition_of)
+        })
+    };
+    added
+        .iter()
+        .filter(|t| {
+            t.partition_of
+                .as_ref()
+                .is_some_and(|p| p.bound != "DEFAULT" && kept_default(&p.parent))
+        })
+        .map(|t| t.name.clone())
+        .collect()
+}
+
 /// Adds the partitioning differences of one table on both sides to `d`.
 pub(super) fn diff_partitioning(want: &Table, have: &Table, d: &mut SchemaDiff) {
     if want.partition_by != have.partition_by {

@@ -129,7 +129,10 @@ fn render_tagged(
     }
     for t in &diff.tables_added {
         match dialect {
-            Dialect::Postgres => out.extend(C::TablesAdded, partition::create_table(t)),
+            Dialect::Postgres => out.extend(
+                C::TablesAdded,
+                partition::create_table(t, diff.partitions_over_default.contains(&t.name)),
+            ),
             Dialect::Mysql => out.push(C::TablesAdded, mysql::create_table(t)),
         }
     }

@@ -14,8 +14,9 @@ const SQL: Sql = Sql {
 };
 
 /// Creates a table: a partition as `PARTITION OF` its parent (its columns are the parent's), a
-/// partitioned table with its `PARTITION BY`.
-pub(super) fn create_table(t: &Table) -> Vec<PlannedStatement> {
+/// partitioned table with its `PARTITION BY`. `over_default`: the parent has a default partition
+/// that creating this one scans.
+pub(super) fn create_table(t: &Table, over_default: bool) -> Vec<PlannedStatement> {
     let Some(of) = &t.partition_of else {
         let mut out = postgres::create_table(t);
         if let (Some(key), Some(first)) = (&t.partition_by, out.first_mut()) {
@@ -57,7 +58,16 @@ pub(super) fn create_table(t: &Table) -> Vec<PlannedStatement> {
     if let Some(key) = &t.partition_by {
         sql.push_str(&format!(" PARTITION BY {key}"));
     }
-    let mut out = vec![stmt(sql, Severity::Safe, "creates a partition")];
+    let created = if over_default {
+        stmt(
+            sql,
+            Severity::Warning,
+            "creates a partition: the server scans the parent's default partition under lock and refuses when it holds rows of the new bound",
+        )
+    } else {
+        stmt(sql, Severity::Safe, "creates a partition")
+    };
+    let mut out = vec![created];
     if t.comment.is_some() {
         out.push(postgres::table_comment(&t.name, t.comment.as_deref()));
     }
