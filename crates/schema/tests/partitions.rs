@@ -532,3 +532,24 @@ fn mysql_partitioning_stays_refused() {
     let err = ptah_schema::read::hcl::parse(Dialect::Mysql, "schema.hcl", hcl).expect_err("refused");
     assert!(err.to_string().contains("partitioning on MySQL"), "{err}");
 }
+
+#[test]
+fn a_sub_partitions_key_attaches_to_its_parents_attached_key() {
+    // pg_dump 15 of ev (a key) > ev2 (partitioned itself) > ev2a.
+    let text = "CREATE TABLE public.ev (\n    id integer NOT NULL,\n    at integer NOT NULL\n)\nPARTITION BY RANGE (at);
+CREATE TABLE public.ev2 (\n    id integer NOT NULL,\n    at integer NOT NULL\n)\nPARTITION BY RANGE (id);
+CREATE TABLE public.ev2a (\n    id integer NOT NULL,\n    at integer NOT NULL\n);
+ALTER TABLE ONLY public.ev ATTACH PARTITION public.ev2 FOR VALUES FROM (10) TO (20);
+ALTER TABLE ONLY public.ev2 ATTACH PARTITION public.ev2a FOR VALUES FROM (0) TO (100);
+ALTER TABLE ONLY public.ev\n    ADD CONSTRAINT ev_pkey PRIMARY KEY (id, at);
+ALTER TABLE ONLY public.ev2\n    ADD CONSTRAINT ev2_pkey PRIMARY KEY (id, at);
+ALTER TABLE ONLY public.ev2a\n    ADD CONSTRAINT ev2a_pkey PRIMARY KEY (id, at);
+ALTER INDEX public.ev_pkey ATTACH PARTITION public.ev2_pkey;
+ALTER INDEX public.ev2_pkey ATTACH PARTITION public.ev2a_pkey;
+";
+    let s = parse(PG, "ev.sql", text).unwrap_or_else(|e| panic!("{e}"));
+    let t = |n: &str| &s.tables[&QualifiedName::new("public", n)];
+    assert!(t("ev").primary_key.is_some());
+    assert_eq!(t("ev2").primary_key, None);
+    assert_eq!(t("ev2a").primary_key, None);
+}

@@ -15,7 +15,7 @@
 //! PostgreSQL `serial` columns read as an integer column, NOT NULL, with the default
 //! `nextval('<table>_<col>_seq')` (see [`crate::names::serial_default`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sqlparser::ast::{
     CommentObject, Ident, ObjectName, ObjectNamePart, ObjectType, SchemaName, Spanned, Statement,
@@ -73,6 +73,8 @@ pub struct Reader {
     base: Location,
     ignored: Vec<Ignored>,
     sequences: BTreeMap<QualifiedName, serial::PendingSequence>,
+    /// Partition indexes attached to their parent's, which a sub-partition's may attach to.
+    attached_indexes: BTreeSet<QualifiedName>,
 }
 
 impl Reader {
@@ -91,6 +93,7 @@ impl Reader {
             },
             ignored: Vec::new(),
             sequences: BTreeMap::new(),
+            attached_indexes: BTreeSet::new(),
         }
     }
 

@@ -287,7 +287,10 @@ impl Reader {
         if i != tokens.len() {
             return Err(self.unsupported(&at, "ALTER INDEX … ATTACH PARTITION"));
         }
-        if !self.schema.tables.values().any(|t| holds_index(t, &parent)) {
+        // A sub-partition's index attaches to its parent's, itself attached (and taken off) before.
+        if !self.attached_indexes.contains(&parent)
+            && !self.schema.tables.values().any(|t| holds_index(t, &parent))
+        {
             return Err(ReadError::BadReference {
                 at,
                 what: format!("index {parent}"),
@@ -301,6 +304,7 @@ impl Reader {
             });
         };
         table.indexes.remove(&child.name);
+        self.attached_indexes.insert(child.clone());
         table.uniques.remove(&child.name);
         if table.primary_key.as_ref().is_some_and(|p| p.name == child.name) {
             table.primary_key = None;
