@@ -178,6 +178,13 @@ fn partitioning_mistakes_are_refused_where_they_are_written() {
         "{options}"
     );
     assert!(refused(&format!("{parted}CREATE TABLE c PARTITION OF p;")).contains("partition bound"));
+    let storage = refused(&format!(
+        "{parted}CREATE TABLE c PARTITION OF p FOR VALUES IN (1) WITH (fillfactor = 70);"
+    ));
+    assert!(storage.contains("only the bound is modelled"), "{storage}");
+    let tablespace = refused("CREATE TABLE p (a int) PARTITION BY LIST (a) TABLESPACE elsewhere;");
+    assert!(tablespace.contains("TABLESPACE are not"), "{tablespace}");
+    assert!(refused("CREATE TABLE p (a int) PARTITION BY ODD (a);").contains("RANGE|LIST|HASH"));
     let detach = refused(&format!(
         "{parted}CREATE TABLE c PARTITION OF p DEFAULT;\nALTER TABLE p DETACH PARTITION c;"
     ));

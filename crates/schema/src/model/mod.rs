@@ -19,7 +19,10 @@ mod value;
 pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
-pub use partition::{PartitionOf, inherit_partition_columns, partition_bound, partition_key};
+pub use partition::{
+    PartitionOf, inherit_partition_columns, is_partition_bound, is_partition_key, partition_bound,
+    partition_key,
+};
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
 pub use value::{DefaultValue, Literal};
 

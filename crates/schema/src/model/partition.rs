@@ -65,6 +65,65 @@ pub fn partition_key(text: &str) -> String {
         .to_owned()
 }
 
+/// Whether a canonical bound ([`partition_bound`]) is one whole bound and nothing after it:
+/// `DEFAULT`, `FOR VALUES IN (…)`, `FOR VALUES FROM (…) TO (…)` or `FOR VALUES WITH (…)` (a
+/// `WITH (storage options)`, `USING` or `TABLESPACE` after it is not modelled).
+pub fn is_partition_bound(bound: &str) -> bool {
+    if bound == "DEFAULT" {
+        return true;
+    }
+    let Some(rest) = bound.strip_prefix("FOR VALUES ") else {
+        return false;
+    };
+    let groups = |rest: &str, words: &[&str]| {
+        let mut rest = rest;
+        for w in words {
+            let Some(after) = rest.strip_prefix(w).and_then(|r| r.strip_prefix(" ")) else {
+                return false;
+            };
+            match parenthesised(after) {
+                Some(end) => rest = after[end..].trim_start(),
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    };
+    groups(rest, &["IN"]) || groups(rest, &["FROM", "TO"]) || groups(rest, &["WITH"])
+}
+
+/// Whether a canonical key ([`partition_key`]) is `RANGE|LIST|HASH (…)` and nothing after it.
+pub fn is_partition_key(key: &str) -> bool {
+    ["RANGE ", "LIST ", "HASH "].iter().any(|s| {
+        key.strip_prefix(s)
+            .is_some_and(|rest| parenthesised(rest) == Some(rest.len()))
+    })
+}
+
+/// The byte length of the parenthesised group `text` starts with (quotes respected).
+fn parenthesised(text: &str) -> Option<usize> {
+    if !text.starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Re-spaces `text` token by token (quoted strings and identifiers kept whole); `word` may
 /// respell an unquoted word.
 fn canonical_words(text: &str, word: impl Fn(&str) -> Option<String>) -> String {
@@ -196,6 +255,20 @@ mod tests {
             partition_bound("FOR VALUES IN ('it''s')"),
             "FOR VALUES IN ('it''s')"
         );
+    }
+
+    #[test]
+    fn whole_bounds_and_keys_are_told_from_ones_with_more_after_them() {
+        assert!(is_partition_bound("DEFAULT"));
+        assert!(is_partition_bound("FOR VALUES IN ('a)', 'b')"));
+        assert!(is_partition_bound("FOR VALUES FROM (MINVALUE) TO (10)"));
+        assert!(is_partition_bound("FOR VALUES WITH (modulus 2, remainder 0)"));
+        assert!(!is_partition_bound("FOR VALUES IN (1) WITH (fillfactor = 70)"));
+        assert!(!is_partition_bound("FOR VALUES FROM (1)"));
+        assert!(!is_partition_bound("DEFAULT TABLESPACE x"));
+        assert!(is_partition_key("HASH (id, lower(k))"));
+        assert!(!is_partition_key("RANGE (a) WITH (fillfactor = 70)"));
+        assert!(!is_partition_key("ODD (a)"));
     }
 
     #[test]

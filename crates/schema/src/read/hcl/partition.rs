@@ -5,7 +5,10 @@
 use hcl_edit::Span;
 use hcl_edit::structure::Block;
 
-use crate::model::{Dialect, PartitionOf, QualifiedName, Table, partition_bound, partition_key};
+use crate::model::{
+    Dialect, PartitionOf, QualifiedName, Table, is_partition_bound, is_partition_key, partition_bound,
+    partition_key,
+};
 
 use super::super::ReadError;
 use super::{Attrs, Reader};
@@ -78,7 +81,14 @@ impl Reader<'_> {
             return Err(self.unsupported(a.span(), "partitioning on MySQL".to_owned()));
         }
         if let Some(a) = by {
-            table.partition_by = Some(partition_key(&self.string(&a.value)?));
+            let key = partition_key(&self.string(&a.value)?);
+            if !is_partition_key(&key) {
+                return Err(self.invalid(
+                    a.value.span(),
+                    "partition_by is \"RANGE|LIST|HASH (…)\"".to_owned(),
+                ));
+            }
+            table.partition_by = Some(key);
         }
         match (of, bound) {
             (None, None) => Ok(()),
@@ -106,7 +116,7 @@ impl Reader<'_> {
                     ));
                 }
                 let text = partition_bound(&self.string(&bound.value)?);
-                if !(text == "DEFAULT" || text.starts_with("FOR VALUES ")) {
+                if !is_partition_bound(&text) {
                     return Err(self.invalid(
                         bound.value.span(),
                         "partition_bound is \"FOR VALUES …\" or \"DEFAULT\"".to_owned(),

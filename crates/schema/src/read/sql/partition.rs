@@ -16,7 +16,8 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::model::{
-    PartitionOf, QualifiedName, Schema, Table, inherit_partition_columns, partition_bound, partition_key,
+    PartitionOf, QualifiedName, Schema, Table, inherit_partition_columns, is_partition_bound,
+    is_partition_key, partition_bound, partition_key,
 };
 use crate::normalize::sql_dialect;
 
@@ -130,7 +131,7 @@ impl Reader {
     ) -> Result<(), ReadError> {
         match form {
             Form::Partitioned(split) => {
-                let key = partition_key(&after_by(text, &tokens, split));
+                let key = self.key(&after_by(text, &tokens, split), &at)?;
                 let name_at = tokens.iter().position(|t| keyword(Some(t)).as_deref() == Some("TABLE"));
                 let mut i = name_at.map_or(0, |i| i + 1);
                 if keyword(tokens.get(i)).as_deref() == Some("IF") {
@@ -193,14 +194,17 @@ impl Reader {
         }
         let split = partition_by_at(tokens, i);
         let bound = partition_bound(&slice(text, &tokens[i..split]));
-        if !(bound == "DEFAULT" || bound.starts_with("FOR VALUES ")) {
-            return Err(self.unsupported(&at, format!("partition bound {bound}")));
+        if !is_partition_bound(&bound) {
+            return Err(self.unsupported(
+                &at,
+                format!("partition bound {bound} (only the bound is modelled)"),
+            ));
         }
         let mut table = Table::new(name.clone());
         table.columns = columns;
         table.partition_of = Some(PartitionOf { parent, bound });
         if split < tokens.len() {
-            table.partition_by = Some(partition_key(&after_by(text, tokens, split)));
+            table.partition_by = Some(self.key(&after_by(text, tokens, split), &at)?);
         }
         self.schema.tables.insert(name.clone(), table);
         if let Some(list) = constraints {
@@ -259,8 +263,11 @@ impl Reader {
         i += 2;
         let child = self.qualified(&object_name(tokens, &mut i), &at)?;
         let bound = partition_bound(&slice(text, &tokens[i..]));
-        if !(bound == "DEFAULT" || bound.starts_with("FOR VALUES ")) {
-            return Err(self.unsupported(&at, format!("partition bound {bound}")));
+        if !is_partition_bound(&bound) {
+            return Err(self.unsupported(
+                &at,
+                format!("partition bound {bound} (only the bound is modelled)"),
+            ));
         }
         self.partitioned(&parent, &at)?;
         let table = self.table_mut(&child, &at)?;
@@ -310,6 +317,19 @@ impl Reader {
             table.primary_key = None;
         }
         Ok(())
+    }
+
+    /// A partition key as written after `PARTITION BY`, canonical, or why it is refused.
+    fn key(&self, text: &str, at: &Location) -> Result<String, ReadError> {
+        let key = partition_key(text);
+        if is_partition_key(&key) {
+            Ok(key)
+        } else {
+            Err(self.unsupported(
+                at,
+                format!("PARTITION BY {key} (only RANGE|LIST|HASH (…) is modelled; storage options, USING and TABLESPACE are not)"),
+            ))
+        }
     }
 
     /// The partitioned table `parent`, or why a partition cannot name it.
