@@ -157,6 +157,7 @@ impl From<PlanError> for Failure {
             PlanError::ProtectedTable { .. } => "protected_table",
             PlanError::DuplicateRowKey { .. } => "invalid_schema",
             PlanError::GeneratedColumn { .. } => "unsupported_change",
+            PlanError::PartitionKeyChanged { .. } => "partition_key_changed",
         };
         Failure::new(code, err.to_string(), EXIT_USAGE)
     }

@@ -1,7 +1,8 @@
 //! Real-world dumps in `tests/realworld/<engine>/`: `pg_dump --schema-only` and `mariadb-dump
 //! --no-data` output of databases of 30 tables or more, preambles, ownership, serial sequences,
 //! identities, enums, extensions, comments, collations, functions, procedures and triggers,
-//! row-level security, policies and table grants included. For each file:
+//! row-level security, policies and table grants, and (PostgreSQL) a range-partitioned table with
+//! a default partition and a partitioned index included. For each file:
 //! (a) loaded with the server's own client into a fresh database, `ptah schema plan --from` the
 //!     file against that database is empty;
 //! (b) `ptah schema inspect` of it, applied to another fresh database, then planned again, is empty;

@@ -99,11 +99,11 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
 
 /// `desired` as the differ should see it against `live`, with what the server would print for
 /// its hand-written PostgreSQL parts: a view whose query the server prints exactly as the live
-/// view's takes the live text, so does a policy whose expressions the server prints as the live
-/// policy's, routine signatures take the catalog's spelling (`a int` is `a integer`), and so do
-/// generation expressions (`qty * price` is `(qty)::numeric * price`). All are learned by
-/// creating the objects once in a transaction that is always rolled back. MySQL has no scratch
-/// space for such a check, and its definitions are compared as
+/// view's takes the live text, so do a policy whose expressions the server prints as the live
+/// policy's and a partition key and bound, routine signatures take the catalog's spelling (`a
+/// int` is `a integer`), and so do generation expressions (`qty * price` is `(qty)::numeric *
+/// price`). All are learned by creating the objects once in a transaction that is always rolled
+/// back. MySQL has no scratch space for such a check, and its definitions are compared as
 /// written. Borrowed when nothing changes.
 pub async fn comparable<'a>(
     session: &mut Session,
@@ -133,6 +133,18 @@ pub async fn comparable<'a>(
         if let (Some(want), Some(have)) = (want, have) {
             want.using.clone_from(&have.using);
             want.check.clone_from(&have.check);
+        }
+    }
+    for name in postgres::keys_equivalent_to_live(client, desired, live).await? {
+        let have = live.tables.get(&name).and_then(|t| t.partition_by.clone());
+        if let (Some(table), Some(have)) = (out.to_mut().tables.get_mut(&name), have) {
+            table.partition_by = Some(have);
+        }
+    }
+    for name in postgres::bounds_equivalent_to_live(client, desired, live).await? {
+        let have = live.tables.get(&name).and_then(|t| t.partition_of.clone());
+        if let (Some(table), Some(have)) = (out.to_mut().tables.get_mut(&name), have) {
+            table.partition_of = Some(have);
         }
     }
     if postgres::canonical::pending(desired, live) {

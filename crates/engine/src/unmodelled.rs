@@ -1,6 +1,6 @@
 //! The objects a live database holds that the schema model does not: aggregates, routines and
-//! triggers with attributes it has no field for, partitions, grants on views and sequences,
-//! column grants, range and composite types (PostgreSQL), sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
+//! triggers with attributes it has no field for, grants on views and sequences, column grants,
+//! range and composite types (PostgreSQL), partitioning and sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::postgres::program::{modelled_routine, modelled_trigger};
@@ -17,8 +17,8 @@ pub struct Unmodelled {
 
 /// PostgreSQL, in the given schemas; extension members and what PostgreSQL creates itself
 /// (internal dependencies such as a range type's constructors, a view's rewrite rule, constraint
-/// triggers) are left out, and so are the sequences, functions, procedures and triggers inspection
-/// reads.
+/// triggers, a partition's copies of its parent's triggers) are left out, and so are the
+/// sequences, functions, procedures, triggers and partitioning inspection reads.
 const POSTGRES: &str = concat!(
     r"
 WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname = ANY($1)),
@@ -32,12 +32,6 @@ SELECT kind, name FROM (
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_class'::regclass AND ext.objid = c.oid)
     AND NOT (c.relkind = 'c' AND EXISTS (SELECT 1 FROM pg_type t WHERE t.typrelid = c.oid AND t.typtype <> 'c'))
   UNION ALL
-  SELECT 'partitioning (PARTITION BY and partitions)', ns.nspname || '.' || c.relname
-  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind = 'p'
-  UNION ALL
-  SELECT 'partition', ns.nspname || '.' || c.relname
-  FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relispartition AND c.relkind IN ('r', 'p')
-  UNION ALL
   SELECT CASE p.prokind WHEN 'p' THEN 'procedure (attributes not modelled)' WHEN 'a' THEN 'aggregate'
                         WHEN 'w' THEN 'window function' ELSE 'function (attributes not modelled)' END,
          ns.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')'
@@ -48,11 +42,11 @@ SELECT kind, name FROM (
     modelled_routine!(),
     r"
   UNION ALL
-  SELECT CASE WHEN c.relkind IN ('r', 'p') AND NOT c.relispartition THEN 'trigger (disabled or replica-only)'
+  SELECT CASE WHEN c.relkind IN ('r', 'p') THEN 'trigger (disabled or replica-only)'
               ELSE 'trigger' END,
          ns.nspname || '.' || c.relname || '.' || t.tgname
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
-  WHERE NOT t.tgisinternal AND NOT ",
+  WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND NOT ",
     modelled_trigger!(),
     r"
   UNION ALL

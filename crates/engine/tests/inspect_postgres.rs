@@ -355,8 +355,17 @@ INSERT INTO app.currency VALUES ('USD', 'Dollar', 2, 1.0000, true), ('EUR', 'Eur
     let names: Vec<String> = schema.tables.keys().map(ToString::to_string).collect();
     assert_eq!(
         names,
-        ["app.currency", "app.events"],
-        "partitions and other schemas are out"
+        ["app.currency", "app.events", "app.events_2024"],
+        "other schemas are out"
+    );
+    let partition = table(&schema, "app", "events_2024");
+    assert_eq!(
+        partition.partition_of.as_ref().map(|p| p.parent.to_string()),
+        Some("app.events".to_owned())
+    );
+    assert!(
+        partition.indexes.is_empty(),
+        "its copy of events_at_idx is the server's"
     );
     let events = table(&schema, "app", "events");
     let index_names: Vec<&str> = events.indexes.keys().map(String::as_str).collect();

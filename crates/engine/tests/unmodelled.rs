@@ -40,6 +40,7 @@ GRANT SELECT ON app.orders TO PUBLIC;
 GRANT SELECT ON app.big_orders TO PUBLIC;
 GRANT SELECT (total) ON app.orders TO PUBLIC;
 CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
+CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUNCTION app.touch();
 ",
     )
     .await;
@@ -55,15 +56,14 @@ CREATE RULE no_delete AS ON DELETE TO app.events_2024 DO INSTEAD NOTHING;
             "composite type: app.pair",
             "function (attributes not modelled): app.fast()",
             "grants: app.big_orders",
-            "partition: app.events_2024",
-            "partitioning (PARTITION BY and partitions): app.events",
             "range type: app.span",
             "rewrite rule: app.events_2024.no_delete",
             "trigger (disabled or replica-only): app.orders.orders_off",
         ],
-        "citext's functions and types, the sequences, the views and domain \
-         (modelled), the views' own rules, the modelled function, procedure and trigger, and the \
-         table's row-level security, policy and grant (modelled) are not listed"
+        "citext's functions and types, the sequences, the views, domain and partitioning \
+         (modelled), the views' own rules, the modelled function, procedure and triggers, a \
+         partition's copy of its parent's trigger, and the table's row-level security, policy and \
+         grant (modelled) are not listed"
     );
     let other_schema = unmodelled(&mut session, &["public".to_owned()])
         .await

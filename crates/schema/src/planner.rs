@@ -1,4 +1,5 @@
-//! The planner's entry point: scope both schemas, diff them, refuse protected tables, render.
+//! The planner's entry point: scope both schemas, diff them, refuse protected tables and partition
+//! key changes, render.
 
 use std::collections::BTreeSet;
 
@@ -49,6 +50,19 @@ pub enum PlanError {
         /// What the server cannot do.
         reason: &'static str,
     },
+    /// A table's partition key differs: PostgreSQL cannot change it in place, and the planner
+    /// does not drop and recreate a table to do it.
+    #[error(
+        "refusing to plan: the partition key of {table} cannot change in place ({from} → {to}); create a new table and move the rows"
+    )]
+    PartitionKeyChanged {
+        /// The table, as `schema.table`.
+        table: String,
+        /// The key now (`none`: not partitioned).
+        from: String,
+        /// The declared key (`none`: not partitioned).
+        to: String,
+    },
     /// The desired schema declares two reference rows with the same key in one table.
     #[error("table {table} declares two reference rows with the same key")]
     DuplicateRowKey {
@@ -89,6 +103,14 @@ pub fn plan(
     let actual = scope.apply(actual);
     check_row_keys(&desired)?;
     let diff = diff(&desired, &actual);
+    if let Some(c) = diff.partition_keys_modified.first() {
+        let text = |k: &Option<String>| k.clone().unwrap_or_else(|| "none".to_owned());
+        return Err(PlanError::PartitionKeyChanged {
+            table: c.table.to_string(),
+            from: text(&c.from),
+            to: text(&c.to),
+        });
+    }
     check_protected(&diff, &options.protected_tables)?;
     check_generated(&diff, dialect)?;
     let statements = render(&diff, dialect, options.mysql_flavor);

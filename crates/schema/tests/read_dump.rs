@@ -90,16 +90,10 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
             "CREATE POLICY p ON x TO CURRENT_USER USING (true)",
             "CURRENT_USER",
         ),
-        (PG, "CREATE INDEX i ON ONLY public.p USING btree (a)", "ON ONLY"),
         (
             PG,
-            "ALTER INDEX public.i ATTACH PARTITION public.i_1",
-            "ATTACH PARTITION",
-        ),
-        (
-            PG,
-            "ALTER TABLE ONLY public.p ATTACH PARTITION public.p_1 FOR VALUES IN (1)",
-            "ATTACH PARTITION",
+            "ALTER TABLE public.p DETACH PARTITION public.p_1",
+            "DETACH PARTITION",
         ),
         (
             PG,

@@ -52,13 +52,14 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the twenty the
+/// The closed vocabulary of drift categories: the reference list (36) plus the twenty-four the
 /// executor also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
 /// `domains_removed`, `grants_added`, `grants_removed`, `sequences_added`, `sequences_modified`,
 /// `sequences_removed`, `table_comments_modified`, `table_options_modified`, `indexes_modified`,
 /// `constraints_modified`, `views_added`, `views_modified`, `views_removed`, `triggers_added`,
-/// `triggers_modified`, `triggers_removed`); [`DriftCategory::from_executor`] maps every executor
-/// category here.
+/// `triggers_modified`, `triggers_removed`, `partitions_attached`, `partitions_detached`,
+/// `partitions_modified`, `partition_keys_modified`); [`DriftCategory::from_executor`] maps every
+/// executor category here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriftCategory {
@@ -120,6 +121,14 @@ pub enum DriftCategory {
     IndexesRemoved,
     /// `namespaces_added`: namespaces added.
     NamespacesAdded,
+    /// `partition_keys_modified`: a table's partition key differs (PostgreSQL; no plan changes it).
+    PartitionKeysModified,
+    /// `partitions_attached`: plain tables attached as partitions.
+    PartitionsAttached,
+    /// `partitions_detached`: partitions detached as plain tables.
+    PartitionsDetached,
+    /// `partitions_modified`: partitions whose bound or parent changes.
+    PartitionsModified,
     /// `rls_enabled_tables_added`: rls enabled tables added.
     RlsEnabledTablesAdded,
     /// `rls_enabled_tables_removed`: rls enabled tables removed.
@@ -178,7 +187,7 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 56] = [
+    pub const ALL: [DriftCategory; 60] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
@@ -208,6 +217,10 @@ impl DriftCategory {
         DriftCategory::IndexesModified,
         DriftCategory::IndexesRemoved,
         DriftCategory::NamespacesAdded,
+        DriftCategory::PartitionKeysModified,
+        DriftCategory::PartitionsAttached,
+        DriftCategory::PartitionsDetached,
+        DriftCategory::PartitionsModified,
         DriftCategory::RlsEnabledTablesAdded,
         DriftCategory::RlsEnabledTablesRemoved,
         DriftCategory::RlsForceAdded,
@@ -269,6 +282,10 @@ impl DriftCategory {
             DriftCategory::IndexesModified => "indexes_modified",
             DriftCategory::IndexesRemoved => "indexes_removed",
             DriftCategory::NamespacesAdded => "namespaces_added",
+            DriftCategory::PartitionKeysModified => "partition_keys_modified",
+            DriftCategory::PartitionsAttached => "partitions_attached",
+            DriftCategory::PartitionsDetached => "partitions_detached",
+            DriftCategory::PartitionsModified => "partitions_modified",
             DriftCategory::RlsEnabledTablesAdded => "rls_enabled_tables_added",
             DriftCategory::RlsEnabledTablesRemoved => "rls_enabled_tables_removed",
             DriftCategory::RlsForceAdded => "rls_force_added",

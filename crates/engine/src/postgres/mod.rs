@@ -3,6 +3,7 @@
 pub(crate) mod canonical;
 mod domains;
 pub(crate) mod generated;
+mod partitions;
 pub(crate) mod policy_probe;
 pub(crate) mod program;
 mod queries;
@@ -10,6 +11,7 @@ mod security;
 mod sequences;
 mod views;
 
+pub(crate) use partitions::{bounds_equivalent_to_live, keys_equivalent_to_live};
 pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 
 use std::collections::{BTreeMap, HashMap};
@@ -302,6 +304,7 @@ async fn read_indexes(
 }
 
 async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
+    partitions::read(client, params, schema).await?;
     views::read(client, params, schema).await?;
     security::read(client, params, schema).await?;
     program::read(client, params, schema).await

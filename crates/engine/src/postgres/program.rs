@@ -48,7 +48,7 @@ WHERE n.nspname = ANY($1)
 /// disabled and replica-only triggers are listed as unmodelled).
 macro_rules! modelled_trigger {
     () => {
-        "(NOT t.tgisinternal AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND t.tgenabled = 'O')"
+        "(NOT t.tgisinternal AND c.relkind IN ('r', 'p') AND t.tgparentid = 0 AND t.tgenabled = 'O')"
     };
 }
 pub(crate) use modelled_trigger;

@@ -32,14 +32,14 @@ WHERE t.typtype = 'e' AND n.nspname = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM pg_depend d
                   WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e')";
 
-/// Ordinary and partitioned tables (not partitions, not extension-owned), with their comments.
+/// Ordinary and partitioned tables and partitions (not extension-owned), with their comments.
 pub(super) const TABLES: &str = r"
 SELECT c.oid, n.nspname::text, c.relname::text, d.description
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_description d
        ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM pg_depend x
                   WHERE x.classid = 'pg_class'::regclass AND x.objid = c.oid AND x.deptype = 'e')";
 
@@ -68,10 +68,12 @@ LEFT JOIN pg_description d
        ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
 LEFT JOIN pg_collation co ON co.oid = a.attcollation AND a.attcollation <> t.typcollation
 LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
-WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
   AND a.attnum > 0 AND NOT a.attisdropped";
 
 /// PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK constraints; key columns resolved to names in order.
+/// Not a partition's copies of its parent's (`conparentid`; a check a partition inherits, even
+/// one it also declares, as a restored dump's partitions do), which the server makes.
 pub(super) const CONSTRAINTS: &str = r"
 SELECT con.conrelid, con.conname::text, con.contype::text,
        CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid, true) END AS def,
@@ -90,7 +92,8 @@ JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_class fc ON fc.oid = con.confrelid
 LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
-WHERE n.nspname = ANY($1) AND con.contype IN ('p', 'u', 'f', 'c')";
+WHERE n.nspname = ANY($1) AND con.contype IN ('p', 'u', 'f', 'c')
+  AND con.conparentid = 0 AND NOT (c.relispartition AND con.coninhcount > 0)";
 
 /// Indexes that are not implicit: not backing a PRIMARY KEY, UNIQUE or EXCLUDE constraint, not a
 /// partition's copy of a parent index, not extension-owned. Expression parts are deparsed one by
@@ -110,7 +113,7 @@ JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_am am ON am.oid = ic.relam
 LEFT JOIN pg_description d
        ON d.objoid = i.indexrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
+WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
   AND NOT i.indisprimary
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k
                   WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid

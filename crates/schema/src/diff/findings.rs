@@ -99,11 +99,19 @@ pub enum DiffCategory {
     GrantsAdded,
     /// `grants_removed`: privileges (or grant options) revoked.
     GrantsRemoved,
+    /// `partitions_attached`: a plain table attached as a partition.
+    PartitionsAttached,
+    /// `partitions_detached`: a partition detached as a plain table.
+    PartitionsDetached,
+    /// `partitions_modified`: a partition's bound or parent (detached and attached again).
+    PartitionsModified,
+    /// `partition_keys_modified`: a partition key differs (no plan can change it).
+    PartitionKeysModified,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 45] = [
+    pub const ALL: [DiffCategory; 49] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -149,6 +157,10 @@ impl DiffCategory {
         DiffCategory::RlsPoliciesRemoved,
         DiffCategory::GrantsAdded,
         DiffCategory::GrantsRemoved,
+        DiffCategory::PartitionsAttached,
+        DiffCategory::PartitionsDetached,
+        DiffCategory::PartitionsModified,
+        DiffCategory::PartitionKeysModified,
     ];
 
     /// The category's name as it appears in JSON.
@@ -199,6 +211,10 @@ impl DiffCategory {
             DiffCategory::RlsPoliciesRemoved => "rls_policies_removed",
             DiffCategory::GrantsAdded => "grants_added",
             DiffCategory::GrantsRemoved => "grants_removed",
+            DiffCategory::PartitionsAttached => "partitions_attached",
+            DiffCategory::PartitionsDetached => "partitions_detached",
+            DiffCategory::PartitionsModified => "partitions_modified",
+            DiffCategory::PartitionKeysModified => "partition_keys_modified",
         }
     }
 }
@@ -290,6 +306,13 @@ impl SchemaDiff {
             (DiffCategory::RlsPoliciesRemoved, self.policies_removed.len()),
             (DiffCategory::GrantsAdded, self.grants_added.len()),
             (DiffCategory::GrantsRemoved, self.grants_removed.len()),
+            (DiffCategory::PartitionsAttached, self.partitions_attached.len()),
+            (DiffCategory::PartitionsDetached, self.partitions_detached.len()),
+            (DiffCategory::PartitionsModified, self.partitions_modified.len()),
+            (
+                DiffCategory::PartitionKeysModified,
+                self.partition_keys_modified.len(),
+            ),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());

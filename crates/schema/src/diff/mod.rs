@@ -9,6 +9,7 @@ mod domain;
 mod enums;
 mod findings;
 mod order;
+mod partition;
 mod program;
 mod rows;
 mod scope;
@@ -29,6 +30,7 @@ use crate::model::{
 pub use domain::DomainChange;
 pub use findings::{DiffCategory, Finding};
 pub use order::fk_order;
+pub use partition::{PartitionChange, PartitionKeyChange};
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
 pub use scope::{ExcludeSet, glob_match};
 pub use security::{GrantRef, PolicyChange, PolicyRef, RowSecurityChange};
@@ -127,6 +129,22 @@ pub struct SchemaDiff {
     pub grants_added: Vec<GrantRef>,
     /// Privileges (or grant options) to revoke.
     pub grants_removed: Vec<GrantRef>,
+    /// Existing plain tables that become partitions (`ATTACH PARTITION`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_attached: Vec<PartitionChange>,
+    /// Partitions that become plain tables (`DETACH PARTITION`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_detached: Vec<PartitionChange>,
+    /// Partitions whose bound or parent changes (detached and attached again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_modified: Vec<PartitionChange>,
+    /// New partitions (in [`Self::tables_added`]) of a parent that keeps its default partition,
+    /// which creating them scans.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions_over_default: Vec<QualifiedName>,
+    /// Tables whose partition key differs: no plan can make the change ([`crate::PlanError`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_keys_modified: Vec<PartitionKeyChange>,
 }
 
 /// A change to an enum type's labels.
@@ -374,6 +392,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
             d.tables_added.push(t.clone());
         }
     }
+    d.partitions_over_default = partition::over_default(desired, actual, &d.tables_added);
     let actual_order = fk_order(actual.tables.values());
     for name in actual_order.iter().rev() {
         if let Some(t) = actual
@@ -386,7 +405,12 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
     }
     for (name, want) in &desired.tables {
         if let Some(have) = actual.tables.get(name) {
-            table::diff_table(want, have, &mut d);
+            table::diff_table(
+                want,
+                &partition::as_partitioned(want, have, desired, actual),
+                &mut d,
+            );
+            partition::diff_partitioning(want, have, &mut d);
         }
     }
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);

@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{QualifiedName, Table};
 
-/// The tables' names with every referenced table before the tables that reference it.
+/// The tables' names with every referenced table before the tables that reference it, and every
+/// partitioned table before its partitions.
 ///
 /// Only references between the given tables count; self-references are ignored. Ties are broken by
 /// name, and a cycle is broken by taking its smallest remaining name, so the order is a function of
@@ -16,10 +17,12 @@ pub fn fk_order<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Vec<Qualifie
     let mut children: BTreeMap<&QualifiedName, BTreeSet<&QualifiedName>> = BTreeMap::new();
     let mut parents: BTreeMap<&QualifiedName, BTreeSet<&QualifiedName>> = BTreeMap::new();
     for (name, table) in &tables {
+        // A partition comes after its parent like a table after the tables it references.
         let refs: BTreeSet<&QualifiedName> = table
             .foreign_keys
             .values()
             .map(|fk| &fk.referenced_table)
+            .chain(table.partition_of.as_ref().map(|p| &p.parent))
             .filter(|r| *r != *name && tables.contains_key(r))
             .collect();
         waiting.insert(name, refs.len());

@@ -40,7 +40,10 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
             collation: want.collation.clone(),
         });
     }
-    for column in &want.columns {
+    // A partition's columns are its parent's: the server changes them with the parent's. One
+    // that is detached (even to be attached again) is changed on its own meanwhile.
+    let inherited = want.partition_of.is_some() && want.partition_of == have.partition_of;
+    for column in want.columns.iter().filter(|_| !inherited) {
         match have.column(&column.name) {
             None => d.columns_added.push(ColumnRef {
                 table: name.clone(),
@@ -62,7 +65,7 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
             }
         }
     }
-    for column in &have.columns {
+    for column in have.columns.iter().filter(|_| !inherited) {
         if want.column(&column.name).is_none() {
             d.columns_removed.push(ColumnRef {
                 table: name.clone(),

@@ -78,6 +78,7 @@ impl SchemaDiff {
         self.triggers_modified
             .iter()
             .for_each(|t| add(&t.to.table, DiffCategory::TriggersModified));
+        super::partition::touched_tables(self, &mut add);
         out.extend(self.security_touched());
         out.into_iter().collect()
     }

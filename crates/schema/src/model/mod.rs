@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 mod domain;
 mod keyed;
 mod name;
+mod partition;
 mod program;
 mod security;
 mod sequence;
@@ -20,6 +21,10 @@ mod value;
 pub use domain::Domain;
 pub use keyed::Keyed;
 pub use name::QualifiedName;
+pub use partition::{
+    PartitionOf, inherit_partition_columns, is_partition_bound, is_partition_key, partition_bound,
+    partition_key,
+};
 pub use program::{Routine, RoutineKind, Trigger, View, Volatility};
 pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
 pub use sequence::{Sequence, SequenceOptions, SequenceOwner, SequenceType};
@@ -121,6 +126,14 @@ pub struct Table {
     /// PostgreSQL row-level security, policies and grants; absent from the JSON when empty.
     #[serde(default, skip_serializing_if = "TableSecurity::is_empty")]
     pub security: TableSecurity,
+    /// PostgreSQL: the partition key of a partitioned table (`RANGE (created_at)`), as
+    /// `pg_get_partkeydef` prints it. Absent from the JSON when unset, like every partitioning
+    /// field, so the fingerprints of schemas without partitioning are what they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_by: Option<String>,
+    /// PostgreSQL: the parent and bound of a partition, whose columns are its parent's ([`PartitionOf`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_of: Option<PartitionOf>,
 }
 
 impl Table {
@@ -140,6 +153,8 @@ impl Table {
             collation: None,
             rows: None,
             security: TableSecurity::default(),
+            partition_by: None,
+            partition_of: None,
         }
     }
 

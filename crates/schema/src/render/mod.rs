@@ -3,15 +3,17 @@
 //! Order: schemas → extensions → policies that go or are rebuilt (dropped) → triggers and views
 //! that go or are rebuilt (dropped, views in reverse dependency order) → enums (create, add
 //! value, recreate) → domains (create, alter) → routines (create, replace) → sequences (create,
-//! alter) → tables (parents first, without foreign keys) → added and modified columns → sequence
-//! owners → indexes and index comments → constraints → foreign keys → reference-row inserts and
-//! updates → views (dependency order) and triggers created → row-level security, policies,
-//! revokes and grants → removals in reverse: row deletes (children first), foreign keys,
-//! constraints, indexes, columns, tables, sequences, routines, domains, enums. A modified index or
-//! constraint is dropped and created again in its own phase.
+//! alter) → partitions detached (PostgreSQL) → tables (parents first, partitioned tables before
+//! their partitions, without foreign keys) → added and modified columns → sequence owners →
+//! indexes and index comments → constraints → foreign keys → partitions attached →
+//! reference-row inserts and updates → views (dependency order) and triggers created →
+//! row-level security, policies, revokes and grants → removals in reverse: row deletes (children
+//! first), foreign keys, constraints, indexes, columns, tables, sequences, routines, domains,
+//! enums. A modified index or constraint is dropped and created again in its own phase.
 
 mod domain;
 mod mysql;
+mod partition;
 mod postgres;
 mod program;
 mod security;
@@ -74,7 +76,12 @@ pub fn findings(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec
                 .filter(|(c, _)| *c == category)
                 .map(|(_, s)| s.severity)
                 .max()
-                .unwrap_or(Severity::Safe),
+                // No statement can change a partition key: the table must be rebuilt by hand.
+                .unwrap_or(if category == DiffCategory::PartitionKeysModified {
+                    Severity::Destructive
+                } else {
+                    Severity::Safe
+                }),
         })
         .collect()
 }
@@ -126,10 +133,18 @@ fn render_tagged(
     program::routines(diff, sql, &mut out);
     if pg {
         sequence::creates(diff, &mut out);
+        partition::detaches(diff, &mut out);
     }
     for t in &diff.tables_added {
         match dialect {
-            Dialect::Postgres => out.extend(C::TablesAdded, postgres::create_table(t, &diff.sequence_names)),
+            Dialect::Postgres => out.extend(
+                C::TablesAdded,
+                partition::create_table(
+                    t,
+                    diff.partitions_over_default.contains(&t.name),
+                    &diff.sequence_names,
+                ),
+            ),
             Dialect::Mysql => out.push(C::TablesAdded, mysql::create_table(t)),
         }
     }
@@ -226,6 +241,9 @@ fn render_tagged(
         }
     }
 
+    if pg {
+        partition::attaches(diff, &mut out);
+    }
     for r in &diff.rows_inserted {
         out.push(C::RowsInserted, insert_row(sql, r));
     }

@@ -66,8 +66,17 @@ fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tabl
     if let Some(c) = &table.collation {
         let _ = writeln!(out, "  collate = {}", quote(c));
     }
-    for column in &table.columns {
-        write_column(out, dialect, schema, table, column);
+    if let Some(key) = &table.partition_by {
+        let _ = writeln!(out, "  partition_by = {}", quote(key));
+    }
+    // A partition's columns are its parent's: the reader copies them.
+    if let Some(of) = &table.partition_of {
+        let _ = writeln!(out, "  partition_of = {}", quote(&of.parent.to_string()));
+        let _ = writeln!(out, "  partition_bound = {}", quote(&of.bound));
+    } else {
+        for column in &table.columns {
+            write_column(out, dialect, schema, table, column);
+        }
     }
     if let Some(pk) = &table.primary_key {
         let _ = writeln!(

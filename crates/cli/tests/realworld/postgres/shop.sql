@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict ccHXPKfCeyI89bN0ZgfuWhQhVA4PcgJZMKVB77L6MFhCsZ5O8XYxDwh4ikuHIbF
+\restrict 9WcecOUNgZ89yJe3BjYNbjswIsAgYWfUtTdFI8VQUnAOfbesq1dn43tdKWwvIh1
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -430,7 +430,8 @@ CREATE TABLE app.order_line (
     product_id bigint NOT NULL,
     quantity integer NOT NULL,
     unit_price numeric(12,2) NOT NULL,
-    discount numeric(12,2) DEFAULT 0 NOT NULL
+    discount numeric(12,2) DEFAULT 0 NOT NULL,
+    line_total numeric GENERATED ALWAYS AS ((((quantity)::numeric * unit_price) - discount)) STORED
 );
 
 
@@ -515,6 +516,70 @@ ALTER TABLE app.orders_id_seq OWNER TO app;
 
 ALTER SEQUENCE app.orders_id_seq OWNED BY app.orders.id;
 
+
+--
+-- Name: page_views; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+)
+PARTITION BY RANGE (viewed_at);
+
+
+ALTER TABLE app.page_views OWNER TO app;
+
+--
+-- Name: TABLE page_views; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON TABLE app.page_views IS 'one row per page view, partitioned by year';
+
+
+--
+-- Name: page_views_2025; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_2025 (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_2025 OWNER TO app;
+
+--
+-- Name: page_views_2026; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_2026 (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_2026 OWNER TO app;
+
+--
+-- Name: page_views_default; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.page_views_default (
+    id bigint NOT NULL,
+    viewed_at date NOT NULL,
+    path text NOT NULL,
+    referrer text
+);
+
+
+ALTER TABLE app.page_views_default OWNER TO app;
 
 --
 -- Name: price; Type: TABLE; Schema: app; Owner: app
@@ -879,6 +944,20 @@ CREATE TABLE app.supplier_product (
 ALTER TABLE app.supplier_product OWNER TO app;
 
 --
+-- Name: ticket_seq; Type: SEQUENCE; Schema: app; Owner: app
+--
+
+CREATE SEQUENCE app.ticket_seq
+    START WITH 500
+    INCREMENT BY 5
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+ALTER TABLE app.ticket_seq OWNER TO app;
+
+--
 -- Name: warehouse; Type: TABLE; Schema: app; Owner: app
 --
 
@@ -974,6 +1053,28 @@ ALTER TABLE billing.invoice_id_seq OWNER TO app;
 --
 
 ALTER SEQUENCE billing.invoice_id_seq OWNED BY billing.invoice.id;
+
+
+--
+-- Name: invoice_number; Type: SEQUENCE; Schema: billing; Owner: app
+--
+
+CREATE SEQUENCE billing.invoice_number
+    AS integer
+    START WITH 10000
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 20;
+
+
+ALTER TABLE billing.invoice_number OWNER TO app;
+
+--
+-- Name: SEQUENCE invoice_number; Type: COMMENT; Schema: billing; Owner: app
+--
+
+COMMENT ON SEQUENCE billing.invoice_number IS 'numbers printed on invoices, never reused';
 
 
 --
@@ -1132,6 +1233,27 @@ CREATE TABLE billing.tax_rate (
 
 
 ALTER TABLE billing.tax_rate OWNER TO app;
+
+--
+-- Name: page_views_2025; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+
+
+--
+-- Name: page_views_2026; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_2026 FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+
+
+--
+-- Name: page_views_default; Type: TABLE ATTACH; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views ATTACH PARTITION app.page_views_default DEFAULT;
+
 
 --
 -- Name: brand id; Type: DEFAULT; Schema: app; Owner: app
@@ -1359,6 +1481,38 @@ ALTER TABLE ONLY app.orders
 
 
 --
+-- Name: page_views page_views_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views
+    ADD CONSTRAINT page_views_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_2025 page_views_2025_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_2025
+    ADD CONSTRAINT page_views_2025_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_2026 page_views_2026_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_2026
+    ADD CONSTRAINT page_views_2026_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
+-- Name: page_views_default page_views_default_pkey; Type: CONSTRAINT; Schema: app; Owner: app
+--
+
+ALTER TABLE ONLY app.page_views_default
+    ADD CONSTRAINT page_views_default_pkey PRIMARY KEY (id, viewed_at);
+
+
+--
 -- Name: price price_pkey; Type: CONSTRAINT; Schema: app; Owner: app
 --
 
@@ -1565,6 +1719,13 @@ CREATE INDEX audit_event_at_idx ON app.audit_event USING btree (at);
 
 
 --
+-- Name: INDEX audit_event_at_idx; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON INDEX app.audit_event_at_idx IS 'retention sweeps';
+
+
+--
 -- Name: customer_created_idx; Type: INDEX; Schema: app; Owner: app
 --
 
@@ -1579,6 +1740,20 @@ CREATE INDEX customer_lower_name_idx ON app.customer USING btree (lower((display
 
 
 --
+-- Name: order_line_total_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX order_line_total_idx ON app.order_line USING btree (line_total DESC);
+
+
+--
+-- Name: INDEX order_line_total_idx; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON INDEX app.order_line_total_idx IS 'largest lines first, for the fraud review';
+
+
+--
 -- Name: orders_customer_placed_idx; Type: INDEX; Schema: app; Owner: app
 --
 
@@ -1590,6 +1765,34 @@ CREATE INDEX orders_customer_placed_idx ON app.orders USING btree (customer_id, 
 --
 
 CREATE INDEX orders_open_idx ON app.orders USING btree (status) WHERE (status <> ALL (ARRAY['delivered'::app.order_status, 'cancelled'::app.order_status]));
+
+
+--
+-- Name: page_views_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_path_idx ON ONLY app.page_views USING btree (path);
+
+
+--
+-- Name: page_views_2025_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_2025_path_idx ON app.page_views_2025 USING btree (path);
+
+
+--
+-- Name: page_views_2026_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_2026_path_idx ON app.page_views_2026 USING btree (path);
+
+
+--
+-- Name: page_views_default_path_idx; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX page_views_default_path_idx ON app.page_views_default USING btree (path);
 
 
 --
@@ -1632,6 +1835,48 @@ CREATE INDEX ledger_entry_account_idx ON billing.ledger_entry USING btree (accou
 --
 
 CREATE UNIQUE INDEX payment_provider_ref_idx ON billing.payment USING btree (provider, provider_ref);
+
+
+--
+-- Name: page_views_2025_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_2025_path_idx;
+
+
+--
+-- Name: page_views_2025_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_2025_pkey;
+
+
+--
+-- Name: page_views_2026_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_2026_path_idx;
+
+
+--
+-- Name: page_views_2026_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_2026_pkey;
+
+
+--
+-- Name: page_views_default_path_idx; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_path_idx ATTACH PARTITION app.page_views_default_path_idx;
+
+
+--
+-- Name: page_views_default_pkey; Type: INDEX ATTACH; Schema: app; Owner: app
+--
+
+ALTER INDEX app.page_views_pkey ATTACH PARTITION app.page_views_default_pkey;
 
 
 --
@@ -2076,5 +2321,5 @@ GRANT SELECT ON TABLE billing.invoice TO shop_writer;
 -- PostgreSQL database dump complete
 --
 
-\unrestrict ccHXPKfCeyI89bN0ZgfuWhQhVA4PcgJZMKVB77L6MFhCsZ5O8XYxDwh4ikuHIbF
+\unrestrict 9WcecOUNgZ89yJe3BjYNbjswIsAgYWfUtTdFI8VQUnAOfbesq1dn43tdKWwvIh1
 

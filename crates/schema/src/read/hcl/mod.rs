@@ -9,7 +9,9 @@
 //! `primary_key ["name"] { columns }`, `unique "name" { columns }`,
 //! `index "name" { unique, columns | on { column | expr, desc, prefix }…, where, type }`,
 //! `foreign_key "name" { columns, ref_columns, on_delete, on_update }`, `check "name" { expr }`
-//! and `data { key = [column.x], rows = [{ x = 1, … }] }` for reference rows.
+//! and `data { key = [column.x], rows = [{ x = 1, … }] }` for reference rows; on PostgreSQL
+//! `partition_by = "RANGE (at)"`, or `partition_of = "schema.parent"` with `partition_bound =
+//! "FOR VALUES …"` (a partition declares no columns: they are its parent's; module `partition`).
 //!
 //! References are kept as written, not evaluated: `schema.app`, `column.id`,
 //! `table.customers.column.id`, `enum.state`. Types are `bigint`, `varchar(255)`,
@@ -29,6 +31,7 @@ use crate::names::Namer;
 use super::check::{PendingForeignKey, foreign_keys};
 use super::{Location, ReadError};
 
+mod partition;
 mod parts;
 mod program;
 mod security;
@@ -56,6 +59,7 @@ pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadErr
         mysql_database: None,
     };
     reader.document(&body)?;
+    crate::model::inherit_partition_columns(&mut reader.schema.tables);
     foreign_keys(&mut reader.schema, &reader.pending)?;
     super::check::canonical_forms(reader.dialect, &mut reader.schema);
     Ok(reader.schema)
@@ -226,7 +230,8 @@ impl<'a> Reader<'a> {
         for b in &tables {
             self.declare_table(b)?;
         }
-        for b in &tables {
+        // A partition takes its parent's columns, so parents are read first.
+        for b in partition::parents_first(self, &tables) {
             self.table_block(b)?;
         }
         for b in &blocks {

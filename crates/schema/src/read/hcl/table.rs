@@ -45,8 +45,15 @@ impl Reader<'_> {
         }
         table.charset = self.charset_attr(&mut attrs, "charset", &owner)?;
         table.collation = self.charset_attr(&mut attrs, "collate", &owner)?;
+        self.partitioning(&mut table, &mut attrs, block)?;
         self.done(attrs)?;
         for b in blocks.iter().filter(|b| b.ident.as_str() == "column") {
+            if table.partition_of.is_some() {
+                return Err(self.unsupported(
+                    b.span(),
+                    format!("column in partition {q} (a partition's columns are its parent's)"),
+                ));
+            }
             let column = self.column(&q, b)?;
             if table.column(&column.name).is_some() {
                 return Err(ReadError::Duplicate {

@@ -7,7 +7,8 @@
 //! plus the statements `pg_dump` and `mysqldump` write around them ([`dump`]): those that do not
 //! describe schema are skipped and reported, serial columns spelled out as a sequence, its owner
 //! and a default read back as serial columns. PostgreSQL functions, procedures and triggers are
-//! read from their text ([`pg_program`]). Anything else is refused.
+//! read from their text ([`pg_program`]), partitioning from its tokens (module `partition`). Anything
+//! else is refused.
 //!
 //! Unqualified names live in `public` on PostgreSQL and in `""` on MySQL. `IF NOT EXISTS` makes a
 //! statement about an object already declared a no-op; without it, a second declaration is an
@@ -15,7 +16,7 @@
 //! PostgreSQL `serial` columns read as an integer column, NOT NULL, with the default
 //! `nextval('<table>_<col>_seq')` (see [`crate::names::serial_default`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sqlparser::ast::{
     CommentObject, Ident, ObjectName, ObjectNamePart, ObjectType, SchemaName, Spanned, Statement,
@@ -37,6 +38,7 @@ mod dump;
 mod grant;
 mod index;
 mod options;
+mod partition;
 mod pg_program;
 mod program;
 mod security;
@@ -74,6 +76,8 @@ pub struct Reader {
     base: Location,
     ignored: Vec<Ignored>,
     sequences: BTreeMap<QualifiedName, sequence::PendingSequence>,
+    /// Partition indexes attached to their parent's, which a sub-partition's may attach to.
+    attached_indexes: BTreeSet<QualifiedName>,
 }
 
 impl Reader {
@@ -92,6 +96,7 @@ impl Reader {
             },
             ignored: Vec::new(),
             sequences: BTreeMap::new(),
+            attached_indexes: BTreeSet::new(),
         }
     }
 
@@ -127,6 +132,11 @@ impl Reader {
         if tokens.is_empty() {
             return Ok(());
         }
+        if self.dialect == Dialect::Postgres
+            && let Some(form) = partition::form(&tokens)
+        {
+            return self.partition_statement(form, text, tokens, at);
+        }
         if self.dialect == Dialect::Postgres && view::is_create_view(&tokens) {
             return self.create_view(text, &tokens, at);
         }
@@ -158,19 +168,23 @@ impl Reader {
             Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),
-            Rule::Parse => {
-                let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
-                let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
-                let after = parser.peek_token();
-                if after.token != Token::EOF {
-                    return Err(ReadError::Syntax {
-                        at: self.at(after.span.start),
-                        message: format!("expected `;`, found {}", after.token),
-                    });
-                }
-                self.statement(statement, at)
-            }
+            Rule::Parse => self.parse_tokens(tokens, at),
         }
+    }
+
+    /// Reads one statement's tokens through sqlparser.
+    pub(crate) fn parse_tokens(&mut self, tokens: Vec<TokenWithSpan>, at: Location) -> Result<(), ReadError> {
+        let sql = sql_dialect(self.dialect);
+        let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
+        let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
+        let after = parser.peek_token();
+        if after.token != Token::EOF {
+            return Err(ReadError::Syntax {
+                at: self.at(after.span.start),
+                message: format!("expected `;`, found {}", after.token),
+            });
+        }
+        self.statement(statement, at)
     }
 
     pub(crate) fn ignore(&mut self, at: Location, reason: IgnoreReason, text: &str) {
@@ -184,6 +198,7 @@ impl Reader {
     /// Finishes the document: checks every foreign key's target and every sequence's owner.
     pub fn finish(mut self) -> Result<Document, ReadError> {
         self.finish_sequences()?;
+        partition::settle(&mut self.schema);
         foreign_keys(&mut self.schema, &self.pending)?;
         super::check::canonical_forms(self.dialect, &mut self.schema);
         Ok(Document {

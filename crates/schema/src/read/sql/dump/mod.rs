@@ -185,7 +185,7 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
             "{verb} (data; reference rows are declared in schema.hcl)"
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
-        Some("CREATE") => create(dialect, tokens, &words),
+        Some("CREATE") => create(dialect, tokens),
         Some("COMMENT")
             if dialect == Dialect::Postgres
                 && w(1) == Some("ON")
@@ -199,12 +199,17 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
     }
 }
 
-fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
+fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
     let kind = create_kind(tokens);
     if dialect == Dialect::Mysql {
         match kind.as_deref() {
             Some("VIEW") => return Rule::MysqlView,
             Some("TRIGGER") => return Rule::MysqlTrigger,
+            Some("TABLE") if partitioned(tokens) => {
+                return Rule::Refuse(
+                    "CREATE TABLE … PARTITION BY (MySQL partitioning is not modelled)".to_owned(),
+                );
+            }
             _ => {}
         }
     }
@@ -216,17 +221,27 @@ fn create(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule 
             _ => {}
         }
     }
+    // PostgreSQL's partitioning (`PARTITION BY`, `PARTITION OF`, `ON ONLY`) is read before these
+    // rules (`super::partition`).
     match kind.and_then(|k| UNMODELLED.iter().find(|(u, _)| *u == k)) {
         Some((_, what)) => Rule::Refuse((*what).to_owned()),
-        // `ON ONLY` builds the parent index of a partitioned table.
-        None if words
-            .windows(2)
-            .any(|p| p[0].as_deref() == Some("ON") && p[1].as_deref() == Some("ONLY")) =>
-        {
-            Rule::Refuse("CREATE INDEX … ON ONLY (partitioned tables are not modelled)".to_owned())
-        }
         None => Rule::Parse,
     }
+}
+
+/// Whether `PARTITION BY` follows the table's parenthesised definition (outside it).
+fn partitioned(tokens: &[Token]) -> bool {
+    let mut depth = 0usize;
+    tokens.iter().enumerate().any(|(i, t)| {
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+            && word(t).as_deref() == Some("PARTITION")
+            && tokens.get(i + 1).and_then(word).as_deref() == Some("BY")
+    })
 }
 
 fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
@@ -245,16 +260,14 @@ fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
             Rule::Refuse("ALTER DEFAULT PRIVILEGES (privileges are not modelled)".to_owned())
         }
         (Some("SEQUENCE"), Dialect::Postgres) => owned_by(tokens).unwrap_or(Rule::Parse),
-        (Some("INDEX"), Dialect::Postgres) if has(["ATTACH", "PARTITION"]) => {
-            Rule::Refuse("ALTER INDEX … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
-        }
         (Some("TABLE"), Dialect::Mysql)
             if n >= 2 && w(n - 1) == Some("KEYS") && matches!(w(n - 2), Some("DISABLE" | "ENABLE")) =>
         {
             Rule::Ignore(IgnoreReason::DataLoad)
         }
-        (Some("TABLE"), _) if has(["ATTACH", "PARTITION"]) || has(["DETACH", "PARTITION"]) => {
-            Rule::Refuse("ALTER TABLE … ATTACH PARTITION (partitioned tables are not modelled)".to_owned())
+        // PostgreSQL's are read before these rules (`super::partition`).
+        (Some("TABLE"), Dialect::Mysql) if has(["ATTACH", "PARTITION"]) || has(["DETACH", "PARTITION"]) => {
+            Rule::Refuse("ALTER TABLE … ATTACH PARTITION (MySQL partitioning is not modelled)".to_owned())
         }
         (Some("TABLE"), Dialect::Postgres) if has(["ADD", "GENERATED"]) => add_identity(tokens)
             .unwrap_or_else(|| {
