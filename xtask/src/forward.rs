@@ -19,18 +19,31 @@ pub struct Forwarded {
     args: Vec<String>,
 }
 
+/// How the forwarded task's binary is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The dev profile: quickest to build, for tasks whose speed is not the point.
+    Dev,
+    /// The release profile: what ships, so what a benchmark must measure.
+    Release,
+}
+
 /// The command that runs `task` of `package` with `args`.
-pub fn command(package: &str, task: &str, args: &[String]) -> std::process::Command {
+pub fn command(package: &str, task: &str, args: &[String], profile: Profile) -> std::process::Command {
     let mut cmd = cargo();
-    cmd.args(["run", "--quiet", "--package", package, "--", task])
+    cmd.args(["run", "--quiet"]);
+    if profile == Profile::Release {
+        cmd.arg("--release");
+    }
+    cmd.args(["--package", package, "--", task])
         .args(args)
         .current_dir(workspace_root());
     cmd
 }
 
-/// Replaces this process with `cargo run -p package -- task args…`.
-pub fn exec(package: &str, task: &str, forwarded: Forwarded) -> anyhow::Result<()> {
-    let mut cmd = command(package, task, &forwarded.args);
+/// Replaces this process with `cargo run [--release] -p package -- task args…`.
+pub fn exec(package: &str, task: &str, forwarded: Forwarded, profile: Profile) -> anyhow::Result<()> {
+    let mut cmd = command(package, task, &forwarded.args, profile);
     let err = cmd.exec();
     Err(err).with_context(|| format!("cannot start `{}`", describe(&cmd)))
 }
@@ -41,11 +54,22 @@ mod tests {
 
     #[test]
     fn a_forwarded_task_keeps_its_arguments_in_order() {
-        let cmd = command(TESTENV, "cluster", &["up".into(), "--tier".into(), "api".into()]);
+        let cmd = command(
+            TESTENV,
+            "cluster",
+            &["up".into(), "--tier".into(), "api".into()],
+            Profile::Dev,
+        );
         assert!(
             describe(&cmd).ends_with("run --quiet --package ptah-testenv -- cluster up --tier api"),
             "{}",
             describe(&cmd)
+        );
+        let bench = command(BENCH, "bench", &["executor".into()], Profile::Release);
+        assert!(
+            describe(&bench).ends_with("run --quiet --release --package ptah-bench -- bench executor"),
+            "{}",
+            describe(&bench)
         );
     }
 }

@@ -44,13 +44,14 @@ enum Task {
     Cluster(Forwarded),
     /// Build, import and push the workspace's images (ptah-testenv).
     Images(Forwarded),
-    /// Benchmarks measured as ratios against a same-run baseline (ptah-bench).
+    /// Benchmarks measured as ratios against a same-run baseline (ptah-bench, release build).
     Bench(Forwarded),
     /// The executor end to end against the local services (ptah-bench).
     Demo(Forwarded),
 }
 
 fn main() -> anyhow::Result<()> {
+    use forward::Profile::{Dev, Release};
     match Cli::parse().task {
         Task::Crds(args) => crds::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
@@ -58,11 +59,11 @@ fn main() -> anyhow::Result<()> {
         Task::E2e(args) => e2e::run(args),
         Task::Gate(args) => e2e::gate::run(args),
         Task::CiWorkflow(args) => e2e::workflow::run(args),
-        Task::Services(args) => forward::exec(forward::TESTENV, "services", args),
-        Task::K8sBin(args) => forward::exec(forward::TESTENV, "k8s-bin", args),
-        Task::Cluster(args) => forward::exec(forward::TESTENV, "cluster", args),
-        Task::Images(args) => forward::exec(forward::TESTENV, "images", args),
-        Task::Bench(args) => forward::exec(forward::BENCH, "bench", args),
-        Task::Demo(args) => forward::exec(forward::BENCH, "demo", args),
+        Task::Services(args) => forward::exec(forward::TESTENV, "services", args, Dev),
+        Task::K8sBin(args) => forward::exec(forward::TESTENV, "k8s-bin", args, Dev),
+        Task::Cluster(args) => forward::exec(forward::TESTENV, "cluster", args, Dev),
+        Task::Images(args) => forward::exec(forward::TESTENV, "images", args, Dev),
+        Task::Bench(args) => forward::exec(forward::BENCH, "bench", args, Release),
+        Task::Demo(args) => forward::exec(forward::BENCH, "demo", args, Dev),
     }
 }

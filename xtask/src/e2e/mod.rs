@@ -325,7 +325,12 @@ fn provide(
 ) -> anyhow::Result<PathBuf> {
     let testenv = |args: &[&str]| {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        run_command(&mut forward::command(forward::TESTENV, &args[0], &args[1..]))
+        run_command(&mut forward::command(
+            forward::TESTENV,
+            &args[0],
+            &args[1..],
+            forward::Profile::Dev,
+        ))
     };
     // kubectl, helm, oras and promtool are the suites' own tools; the rest is the cluster (cached).
     let programs = match provider {
