@@ -1,15 +1,19 @@
 //! Real-world dumps in `tests/realworld/<engine>/`: `pg_dump --schema-only` and `mariadb-dump
 //! --no-data` output of databases of 30 tables or more, preambles, ownership, serial sequences,
-//! identities, enums, extensions, comments, collations, functions, procedures and triggers,
-//! row-level security, policies and table grants, and (PostgreSQL) a range-partitioned table with
-//! a default partition and a partitioned index included. For each file:
+//! identities, enums, extensions, comments, collations, generated columns, functions, procedures
+//! and triggers included; on PostgreSQL also domains, views, a materialized view, row-level
+//! security, policies and table grants, standalone sequences, index comments, and a
+//! range-partitioned table with a default partition and a partitioned index. For each file:
 //! (a) loaded with the server's own client into a fresh database, `ptah schema plan --from` the
 //!     file against that database is empty;
 //! (b) `ptah schema inspect` of it, applied to another fresh database, then planned again, is empty;
 //! (c) the two databases dump to the same text, header comments aside.
 //!
 //! How the MySQL dump was made, and what its source does for (c), is in
-//! `tests/realworld/mysql/README.md`.
+//! `tests/realworld/mysql/README.md`. The PostgreSQL dump is regenerated the same way: the previous
+//! `shop.sql` loaded as the admin into a fresh database owned by `app`, the new objects created as
+//! `app`, then `pg_dump --schema-only` as the admin (the roles its grants name are made by the
+//! test).
 
 mod schema_support;
 

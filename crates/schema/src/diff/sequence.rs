@@ -1,11 +1,9 @@
 //! Sequences: matched by name, compared option by option.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use super::SchemaDiff;
-use crate::model::{QualifiedName, Schema, Sequence};
+use crate::model::{Schema, Sequence, SequenceOwner};
 
 /// A sequence whose options, owner or comment change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,21 +28,22 @@ pub(super) fn diff_sequences(desired: &Schema, actual: &Schema, d: &mut SchemaDi
             Some(_) => {}
         }
     }
-    let dropped_columns: BTreeSet<(&QualifiedName, &str)> = actual
-        .tables
-        .values()
-        .flat_map(|t| t.columns.iter().map(move |c| (&t.name, c.name.as_str())))
-        .filter(|(t, c)| desired.tables.get(*t).is_none_or(|w| w.column(c).is_none()))
-        .collect();
+    // Whether the plan drops the column (or its whole table), which takes an owned sequence along.
+    let dropped = |o: &SequenceOwner| {
+        actual
+            .tables
+            .get(&o.table)
+            .is_some_and(|t| t.column(&o.column).is_some())
+            && desired
+                .tables
+                .get(&o.table)
+                .is_none_or(|t| t.column(&o.column).is_none())
+    };
     d.sequences_removed = actual
         .sequences
         .values()
         .filter(|s| !desired.sequences.contains_key(&s.name))
-        .filter(|s| {
-            s.owned_by
-                .as_ref()
-                .is_none_or(|o| !dropped_columns.contains(&(&o.table, o.column.as_str())))
-        })
+        .filter(|s| s.owned_by.as_ref().is_none_or(|o| !dropped(o)))
         .cloned()
         .collect();
 }

@@ -53,6 +53,7 @@ pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadErr
         dialect,
         file,
         text,
+        lines: super::LineIndex::new(text),
         schema: Schema::default(),
         namer: Namer::new(dialect),
         pending: Vec::new(),
@@ -70,6 +71,7 @@ pub(crate) struct Reader<'a> {
     pub dialect: Dialect,
     pub file: &'a str,
     pub text: &'a str,
+    pub lines: super::LineIndex,
     pub schema: Schema,
     pub namer: Namer,
     pub pending: Vec<PendingForeignKey>,
@@ -91,7 +93,8 @@ impl<'b> Attrs<'b> {
 
 impl<'a> Reader<'a> {
     pub fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
-        Location::from_offset(self.file, self.text, span.map_or(0, |s| s.start))
+        self.lines
+            .locate(self.file, self.text, span.map_or(0, |s| s.start))
     }
 
     pub fn unsupported(&self, span: Option<std::ops::Range<usize>>, what: String) -> ReadError {
