@@ -30,28 +30,7 @@ pub(super) fn create_table(
         }
         return out;
     };
-    let mut parts = Vec::new();
-    if let Some(pk) = &t.primary_key {
-        parts.push(format!(
-            "CONSTRAINT {} PRIMARY KEY {}",
-            SQL.ident(&pk.name),
-            SQL.columns(&pk.columns)
-        ));
-    }
-    for u in t.uniques.values() {
-        parts.push(format!(
-            "CONSTRAINT {} UNIQUE {}",
-            SQL.ident(&u.name),
-            SQL.columns(&u.columns)
-        ));
-    }
-    for c in t.checks.values() {
-        parts.push(format!(
-            "CONSTRAINT {} CHECK ({})",
-            SQL.ident(&c.name),
-            c.expression
-        ));
-    }
+    let parts = postgres::constraint_clauses(t);
     let mut sql = format!(
         "CREATE TABLE {} PARTITION OF {}",
         SQL.qualified(&t.name),

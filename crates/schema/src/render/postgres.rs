@@ -163,13 +163,10 @@ fn alter_column(table: &QualifiedName, column: &str) -> String {
     )
 }
 
-/// CREATE TABLE with columns, primary key, uniques and checks (foreign keys come later), then comments.
-pub(super) fn create_table(t: &Table, sequences: &BTreeSet<QualifiedName>) -> Vec<PlannedStatement> {
-    let mut parts: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| pg_column(&t.name, c, sequences))
-        .collect();
+/// A table's PRIMARY KEY, UNIQUE and CHECK clauses, as CREATE TABLE and CREATE TABLE … PARTITION
+/// OF take them (foreign keys come later).
+pub(super) fn constraint_clauses(t: &Table) -> Vec<String> {
+    let mut parts = Vec::new();
     if let Some(pk) = &t.primary_key {
         parts.push(format!(
             "CONSTRAINT {} PRIMARY KEY {}",
@@ -191,6 +188,17 @@ pub(super) fn create_table(t: &Table, sequences: &BTreeSet<QualifiedName>) -> Ve
             c.expression
         ));
     }
+    parts
+}
+
+/// CREATE TABLE with columns, primary key, uniques and checks (foreign keys come later), then comments.
+pub(super) fn create_table(t: &Table, sequences: &BTreeSet<QualifiedName>) -> Vec<PlannedStatement> {
+    let mut parts: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| pg_column(&t.name, c, sequences))
+        .collect();
+    parts.extend(constraint_clauses(t));
     let sql = format!("CREATE TABLE {} ({})", SQL.qualified(&t.name), parts.join(", "));
     let mut out = vec![stmt(sql, Severity::Safe, "creates a table")];
     if t.comment.is_some() {
