@@ -95,6 +95,22 @@ pub async fn ensure(
     })
 }
 
+/// Reads the stored state without writing: `None` when there is none yet; refuses state written by
+/// a newer manager ([`StateError::StoredStateNewer`]) or not written by any.
+pub async fn load(client: Client, namespace: &str) -> Result<Option<StoredState>, StateError> {
+    let api: Api<ConfigMap> = Api::namespaced(client, namespace);
+    let live = api
+        .get_opt(STATE_CONFIGMAP)
+        .await
+        .map_err(|source| StateError::Api {
+            namespace: namespace.to_owned(),
+            name: STATE_CONFIGMAP.to_owned(),
+            action: "get",
+            source: Box::new(source),
+        })?;
+    live.map(|live| read(namespace, &live)).transpose()
+}
+
 fn binding(state: StoredState) -> ExecutionBinding {
     ExecutionBinding {
         inputs: state.inputs(),
