@@ -29,7 +29,7 @@ impl Args {
     }
 }
 
-/// Writes or checks `charts/ptah-operator/crds/<plural>.<group>.yaml`.
+/// Writes or checks `charts/ptah-operator/files/crds/<plural>.<group>.yaml`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let dir = crds_dir();
     let wanted = step("generate CRDs from ptah-api", generate)?;
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Where the chart keeps its CRDs.
 fn crds_dir() -> PathBuf {
-    workspace_root().join("charts/ptah-operator/crds")
+    workspace_root().join("charts/ptah-operator/files/crds")
 }
 
 /// File name → file contents, one CRD per file.

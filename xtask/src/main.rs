@@ -24,7 +24,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Write charts/ptah-operator/crds/*.yaml from the Rust types (or check them with --check).
+    /// Write charts/ptah-operator/files/crds/*.yaml from the Rust types (or check them with --check).
     Crds(crds::Args),
     /// Fail when a binary's dependency closure crosses a boundary of DESIGN.md section 4.
     DepsCheck(depscheck::Args),

@@ -139,6 +139,7 @@ render checks them: required images pinned by digest, and a trusted namespace.
 {{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.executor "name" "image.executor" "what" "Ptah executor image" "why" "plans and approvals bind it") -}}
 {{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.runner "name" "image.runner" "what" "runner image" "why" "plans and approvals bind it") -}}
 {{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.certRotator "name" "image.certRotator" "what" "cert rotator image" "why" "it writes the webhooks' trust anchor") -}}
+{{- include "ptah-operator.pinnedImage" (dict "value" .Values.image.crdManager "name" "image.crdManager" "what" "ptah-crd-manager image" "why" "it installs and upgrades the CRDs") -}}
 {{- range $ns := list .Release.Namespace (include "ptah-operator.coordinationNamespace" .) -}}
 {{- if or (eq $ns "default") (hasPrefix "kube-" $ns) -}}
 {{- fail (printf "namespace %q is shared infrastructure; install ptah-operator into a namespace of its own" $ns) -}}
@@ -147,4 +148,193 @@ render checks them: required images pinned by digest, and a trusted namespace.
 {{- if lt (int .Values.replicas) 1 -}}
 {{- fail "replicas must be at least 1" -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The name base of the release-lifecycle hooks (ptah-crd-manager). */}}
+{{- define "ptah-operator.crdManagerName" -}}
+{{- printf "%s-crd-manager" (include "ptah-operator.fullname" .) | trunc 52 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+The CRDs ptah-crd-manager installs, by name (RBAC limits its updates to them). The list must equal
+crates/api's CRDs; a chart test compares them.
+*/}}
+{{- define "ptah-operator.crdNames" -}}
+- ptahschemas.operator.ptah.run
+- ptahschemaplans.operator.ptah.run
+- ptahschemaplanchunks.operator.ptah.run
+- ptahschemaapprovals.operator.ptah.run
+- ptahmigrations.operator.ptah.run
+- ptahmigrationplans.operator.ptah.run
+- ptahmigrationapprovals.operator.ptah.run
+- ptahmigrationrunacknowledgments.operator.ptah.run
+- ptahrealms.operator.ptah.run
+{{- end -}}
+
+{{/*
+One release-lifecycle hook: its ServiceAccount, the least RBAC it needs, and the Job running
+`ptah-crd-manager <command>`. Takes a dict: root, hook (the command), events (Helm hook events),
+clusterRules and coordinationRules / releaseRules (lists of RBAC rules, rendered as YAML), args.
+*/}}
+{{- define "ptah-operator.lifecycleHook" -}}
+{{- $root := .root -}}
+{{- $name := printf "%s-%s" (include "ptah-operator.crdManagerName" $root) .hook -}}
+{{- $rbac := dict "helm.sh/hook" .events "helm.sh/hook-weight" "-10" "helm.sh/hook-delete-policy" "before-hook-creation,hook-succeeded" -}}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ $name }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .hook }}-hook
+  annotations:
+    {{- toYaml $rbac | nindent 4 }}
+automountServiceAccountToken: true
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ $name }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .hook }}-hook
+  annotations:
+    {{- toYaml $rbac | nindent 4 }}
+rules:
+  {{- .clusterRules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: {{ $name }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .hook }}-hook
+  annotations:
+    {{- toYaml $rbac | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {{ $name }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $name }}
+    namespace: {{ $root.Release.Namespace }}
+{{- range $scope := list (dict "ns" (include "ptah-operator.coordinationNamespace" $root) "rules" .coordinationRules "suffix" "coordination") (dict "ns" $root.Release.Namespace "rules" .releaseRules "suffix" "release") }}
+{{- if $scope.rules }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $name }}-{{ $scope.suffix }}
+  namespace: {{ $scope.ns }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $.hook }}-hook
+  annotations:
+    {{- toYaml $rbac | nindent 4 }}
+rules:
+  {{- $scope.rules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $name }}-{{ $scope.suffix }}
+  namespace: {{ $scope.ns }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $.hook }}-hook
+  annotations:
+    {{- toYaml $rbac | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $name }}-{{ $scope.suffix }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $name }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
+{{- end }}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ $name }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "ptah-operator.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .hook }}-hook
+  annotations:
+    helm.sh/hook: {{ .events }}
+    helm.sh/hook-weight: "0"
+    # A failed hook Job stays (with its log) until the next attempt replaces it.
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+    # Helm 4 prints the hook's log when it fails: the refusal says what to do.
+    helm.sh/hook-output-log-policy: hook-failed
+spec:
+  # Every hook is idempotent; one retry rides out an API server hiccup, a refusal fails twice.
+  backoffLimit: 1
+  activeDeadlineSeconds: {{ $root.Values.lifecycleHooks.activeDeadlineSeconds }}
+  template:
+    metadata:
+      labels:
+        {{- include "ptah-operator.podLabels" (dict "root" $root "component" (printf "%s-hook" .hook)) | nindent 8 }}
+    spec:
+      serviceAccountName: {{ $name }}
+      automountServiceAccountToken: true
+      enableServiceLinks: false
+      restartPolicy: Never
+      {{- with $root.Values.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 65532
+        runAsGroup: 65532
+        seccompProfile:
+          type: RuntimeDefault
+      containers:
+        - name: {{ .hook }}
+          image: {{ $root.Values.image.crdManager }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          command: ["/ptah-crd-manager"]
+          args:
+            - {{ .hook }}
+            - --release-name={{ $root.Release.Name }}
+            - --release-namespace={{ $root.Release.Namespace }}
+            - --coordination-namespace={{ include "ptah-operator.coordinationNamespace" $root }}
+            - --webhook-configuration={{ include "ptah-operator.webhookConfiguration" $root }}
+            - --log-format=json
+            {{- range .args }}
+            - {{ . }}
+            {{- end }}
+          terminationMessagePolicy: FallbackToLogsOnError
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            runAsNonRoot: true
+            runAsUser: 65532
+            runAsGroup: 65532
+            capabilities:
+              drop: ["ALL"]
+            seccompProfile:
+              type: RuntimeDefault
+          {{- with $root.Values.lifecycleHooks.resources }}
+          resources:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+      {{- with $root.Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
 {{- end -}}

@@ -58,6 +58,23 @@ pub fn helm_cmd(kubeconfig: &Path) -> Command {
     cmd
 }
 
+/// `--set image.<value>=<pinned reference>` for the chart's five images: the ones `cargo xtask
+/// images` pushed, and `data_plane` as both executor and runner.
+pub fn image_sets(data_plane: &str) -> Vec<String> {
+    let mut sets = Vec::new();
+    for (value, image) in [
+        ("image.manager", image_reference("manager")),
+        ("image.certRotator", image_reference("cert-rotator")),
+        ("image.crdManager", image_reference("crd-manager")),
+        ("image.executor", data_plane.to_owned()),
+        ("image.runner", data_plane.to_owned()),
+    ] {
+        sets.push("--set".to_owned());
+        sets.push(format!("{value}={image}"));
+    }
+    sets
+}
+
 /// A `kubernetes.io/dockerconfigjson` Secret `pull` for the services' TLS registry.
 pub async fn pull_secret(client: &Client, ns: &str, services: &TestServices) {
     let userpass = format!(
@@ -132,13 +149,7 @@ pub async fn install(
     cmd.args(["install", RELEASE])
         .arg(&chart)
         .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
-        .args(["--set", &format!("image.manager={}", image_reference("manager"))])
-        .args([
-            "--set",
-            &format!("image.certRotator={}", image_reference("cert-rotator")),
-        ])
-        .args(["--set", &format!("image.executor={data_plane}")])
-        .args(["--set", &format!("image.runner={data_plane}")])
+        .args(image_sets(data_plane))
         .args(["--set", "imagePullSecrets[0].name=pull"])
         .args(["--set", &format!("watchNamespace={app_ns}")])
         .args([

@@ -148,13 +148,7 @@ async fn install(client: &Client, app: &App) -> (String, InCluster) {
         .args(["install", RELEASE])
         .arg(&chart)
         .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
-        .args(["--set", &format!("image.manager={}", image_reference("manager"))])
-        .args([
-            "--set",
-            &format!("image.certRotator={}", image_reference("cert-rotator")),
-        ])
-        .args(["--set", &format!("image.executor={}", app.image)])
-        .args(["--set", &format!("image.runner={}", app.image)])
+        .args(ptah_apitests::release::image_sets(&app.image))
         .args(["--set", "imagePullSecrets[0].name=pull"])
         .args(["--set", &format!("watchNamespace={}", app.ns)])
         .args([

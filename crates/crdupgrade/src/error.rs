@@ -123,9 +123,10 @@ pub enum Refusal {
 /// Why a hook did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A refusal: nothing was changed by this hook run.
+    /// A refusal: nothing was changed by this hook run. (Not a `source`: the message already
+    /// holds it, and a cause chain would print it twice.)
     #[error("refused: {0}")]
-    Refused(#[from] Refusal),
+    Refused(Refusal),
     /// An API request failed.
     #[error("{action} {object}: {source}")]
     Api {
@@ -150,6 +151,12 @@ pub enum Error {
     /// The controller state could not be read.
     #[error(transparent)]
     State(#[from] ptah_controllerstate::StateError),
+}
+
+impl From<Refusal> for Error {
+    fn from(refusal: Refusal) -> Self {
+        Error::Refused(refusal)
+    }
 }
 
 impl Error {

@@ -201,6 +201,12 @@ async fn newer_stored_state_is_refused_in_the_state_configmap_and_in_objects() {
         .await
         .expect("write a newer status");
     let refusal = refused(run().await);
+    // Removed before asserting: a newer-state object left behind would refuse every later install
+    // in this cluster (the real preflight scans every namespace).
+    schemas
+        .delete("orders", &Default::default())
+        .await
+        .expect("delete the newer object");
     assert_eq!(
         refusal,
         Refusal::StoredStateNewer {
@@ -209,6 +215,8 @@ async fn newer_stored_state_is_refused_in_the_state_configmap_and_in_objects() {
             ours: CONTROLLER_STATE_VERSION
         }
     );
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    let _ = namespaces.delete(&ns, &Default::default()).await;
 }
 
 fn inputs(image: &str) -> BindingInputs {

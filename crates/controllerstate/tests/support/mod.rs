@@ -14,12 +14,13 @@ use serde_json::Value;
 pub const BUILD_HELM: &str = "cargo xtask k8s-bin --only helm";
 pub const RELEASE: &str = "ptah";
 pub const RELEASE_NAMESPACE: &str = "ptah-system";
-/// The four image values the chart requires.
-pub const IMAGE_VALUES: [&str; 4] = [
+/// The five image values the chart requires.
+pub const IMAGE_VALUES: [&str; 5] = [
     "image.manager",
     "image.executor",
     "image.runner",
     "image.certRotator",
+    "image.crdManager",
 ];
 
 pub fn workspace() -> PathBuf {
@@ -43,11 +44,13 @@ pub fn pinned(component: &str) -> String {
 /// `--set` arguments for every required image, digest-pinned.
 pub fn image_args() -> Vec<String> {
     let mut args = Vec::new();
-    for (value, component) in
-        IMAGE_VALUES
-            .iter()
-            .zip(["ptah-manager", "ptah", "ptah-runner", "ptah-cert-rotator"])
-    {
+    for (value, component) in IMAGE_VALUES.iter().zip([
+        "ptah-manager",
+        "ptah",
+        "ptah-runner",
+        "ptah-cert-rotator",
+        "ptah-crd-manager",
+    ]) {
         args.push("--set".to_owned());
         args.push(format!("{value}={}", pinned(component)));
     }

@@ -3,13 +3,15 @@
 //! * the pause image of the local node (busybox-static in a shell loop that exits on SIGTERM);
 //! * `cargo xtask images`: the images of this workspace's binaries (see [`IMAGES`]): the
 //!   data-plane image (`ptah` + `ptah-runner`), the manager (`/manager`) and the cert-rotator
-//!   (`/ptah-cert-rotator`, built only when the workspace has that binary). Each holds its
+//!   (`/ptah-cert-rotator`) and the release-lifecycle hooks (`/ptah-crd-manager`), each built only
+//!   when the workspace has that binary (an older revision may lack it). Each holds its
 //!   binaries, the shared libraries `ldd` names, CA certificates, `/etc/passwd` with the non-root
 //!   user 65532 and `/tmp` ([`rootfs`]); it is imported into the local cluster's containerd and
 //!   pushed to the TLS registry of `cargo xtask services` through it, and its pinned reference
 //!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`.
 
 pub mod oci;
+mod revision;
 pub mod rootfs;
 
 use std::{
@@ -31,6 +33,8 @@ pub const DATA_PLANE_REPOSITORY: &str = "ptah/data-plane";
 pub const MANAGER_REPOSITORY: &str = "ptah/manager";
 /// The cert-rotator image's repository.
 pub const CERT_ROTATOR_REPOSITORY: &str = "ptah/cert-rotator";
+/// The release-lifecycle hook image's repository.
+pub const CRD_MANAGER_REPOSITORY: &str = "ptah/crd-manager";
 /// Their tag.
 pub const TAG: &str = "dev";
 
@@ -69,6 +73,12 @@ pub const IMAGES: &[Image] = &[
         binaries: &[("ptah-certrotation", "ptah-cert-rotator", "/ptah-cert-rotator")],
         optional: true,
     },
+    Image {
+        name: "crd-manager",
+        repository: CRD_MANAGER_REPOSITORY,
+        binaries: &[("ptah-crdupgrade", "ptah-crd-manager", "/ptah-crd-manager")],
+        optional: true,
+    },
 ];
 
 /// Arguments of `cargo xtask images`.
@@ -77,25 +87,42 @@ pub struct Args {
     /// Build the binaries with `--release` (default: the dev profile, faster to build here).
     #[arg(long)]
     release: bool,
+    /// Build the images of another commit (a previous release, for the upgrade suite) from a
+    /// worktree under `target/rev/<commit>/`; references go to `target/rev/<commit>/target/images/`.
+    #[arg(long)]
+    rev: Option<String>,
 }
 
 /// Runs `cargo xtask images`.
 pub fn run_task(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     let profile = if args.release { "release" } else { "debug" };
-    let wanted = wanted(IMAGES, &workspace_bins(&root)?)?;
+    let (source, out, tag) = match &args.rev {
+        None => (root.clone(), root.clone(), TAG.to_owned()),
+        Some(rev) => {
+            let (source, out, commit) = revision::checkout(&root, rev)?;
+            (source, out, format!("rev-{}", &commit[..12]))
+        }
+    };
+    let wanted = wanted(IMAGES, &workspace_bins(&source)?)?;
     // One cargo invocation per image, with the same packages the tests build on their own:
     // features unify per invocation, so a combined build would recompile the dependencies in
     // yet another feature set.
     for image in &wanted {
-        let mut build = build_command(&root, image, args.release);
+        let mut build = build_command(&source, image, args.release);
+        // Another revision builds into this workspace's target directory too: the dependencies
+        // are shared, only its own crates compile (their path makes them distinct artifacts).
+        build.env("CARGO_TARGET_DIR", root.join("target"));
         step(&crate::step::describe(&build), || run(&mut build))?;
+        if out != root {
+            revision::keep_binaries(&root, &out, profile, image)?;
+        }
     }
 
     let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
     let cluster = Cluster::require(&root)?;
     for image in wanted {
-        let pinned = build_and_push(&root, profile, image, &services, &cluster)?;
+        let pinned = build_and_push(&out, profile, image, &tag, &services, &cluster)?;
         println!("{pinned}");
     }
     Ok(())
@@ -133,7 +160,12 @@ pub fn wanted<'a>(images: &'a [Image], bins: &[String]) -> anyhow::Result<Vec<&'
 
 /// `<registry host>/<repository>:dev`.
 pub fn image_name(registry_host: &str, image: &Image) -> String {
-    format!("{registry_host}/{}:{TAG}", image.repository)
+    tagged_name(registry_host, image, TAG)
+}
+
+/// `<registry host>/<repository>:<tag>`.
+pub fn tagged_name(registry_host: &str, image: &Image, tag: &str) -> String {
+    format!("{registry_host}/{}:{tag}", image.repository)
 }
 
 /// `cargo build [--release] -p <package> --bin <bin> …` for one image.
@@ -248,11 +280,12 @@ fn build_and_push(
     root: &Path,
     profile: &str,
     image: &Image,
+    tag: &str,
     services: &TestServices,
     cluster: &Cluster,
 ) -> anyhow::Result<String> {
     let registry = &services.registry;
-    let reference = image_name(&registry.host, image);
+    let reference = tagged_name(&registry.host, image, tag);
     let built = layout(root, profile, image, &reference)?;
     step(
         &format!("import {} into the cluster's containerd", image.name),
@@ -318,16 +351,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn images_run_their_first_binary_and_only_the_cert_rotator_is_optional() {
+    fn images_run_their_first_binary_and_only_the_later_programs_are_optional() {
         let names: Vec<&str> = IMAGES.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["data-plane", "manager", "cert-rotator"]);
+        assert_eq!(names, ["data-plane", "manager", "cert-rotator", "crd-manager"]);
         assert!(
             IMAGES
                 .iter()
                 .all(|i| i.binaries.iter().all(|(_, _, at)| at.starts_with('/')))
         );
         let optional: Vec<&str> = IMAGES.iter().filter(|i| i.optional).map(|i| i.name).collect();
-        assert_eq!(optional, ["cert-rotator"]);
+        assert_eq!(optional, ["cert-rotator", "crd-manager"]);
     }
 
     #[test]
