@@ -38,7 +38,7 @@ enum Task {
     CiWorkflow(e2e::workflow::Args),
     /// Start, stop or describe the local test services (ptah-testenv).
     Services(Forwarded),
-    /// Build the pinned Kubernetes programs, etcd, helm, oras and promtool (ptah-testenv).
+    /// Build the pinned Kubernetes programs, etcd, helm 3 and 4, oras and promtool (ptah-testenv).
     K8sBin(Forwarded),
     /// Start, stop or describe a real Kubernetes on loopback (ptah-testenv).
     Cluster(Forwarded),

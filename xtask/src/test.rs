@@ -26,8 +26,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     step("cargo-nextest present", ensure_nextest)?;
-    // The chart's render tests run helm; it is built from its Go module once and cached.
-    step("helm present", ensure_helm)?;
+    // The chart's render tests run Helm 3 and Helm 4; each is built from its Go module once and
+    // cached.
+    step("helm and helm4 present", ensure_helm)?;
     step("cargo fmt --check", || {
         run_command(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))
     })?;
@@ -75,12 +76,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-/// A fresh machine has no helm in the cache; build the pinned one (minutes, once).
+/// A fresh machine has no helm in the cache; build the pinned Helm 3 and Helm 4 (minutes, once).
 fn ensure_helm() -> anyhow::Result<()> {
+    use ptah_testenv::k8s::{Binaries, Component, matrix::Matrix};
     let root = workspace_root();
-    let matrix = ptah_testenv::k8s::matrix::Matrix::load(&root)?;
+    let matrix = Matrix::load(&root)?;
     let minor = matrix.select(None)?;
-    ptah_testenv::k8s::Binaries::new(minor, &matrix)?.ensure(&[ptah_testenv::k8s::Component::Helm])
+    Binaries::new(minor, &matrix)?.ensure(&[Component::Helm, Component::Helm4])
 }
 
 /// A fresh machine has no cargo-nextest; build the pinned release from crates.io.

@@ -8,6 +8,7 @@ use std::{
 };
 
 use kube::{Api, api::PostParams};
+use ptah_testenv::k8s::{Binaries, Component, Matrix};
 use serde_json::Value;
 
 use crate::{DIR_ENV, workspace_root};
@@ -134,22 +135,35 @@ pub fn k8s_cache() -> PathBuf {
         .join("k8s")
 }
 
-/// The helm binary built by `cargo xtask k8s-bin` (the newest cached one).
+/// Helm 3 as `cargo xtask k8s-bin --only helm` built it, at the version matrix/kubernetes.json
+/// pins (`components.helm`).
 pub fn helm() -> PathBuf {
-    let root = k8s_cache();
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("helm-"))
-        .map(|e| e.path().join("helm"))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop().unwrap_or_else(|| {
-        panic!(
-            "no helm under {}/helm-*/; build it with `cargo xtask k8s-bin --only helm`",
-            root.display()
-        )
-    })
+    pinned_program(Component::Helm)
+}
+
+/// Helm 4 as `cargo xtask k8s-bin --only helm4` built it, at the version matrix/kubernetes.json
+/// pins (`components.helm4`).
+pub fn helm4() -> PathBuf {
+    pinned_program(Component::Helm4)
+}
+
+/// The cached `component` at the version matrix/kubernetes.json pins (never merely the newest
+/// cached one: an older or unapproved build may sit beside it); panics with the command that
+/// builds it when it is missing.
+pub fn pinned_program(component: Component) -> PathBuf {
+    let path = Matrix::load(&workspace_root())
+        .and_then(|matrix| Ok(Binaries::new(matrix.select(None)?, &matrix)?.path(component)))
+        .unwrap_or_else(|e| panic!("the pinned {component}: {e:#}"));
+    require_built(component, path)
+}
+
+/// `path` when a program is there; else panics naming the command that builds `component`.
+pub fn require_built(component: Component, path: PathBuf) -> PathBuf {
+    assert!(
+        path.is_file(),
+        "{} is missing (the {component} matrix/kubernetes.json pins); build it with \
+         `cargo xtask k8s-bin --only {component}`",
+        path.display()
+    );
+    path
 }

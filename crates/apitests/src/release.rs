@@ -27,7 +27,7 @@ use serde_json::json;
 
 use crate::{
     ClusterFiles,
-    e2e::{create, helm, image_reference, k8s_cache},
+    e2e::{create, helm, image_reference},
     workspace_root,
 };
 
@@ -358,25 +358,10 @@ pub fn parse_exposition(text: &str) -> Result<Vec<Sample>, String> {
     Ok(samples)
 }
 
-/// promtool built by `cargo xtask k8s-bin --only promtool` (the newest cached one); panics with
-/// that command when none is cached.
+/// promtool built by `cargo xtask k8s-bin --only promtool` at the pinned version; panics with
+/// that command when it is missing.
 pub fn promtool() -> PathBuf {
-    let root = k8s_cache();
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("promtool-"))
-        .map(|e| e.path().join("promtool"))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop().unwrap_or_else(|| {
-        panic!(
-            "no promtool under {}/promtool-*/; build it with `cargo xtask k8s-bin --only promtool`",
-            root.display()
-        )
-    })
+    crate::e2e::pinned_program(ptah_testenv::k8s::Component::Promtool)
 }
 
 #[cfg(test)]

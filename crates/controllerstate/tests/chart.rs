@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use ptah_controllerstate::STATE_CONFIGMAP;
 use serde_json::{Value, json};
 use support::{
-    IMAGE_VALUES, RELEASE_NAMESPACE, chart, component, forbidden_grants, grants, image_args, named, objects,
+    IMAGE_VALUES, RELEASE_NAMESPACE, chart, component, forbidden_grants, grants, lint_args, named, objects,
     one, render, roles, run_helm, strings, verbs, workspace,
 };
 
@@ -33,15 +33,7 @@ fn rendered(extra: &[&str]) -> Vec<Value> {
 }
 
 fn lint(extra: &[&str]) -> Result<String, String> {
-    let mut args: Vec<String> = vec![
-        "lint".into(),
-        chart().to_str().expect("utf-8 path").into(),
-        "--namespace".into(),
-        RELEASE_NAMESPACE.into(),
-    ];
-    args.extend(image_args());
-    args.extend(extra.iter().map(|s| (*s).to_owned()));
-    run_helm(&args)
+    run_helm(&lint_args(extra))
 }
 
 /// Every webhook of both configurations, with the kind it belongs to.

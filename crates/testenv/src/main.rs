@@ -14,7 +14,7 @@ struct Cli {
 enum Task {
     /// Start, stop or describe the local test services (PostgreSQL, MariaDB, OCI registry).
     Services(services::Args),
-    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm, oras and promtool from their Go modules.
+    /// Build (or reuse) the pinned Kubernetes programs, etcd, helm 3 and 4, oras and promtool from their Go modules.
     K8sBin(k8s::Args),
     /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
     Cluster(cluster::Args),

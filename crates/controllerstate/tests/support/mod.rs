@@ -12,6 +12,7 @@ use std::{
 use serde_json::Value;
 
 pub const BUILD_HELM: &str = "cargo xtask k8s-bin --only helm";
+pub const BUILD_HELM4: &str = "cargo xtask k8s-bin --only helm4";
 pub const RELEASE: &str = "ptah";
 pub const RELEASE_NAMESPACE: &str = "ptah-system";
 /// The five image values the chart requires.
@@ -31,9 +32,20 @@ pub fn chart() -> PathBuf {
     workspace().join("charts/ptah-operator")
 }
 
-/// The cached helm (`cargo xtask k8s-bin --only helm`), found the way every e2e fixture finds it.
+/// The cached Helm 3 at the pinned version (`cargo xtask k8s-bin --only helm`), found the way
+/// every e2e fixture finds it.
 pub fn helm() -> PathBuf {
     ptah_apitests::e2e::helm()
+}
+
+/// The cached Helm 4 at the pinned version (`cargo xtask k8s-bin --only helm4`).
+pub fn helm4() -> PathBuf {
+    ptah_apitests::e2e::helm4()
+}
+
+/// Both helm majors the chart supports: (label, program, the command that builds it).
+pub fn helms() -> [(&'static str, PathBuf, &'static str); 2] {
+    [("helm 3", helm(), BUILD_HELM), ("helm 4", helm4(), BUILD_HELM4)]
 }
 
 /// A digest-pinned image reference for `component`.
@@ -59,10 +71,15 @@ pub fn image_args() -> Vec<String> {
 
 /// Runs helm with `args`; Ok(stdout) on success, Err(stdout and stderr) on failure.
 pub fn run_helm(args: &[String]) -> Result<String, String> {
-    let out = Command::new(helm())
+    run_with(&helm(), BUILD_HELM, args)
+}
+
+/// Runs `program` (a helm that `build` builds) with `args`, as [`run_helm`].
+pub fn run_with(program: &Path, build: &str, args: &[String]) -> Result<String, String> {
+    let out = Command::new(program)
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("run helm: {e}; build it with `{BUILD_HELM}`"));
+        .unwrap_or_else(|e| panic!("run {}: {e}; build it with `{build}`", program.display()));
     let stdout = String::from_utf8(out.stdout).expect("utf-8");
     if out.status.success() {
         Ok(stdout)
@@ -73,6 +90,11 @@ pub fn run_helm(args: &[String]) -> Result<String, String> {
 
 /// `helm template` of the chart with the required images and `extra` (later `--set`s win).
 pub fn render(extra: &[&str]) -> Result<String, String> {
+    run_helm(&template_args(extra))
+}
+
+/// The arguments of `helm template` for [`render`].
+pub fn template_args(extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "template".into(),
         RELEASE.into(),
@@ -82,7 +104,20 @@ pub fn render(extra: &[&str]) -> Result<String, String> {
     ];
     args.extend(image_args());
     args.extend(extra.iter().map(|s| (*s).to_owned()));
-    run_helm(&args)
+    args
+}
+
+/// The arguments of `helm lint` of the chart with the required images and `extra`.
+pub fn lint_args(extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "lint".into(),
+        chart().to_str().expect("utf-8 path").into(),
+        "--namespace".into(),
+        RELEASE_NAMESPACE.into(),
+    ];
+    args.extend(image_args());
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args
 }
 
 /// Every rendered object, as JSON.

@@ -5,6 +5,8 @@ use std::{fs, path::Path};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+use super::helm::{HELM3_MODULE, HELM4_MODULE};
+
 /// One row of `minors`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Minor {
@@ -27,8 +29,10 @@ pub struct Minor {
 pub struct Matrix {
     /// Oldest first, as in the file.
     pub minors: Vec<Minor>,
-    /// `helm.sh/helm/v3` version.
+    /// `helm.sh/helm/v3` version (`components.helm`).
     pub helm: String,
+    /// `helm.sh/helm/v4` version (`components.helm4`).
+    pub helm4: String,
     /// `oras.land/oras` version.
     pub oras: String,
     /// `sigs.k8s.io/kind` version.
@@ -79,11 +83,32 @@ impl Matrix {
         let components = &json["components"];
         Ok(Self {
             minors,
-            helm: str_at(&components["helm"], "version").context("components.helm")?,
+            helm: helm_pin(&components["helm"], "helm", HELM3_MODULE, "v3.")?,
+            helm4: helm_pin(&components["helm4"], "helm4", HELM4_MODULE, "v4.")?,
             oras: str_at(&components["oras"], "version").context("components.oras")?,
             kind: str_at(&components["kind"], "version").context("components.kind")?,
             last_verified: str_at(&json, "lastVerified")?,
         })
+    }
+
+    /// The chart's `kubeVersion`: every release from the oldest listed minor up to, not
+    /// including, the minor after the newest (`>=1.35.0-0 <1.38.0-0`). The `-0` admits
+    /// pre-release and vendor builds such as `v1.35.4+k3s1` or `v1.36.0-rc.1`.
+    pub fn chart_kube_version(&self) -> anyhow::Result<String> {
+        let mut numbers = Vec::new();
+        for row in &self.minors {
+            numbers.push(minor_numbers(&row.minor)?);
+        }
+        let (Some(oldest), Some(newest)) = (numbers.iter().min(), numbers.iter().max()) else {
+            bail!("`minors` is empty");
+        };
+        Ok(format!(
+            ">={}.{}.0-0 <{}.{}.0-0",
+            oldest.0,
+            oldest.1,
+            newest.0,
+            newest.1 + 1
+        ))
     }
 
     /// The named minor (`1.35`, or an exact `v1.35.4`), or the default one.
@@ -104,6 +129,33 @@ impl Matrix {
             )
         })
     }
+}
+
+/// `1.35` → `(1, 35)`.
+fn minor_numbers(minor: &str) -> anyhow::Result<(u32, u32)> {
+    let parsed = minor
+        .split_once('.')
+        .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)));
+    parsed.with_context(|| format!("minor {minor:?} is not <major>.<minor>"))
+}
+
+/// The version of one helm component, which must name its major's module (the build and the
+/// version ldflags depend on that module path).
+fn helm_pin(component: &Value, key: &str, module: &str, major: &str) -> anyhow::Result<String> {
+    let context = || format!("components.{key}");
+    let version = component["version"]
+        .as_str()
+        .with_context(|| format!("`version` is missing or not a string (want {module} {major}x)"))
+        .with_context(context)?;
+    if let Some(named) = component["module"].as_str()
+        && named != module
+    {
+        bail!("components.{key}: module {named} is not {module}");
+    }
+    if !version.starts_with(major) {
+        bail!("components.{key}: {version} is not a {module} release ({major}x)");
+    }
+    Ok(version.to_owned())
 }
 
 #[cfg(test)]
@@ -133,7 +185,7 @@ mod tests {
             {"minor":"1.1","version":"v1.1.3","etcd":"v3.0.0","kindNodeImage":"k:v1.1.3","k8sOpenapiFeature":"v1_1"},
             {"minor":"1.2","version":"v1.2.0","etcd":"v3.0.1","kindNodeImage":"k:v1.2.0","k8sOpenapiFeature":"v1_2","default":true}],
             "lastVerified":"2026-01-01",
-            "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
+            "components":{"helm":{"version":"v3.0.0"},"helm4":{"version":"v4.0.0"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         let matrix = Matrix::parse(text).expect("parse");
         assert_eq!(matrix.select(None).expect("default").minor, "1.2");
         assert_eq!(matrix.select(Some("1.1")).expect("1.1").version, "v1.1.3");
@@ -141,18 +193,73 @@ mod tests {
         assert_eq!(matrix.select(Some("1.1.3")).expect("no v").minor, "1.1");
         let err = matrix.select(Some("1.9")).expect_err("unknown").to_string();
         assert!(err.contains("known: 1.1, 1.2"), "{err}");
+        assert_eq!(matrix.chart_kube_version().expect("window"), ">=1.1.0-0 <1.3.0-0");
+        assert_eq!(
+            (matrix.helm.as_str(), matrix.helm4.as_str()),
+            ("v3.0.0", "v4.0.0")
+        );
+    }
+
+    #[test]
+    fn the_chart_window_compares_minors_as_numbers() {
+        let row = |minor: &str| Minor {
+            minor: minor.to_owned(),
+            version: format!("v{minor}.0"),
+            etcd: String::new(),
+            kind_node_image: String::new(),
+            default: false,
+            k8s_openapi_feature: String::new(),
+        };
+        let mut matrix = Matrix::load(&workspace_root()).expect("matrix");
+        matrix.minors = vec![row("1.10"), row("1.9"), row("1.11")];
+        assert_eq!(
+            matrix.chart_kube_version().expect("window"),
+            ">=1.9.0-0 <1.12.0-0"
+        );
+        matrix.minors = vec![row("one.two")];
+        assert!(matrix.chart_kube_version().is_err());
+        matrix.minors.clear();
+        assert!(matrix.chart_kube_version().is_err());
+    }
+
+    #[test]
+    fn each_helm_pin_must_be_of_its_major_and_module() {
+        let with = |helm: &str, helm4: &str| {
+            let text = format!(
+                r#"{{"minors":[{{"minor":"1.1","version":"v1.1.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}}],
+                "lastVerified":"2026-01-01",
+                "components":{{"helm":{helm},"helm4":{helm4},"oras":{{"version":"o"}},"kind":{{"version":"k"}}}}}}"#
+            );
+            Matrix::parse(&text).map_err(|e| format!("{e:#}"))
+        };
+        let v3 = r#"{"module":"helm.sh/helm/v3","version":"v3.21.4"}"#;
+        let v4 = r#"{"module":"helm.sh/helm/v4","version":"v4.3.2"}"#;
+        let both = with(v3, v4).expect("both");
+        assert_eq!((both.helm.as_str(), both.helm4.as_str()), ("v3.21.4", "v4.3.2"));
+        let swapped = with(v4, v3).expect_err("swapped");
+        assert!(
+            swapped.contains("components.helm: module helm.sh/helm/v4 is not helm.sh/helm/v3"),
+            "{swapped}"
+        );
+        let wrong_major = with(r#"{"version":"v4.3.2"}"#, v4).expect_err("major");
+        assert!(
+            wrong_major.contains("v4.3.2 is not a helm.sh/helm/v3 release"),
+            "{wrong_major}"
+        );
+        let missing = with(v3, "null").expect_err("missing");
+        assert!(missing.contains("components.helm4"), "{missing}");
     }
 
     #[test]
     fn refuses_a_version_of_another_minor_and_two_defaults() {
         let wrong = r#"{"minors":[{"minor":"1.1","version":"v1.2.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}],
-            "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
+            "components":{"helm":{"version":"v3.0.0"},"helm4":{"version":"v4.0.0"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         assert!(format!("{:#}", Matrix::parse(wrong).expect_err("wrong")).contains("not a 1.1.x"));
         let two = r#"{"minors":[
             {"minor":"1.1","version":"v1.1.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true},
             {"minor":"1.2","version":"v1.2.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}],
             "lastVerified":"2026-01-01",
-            "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
+            "components":{"helm":{"version":"v3.0.0"},"helm4":{"version":"v4.0.0"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
         assert!(format!("{:#}", Matrix::parse(two).expect_err("two")).contains("found 2"));
     }
 }

@@ -1,5 +1,5 @@
-//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm, oras, promtool and kind,
-//! built from their Go modules and cached outside the clone.
+//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm 3 and 4, oras, promtool and
+//! kind, built from their Go modules and cached outside the clone.
 //!
 //! Each program group gets a generated Go module under `target/k8s-go/<group>-<version>/` (see
 //! [`gomod`]); `go build` runs there under `nice -n 15` with `CGO_ENABLED=0` and `-trimpath`,
@@ -8,11 +8,13 @@
 //! there is reused, so CI (a fresh clone on the same machine) starts from what a session built.
 //! Go's own caches (`GOPATH`, `GOCACHE`) keep their defaults in the home directory.
 
+pub mod component;
 pub mod gomod;
+pub mod helm;
 pub mod matrix;
 
 use std::{
-    fmt, fs,
+    fs,
     path::{Path, PathBuf},
     process::Command,
     time::Instant,
@@ -22,6 +24,8 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::step::{output, run, step, workspace_root};
+pub use component::Component;
+use component::Group;
 pub use matrix::{Matrix, Minor};
 
 /// Environment variable naming the binary cache.
@@ -31,147 +35,6 @@ const NICE: &str = "15";
 /// `github.com/prometheus/prometheus` version promtool is built from (the alerting e2e phase
 /// evaluates the chart's alert rules with `promtool test rules`).
 pub const PROMETHEUS_VERSION: &str = "v0.316.0";
-
-/// One program this task can build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Component {
-    /// `k8s.io/kubernetes/cmd/kube-apiserver`
-    KubeApiserver,
-    /// `go.etcd.io/etcd/server/v3`
-    Etcd,
-    /// `k8s.io/kubernetes/cmd/kube-controller-manager`
-    KubeControllerManager,
-    /// `k8s.io/kubernetes/cmd/kube-scheduler`
-    KubeScheduler,
-    /// `k8s.io/kubernetes/cmd/kubelet`
-    Kubelet,
-    /// `k8s.io/kubernetes/cmd/kubectl`
-    Kubectl,
-    /// `k8s.io/kubernetes/cmd/kube-proxy`
-    KubeProxy,
-    /// `helm.sh/helm/v3/cmd/helm`
-    Helm,
-    /// `oras.land/oras/cmd/oras`
-    Oras,
-    /// `github.com/prometheus/prometheus/cmd/promtool`
-    Promtool,
-    /// `sigs.k8s.io/kind` (the kind provider; its main package is the module root)
-    Kind,
-}
-
-impl Component {
-    /// Every component, in build order (the API tier's two first).
-    pub const ALL: [Component; 11] = [
-        Component::KubeApiserver,
-        Component::Etcd,
-        Component::KubeControllerManager,
-        Component::KubeScheduler,
-        Component::Kubelet,
-        Component::Kubectl,
-        Component::KubeProxy,
-        Component::Helm,
-        Component::Oras,
-        Component::Promtool,
-        Component::Kind,
-    ];
-
-    /// The program's file name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Component::KubeApiserver => "kube-apiserver",
-            Component::Etcd => "etcd",
-            Component::KubeControllerManager => "kube-controller-manager",
-            Component::KubeScheduler => "kube-scheduler",
-            Component::Kubelet => "kubelet",
-            Component::Kubectl => "kubectl",
-            Component::KubeProxy => "kube-proxy",
-            Component::Helm => "helm",
-            Component::Oras => "oras",
-            Component::Promtool => "promtool",
-            Component::Kind => "kind",
-        }
-    }
-
-    fn group(self) -> Group {
-        match self {
-            Component::Etcd => Group::Etcd,
-            Component::Helm => Group::Helm,
-            Component::Oras => Group::Oras,
-            Component::Promtool => Group::Prometheus,
-            Component::Kind => Group::Kind,
-            _ => Group::Kubernetes,
-        }
-    }
-
-    /// The Go package that is the program's `main`.
-    fn package(self) -> String {
-        match self {
-            Component::Etcd => "go.etcd.io/etcd/server/v3".to_owned(),
-            Component::Helm => "helm.sh/helm/v3/cmd/helm".to_owned(),
-            Component::Oras => "oras.land/oras/cmd/oras".to_owned(),
-            Component::Promtool => "github.com/prometheus/prometheus/cmd/promtool".to_owned(),
-            Component::Kind => "sigs.k8s.io/kind".to_owned(),
-            other => format!("k8s.io/kubernetes/cmd/{}", other.name()),
-        }
-    }
-}
-
-impl fmt::Display for Component {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A set of programs built from one upstream module at one version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Group {
-    Kubernetes,
-    Etcd,
-    Helm,
-    Oras,
-    Prometheus,
-    Kind,
-}
-
-impl Group {
-    fn module(self) -> &'static str {
-        match self {
-            Group::Kubernetes => "k8s.io/kubernetes",
-            Group::Etcd => "go.etcd.io/etcd/server/v3",
-            Group::Helm => "helm.sh/helm/v3",
-            Group::Oras => "oras.land/oras",
-            Group::Prometheus => "github.com/prometheus/prometheus",
-            Group::Kind => "sigs.k8s.io/kind",
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Group::Kubernetes => "kubernetes",
-            Group::Etcd => "etcd",
-            Group::Helm => "helm",
-            Group::Oras => "oras",
-            // `~/.cache/ptah-operator/k8s/promtool-v0.316.0/promtool`
-            Group::Prometheus => "promtool",
-            Group::Kind => "kind",
-        }
-    }
-
-    fn version<'a>(self, minor: &'a Minor, matrix: &'a Matrix) -> &'a str {
-        match self {
-            Group::Kubernetes => &minor.version,
-            Group::Etcd => &minor.etcd,
-            Group::Helm => &matrix.helm,
-            Group::Oras => &matrix.oras,
-            Group::Prometheus => PROMETHEUS_VERSION,
-            Group::Kind => &matrix.kind,
-        }
-    }
-
-    fn members(self) -> Vec<Component> {
-        Component::ALL.into_iter().filter(|c| c.group() == self).collect()
-    }
-}
 
 /// Arguments of `cargo xtask k8s-bin`.
 #[derive(clap::Args)]
@@ -240,7 +103,7 @@ impl Binaries {
 
     /// The cached program (which may not exist yet).
     pub fn path(&self, component: Component) -> PathBuf {
-        self.group_dir(component.group()).join(component.name())
+        self.group_dir(component.group()).join(component.file_name())
     }
 
     /// Builds whichever of `components` is not cached yet, group by group, timing each step.
@@ -279,10 +142,14 @@ impl Binaries {
                 &format!("build {component} {version} (cold builds take minutes, at nice {NICE})"),
                 || build(component, &module_dir, ldflags.as_deref(), &dest),
             )?;
-            if group == Group::Kubernetes {
-                step(&format!("{component} reports {}", self.minor.version), || {
+            match group {
+                Group::Kubernetes => step(&format!("{component} reports {}", self.minor.version), || {
                     check_version(component, &dest, &self.minor.version)
-                })?;
+                })?,
+                Group::Helm | Group::Helm4 => step(&format!("{component} reports {version}"), || {
+                    helm::check_reports(&dest, &version)
+                })?,
+                _ => {}
             }
         }
         eprintln!(
@@ -311,19 +178,17 @@ impl Binaries {
                 gomod::kubernetes_module(&upstream, version, &tools)?,
                 Some(gomod::kubernetes_ldflags(version, &info.time)?),
             ),
-            Group::Helm => (
+            // The flags depend on the client-go version `go mod tidy` resolves: set below.
+            Group::Helm | Group::Helm4 => (
                 gomod::tool_module(
-                    "ptah.local/helm-bin",
+                    &format!("ptah.local/{}-bin", group.label()),
                     &upstream,
                     group.module(),
                     version,
                     &[],
                     &tools,
                 ),
-                Some(format!(
-                    "-s -w -X helm.sh/helm/v3/internal/version.version={version} \
-                     -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
-                )),
+                None,
             ),
             Group::Prometheus => (
                 gomod::tool_module(
@@ -368,6 +233,14 @@ impl Binaries {
             run(go(&dir).args(["mod", "tidy"]))?;
             fs::write(&template, &text).context("cannot write go.mod.generated")?;
         }
+        let ldflags = match group {
+            Group::Helm | Group::Helm4 => Some(helm::ldflags(
+                group.module(),
+                version,
+                &helm::client_go_version(&dir)?,
+            )?),
+            _ => ldflags,
+        };
         Ok((dir, ldflags))
     }
 }
@@ -530,6 +403,10 @@ mod tests {
         assert_eq!(
             bins.path(Component::Helm),
             PathBuf::from(format!("/cache/helm-{}/helm", matrix.helm))
+        );
+        assert_eq!(
+            bins.path(Component::Helm4),
+            PathBuf::from(format!("/cache/helm4-{}/helm", matrix.helm4))
         );
         assert_eq!(Component::Kubelet.package(), "k8s.io/kubernetes/cmd/kubelet");
         assert_eq!(Group::Kubernetes.members().len(), 6);

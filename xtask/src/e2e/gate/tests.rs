@@ -13,7 +13,7 @@ use crate::e2e::{
 const MATRIX: &str = r#"{"lastVerified":"2026-11-29","minors":[
     {"minor":"1.35","version":"v1.35.4","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"v1_35","default":true},
     {"minor":"1.36","version":"v1.36.3","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"v1_36"}],
-    "components":{"helm":{"version":"h"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
+    "components":{"helm":{"version":"v3.0.0"},"helm4":{"version":"v4.0.0"},"oras":{"version":"o"},"kind":{"version":"k"}}}"#;
 
 const SUITES: &str = r#"{"suites":[
     {"name":"schema-lifecycle","phases":["schema-lifecycle"],"ci":"default","engines":["postgresql","mysql"]},
