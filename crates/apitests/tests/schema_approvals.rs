@@ -31,7 +31,7 @@ use lifecycle::{
 use ptah_api::{PtahSchema, PtahSchemaApproval, schema::SchemaPhase};
 use ptah_apitests::{
     ClusterFiles,
-    e2e::{create, helm, image_reference, kubectl},
+    e2e::{create, helm, kubectl},
     workspace_root,
 };
 use serde_json::json;
