@@ -25,10 +25,10 @@ use kube::{
 use ptah_testservices::TestServices;
 use serde_json::json;
 
+pub use crate::chartsource::ChartSource;
 use crate::{
     ClusterFiles,
-    e2e::{create, helm, image_reference},
-    workspace_root,
+    e2e::{create, helm},
 };
 
 /// The release name every helm-installed suite uses (the webhook names are cluster-scoped, so
@@ -56,23 +56,6 @@ pub fn helm_cmd(kubeconfig: &Path) -> Command {
     let mut cmd = Command::new(helm());
     cmd.env("KUBECONFIG", kubeconfig);
     cmd
-}
-
-/// `--set image.<value>=<pinned reference>` for the chart's five images: the ones `cargo xtask
-/// images` pushed, and `data_plane` as both executor and runner.
-pub fn image_sets(data_plane: &str) -> Vec<String> {
-    let mut sets = Vec::new();
-    for (value, image) in [
-        ("image.manager", image_reference("manager")),
-        ("image.certRotator", image_reference("cert-rotator")),
-        ("image.crdManager", image_reference("crd-manager")),
-        ("image.executor", data_plane.to_owned()),
-        ("image.runner", data_plane.to_owned()),
-    ] {
-        sets.push("--set".to_owned());
-        sets.push(format!("{value}={image}"));
-    }
-    sets
 }
 
 /// A `kubernetes.io/dockerconfigjson` Secret `pull` for the services' TLS registry.
@@ -128,6 +111,24 @@ pub async fn install(
     data_plane: &str,
     extra_sets: &[String],
 ) -> String {
+    install_from(
+        client,
+        app_ns,
+        services,
+        &ChartSource::head(data_plane),
+        extra_sets,
+    )
+    .await
+}
+
+/// [`install`] of the chart and images of `source`.
+pub async fn install_from(
+    client: &Client,
+    app_ns: &str,
+    services: &TestServices,
+    source: &ChartSource,
+    extra_sets: &[String],
+) -> String {
     let cluster = ClusterFiles::require();
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
@@ -144,22 +145,13 @@ pub async fn install(
     }
     let release_ns = crate::client::namespace(client, "ptah-system").await;
     pull_secret(client, &release_ns, services).await;
-    let chart = workspace_root().join("charts/ptah-operator");
-    let mut cmd = helm_cmd(&cluster.admin_kubeconfig);
-    cmd.args(["install", RELEASE])
-        .arg(&chart)
-        .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
-        .args(image_sets(data_plane))
-        .args(["--set", "imagePullSecrets[0].name=pull"])
-        .args(["--set", &format!("watchNamespace={app_ns}")])
-        .args([
-            "--set",
-            &format!("webhooks.namespaceSelector.matchLabels.ptah-e2e={app_ns}"),
-        ]);
-    for set in extra_sets {
-        cmd.args(["--set", set]);
-    }
-    let out = run(&mut cmd);
+    let out = run(&mut helm_release(
+        "install",
+        &release_ns,
+        app_ns,
+        source,
+        extra_sets,
+    ));
     assert!(out.contains("STATUS: deployed"), "{out}");
     let deadline = Instant::now() + Duration::from_secs(300);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &release_ns);
@@ -182,14 +174,49 @@ pub async fn install(
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
+    // Applied, not created: a reinstall into the same application namespace finds it there.
     let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), app_ns);
-    create(&bindings, json!({
+    let binding = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
         "metadata": {"name": "approver"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ptah-ptah-operator-approver"},
         "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": cluster.user_name}]
-    }))
-    .await;
+    });
+    bindings
+        .patch(
+            "approver",
+            &PatchParams::apply("ptah-e2e").force(),
+            &Patch::Apply(&binding),
+        )
+        .await
+        .expect("bind the approver role");
     release_ns
+}
+
+/// `helm <install|upgrade> ptah <chart> --wait` of `source` scoped to `app_ns`, plus `extra_sets`.
+pub fn helm_release(
+    verb: &str,
+    release_ns: &str,
+    app_ns: &str,
+    source: &ChartSource,
+    extra_sets: &[String],
+) -> Command {
+    let cluster = ClusterFiles::require();
+    let mut cmd = helm_cmd(&cluster.admin_kubeconfig);
+    cmd.args([verb, RELEASE])
+        .arg(&source.chart)
+        .args(["--namespace", release_ns, "--wait", "--timeout", "5m"])
+        .args(source.sets())
+        .args(["--set", "imagePullSecrets[0].name=pull"])
+        .args(["--set", &format!("watchNamespace={app_ns}")])
+        .args([
+            "--set",
+            &format!("webhooks.namespaceSelector.matchLabels.ptah-e2e={app_ns}"),
+        ]);
+    for set in extra_sets {
+        cmd.args(["--set", set]);
+    }
+    cmd
 }
 
 /// `helm uninstall --wait`; panics when it fails.

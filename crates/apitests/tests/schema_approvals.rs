@@ -16,15 +16,15 @@ use std::{
 
 use k8s_openapi::api::{
     apps::v1::Deployment,
-    core::v1::{Namespace, Pod, Secret},
+    core::v1::{Namespace, Secret},
     rbac::v1::RoleBinding,
 };
 use kube::{
     Api, Client, ResourceExt,
-    api::{ListParams, LogParams, Patch, PatchParams},
+    api::{Patch, PatchParams},
 };
 use lifecycle::{
-    Diagnose,
+    Diagnose, InCluster,
     app::{App, Engine, phase},
     everything_said, wait_for,
 };
@@ -39,46 +39,6 @@ use serde_json::json;
 const STEP: Duration = Duration::from_secs(300);
 
 /// The in-cluster manager's story: its Pods' log tails.
-struct InCluster {
-    client: Client,
-    namespace: String,
-}
-
-impl Diagnose for InCluster {
-    fn diagnose(&self) -> String {
-        let (client, ns) = (self.client.clone(), self.namespace.clone());
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let pods: Api<Pod> = Api::namespaced(client, &ns);
-                let mut out = String::new();
-                for pod in pods
-                    .list(&ListParams::default())
-                    .await
-                    .map(|l| l.items)
-                    .unwrap_or_default()
-                {
-                    let params = LogParams {
-                        tail_lines: Some(30),
-                        ..LogParams::default()
-                    };
-                    let log = pods
-                        .logs(&pod.name_any(), &params)
-                        .await
-                        .unwrap_or_else(|e| e.to_string());
-                    out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
-                }
-                out
-            })
-        })
-        .join()
-        .unwrap_or_default()
-    }
-}
-
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
@@ -148,7 +108,7 @@ async fn install(client: &Client, app: &App) -> (String, InCluster) {
         .args(["install", RELEASE])
         .arg(&chart)
         .args(["--namespace", &release_ns, "--wait", "--timeout", "5m"])
-        .args(ptah_apitests::release::image_sets(&app.image))
+        .args(ptah_apitests::release::ChartSource::head(&app.image).sets())
         .args(["--set", "imagePullSecrets[0].name=pull"])
         .args(["--set", &format!("watchNamespace={}", app.ns)])
         .args([

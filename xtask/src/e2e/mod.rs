@@ -28,7 +28,7 @@ use std::{
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use cell::{Cell, FORMAT_VERSION, Outcome, Run};
 use ptah_testenv::{
     k8s::{Matrix, Minor},
@@ -148,11 +148,29 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
     );
     // One listing for the whole run (it also builds the test binaries once).
     let listed = gate::list_e2e_tests()?;
+    // The upgrade phase installs the previous release first: its images are built too.
+    let previous = match plan
+        .suites
+        .iter()
+        .any(|s| s.phases.iter().any(|p| p == "upgrade"))
+    {
+        true => Some(previous_release(&root)?),
+        false => None,
+    };
     let mut failed = Vec::new();
     for minor in &plan.minors {
         let provided = step(
             &format!("{} cluster for Kubernetes {}", args.provider.name(), minor.minor),
-            || provide(args.provider, minor, &matrix, &root, plan.minors.len() > 1),
+            || {
+                provide(
+                    args.provider,
+                    minor,
+                    &matrix,
+                    &root,
+                    plan.minors.len() > 1,
+                    previous.as_deref(),
+                )
+            },
         );
         let cluster_dir = match provided {
             Ok(dir) => dir,
@@ -322,6 +340,7 @@ fn provide(
     matrix: &Matrix,
     root: &Path,
     fresh: bool,
+    previous: Option<&str>,
 ) -> anyhow::Result<PathBuf> {
     let testenv = |args: &[&str]| {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
@@ -348,10 +367,26 @@ fn provide(
             testenv(&["cluster", "up", "--tier", "full", "--kubernetes", &minor.minor])?;
             // The registry may have been recreated since the images were last pushed.
             testenv(&["images"])?;
+            if let Some(commit) = previous {
+                testenv(&["images", "--rev", commit])?;
+            }
             Ok(root.join("target").join("cluster"))
         }
         Provider::Kind => kind::provide(root, minor, matrix),
     }
+}
+
+/// The commit `support/previous-release.json` names: the release the upgrade phase starts from.
+fn previous_release(root: &Path) -> anyhow::Result<String> {
+    let path = root.join("support").join("previous-release.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    value["commit"]
+        .as_str()
+        .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_owned)
+        .with_context(|| format!("{} names no 40-hex `commit`", path.display()))
 }
 
 #[cfg(test)]

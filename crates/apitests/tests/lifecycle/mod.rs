@@ -12,7 +12,7 @@ use std::{
 
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::{
-    Api, Client,
+    Api, Client, ResourceExt,
     api::{ListParams, LogParams},
 };
 use ptah_api::PtahSchema;
@@ -143,6 +143,50 @@ impl Diagnose for Manager {
             self.log_path().display(),
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         )
+    }
+}
+
+/// The in-cluster manager of a helm release: its story is the log tail of every Pod of the
+/// release namespace.
+pub struct InCluster {
+    /// Admin client.
+    pub client: Client,
+    /// The release namespace.
+    pub namespace: String,
+}
+
+impl Diagnose for InCluster {
+    fn diagnose(&self) -> String {
+        let (client, ns) = (self.client.clone(), self.namespace.clone());
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let pods: Api<Pod> = Api::namespaced(client, &ns);
+                let mut out = String::new();
+                for pod in pods
+                    .list(&ListParams::default())
+                    .await
+                    .map(|l| l.items)
+                    .unwrap_or_default()
+                {
+                    let params = LogParams {
+                        tail_lines: Some(30),
+                        ..LogParams::default()
+                    };
+                    let log = pods
+                        .logs(&pod.name_any(), &params)
+                        .await
+                        .unwrap_or_else(|e| e.to_string());
+                    out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
+                }
+                out
+            })
+        })
+        .join()
+        .unwrap_or_default()
     }
 }
 
