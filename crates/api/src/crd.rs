@@ -13,8 +13,11 @@ use crate::{
 pub const CRD_SCHEMA_VERSION_ANNOTATION: &str = "operator.ptah.run/crd-schema-version";
 /// Annotation carrying `sha256:<hex>` of the canonical JSON of the CRD's `spec`.
 pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-digest";
-/// The CRD schema version this build writes.
-pub const CRD_SCHEMA_VERSION: &str = "1";
+/// The CRD schema version this build writes. Raise it with every change to any CRD: the
+/// `ptah-crd-manager` hook refuses two digests under one version, and refuses to lower it.
+///
+/// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration.
+pub const CRD_SCHEMA_VERSION: &str = "2";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]

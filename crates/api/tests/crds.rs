@@ -25,7 +25,9 @@ const EXPECTED: &[Expected] = &[
         short: "ptahs",
         namespaced: true,
         status: true,
-        columns: &["Phase", "Digest", "Drift", "Approval", "In Sync", "Ready", "Age"],
+        columns: &[
+            "Phase", "Digest", "Realm", "Drift", "Approval", "In Sync", "Ready", "Age",
+        ],
     },
     Expected {
         kind: "PtahSchemaPlan",
@@ -64,7 +66,7 @@ const EXPECTED: &[Expected] = &[
         short: "ptahm",
         namespaced: true,
         status: true,
-        columns: &["Phase", "Current", "Pending", "Outcome", "Digest", "Age"],
+        columns: &["Phase", "Current", "Pending", "Outcome", "Digest", "Realm", "Age"],
     },
     Expected {
         kind: "PtahMigrationPlan",
@@ -174,10 +176,10 @@ fn names_scope_short_names_columns_and_status() {
 }
 
 #[test]
-fn digest_columns_are_wide_only() {
+fn digest_and_realm_columns_are_wide_only() {
     for crd in crds() {
         for column in crd.spec.versions[0].additional_printer_columns.iter().flatten() {
-            let wide = matches!(column.name.as_str(), "Digest" | "Operation");
+            let wide = matches!(column.name.as_str(), "Digest" | "Operation" | "Realm");
             assert_eq!(
                 column.priority.unwrap_or(0) == 1,
                 wide,
@@ -193,7 +195,10 @@ fn digest_columns_are_wide_only() {
 fn annotations_carry_version_and_a_digest_of_the_spec() {
     for crd in crds() {
         let annotations = crd.metadata.annotations.clone().unwrap();
-        assert_eq!(annotations[CRD_SCHEMA_VERSION_ANNOTATION], "1");
+        assert_eq!(
+            annotations[CRD_SCHEMA_VERSION_ANNOTATION],
+            ptah_api::CRD_SCHEMA_VERSION
+        );
         let digest = &annotations[CRD_SCHEMA_DIGEST_ANNOTATION];
         let recomputed = ptah_fingerprint::Fingerprint::of(&crd.spec).unwrap().to_string();
         assert_eq!(digest, &recomputed, "{}", crd.spec.names.kind);
@@ -307,4 +312,38 @@ fn defaults_match_the_reference() {
         mpolicy["transactionMode"].get("default").is_none(),
         "migration transactionMode has no default"
     );
+}
+
+/// The digest of every CRD's spec together, per schema version ever released. A CRD change under
+/// an unchanged version fails here, before any cluster sees two schemas under one version (the
+/// `ptah-crd-manager` hook would refuse the upgrade).
+const RELEASED: &[(&str, &str)] = &[
+    (
+        "1",
+        "sha256:a0fd6bbeaef80ef033322f0a6ab028d8327edaa396e6171edc79fa8ad847ea74",
+    ),
+    (
+        "2",
+        "sha256:b29853f78959eb1ac02149dc95f5e3ae0d21713aa775d6aedf576a9811503c48",
+    ),
+];
+
+#[test]
+fn a_crd_change_raises_the_schema_version() {
+    let digests: Vec<String> = crds()
+        .iter()
+        .map(|crd| crd.metadata.annotations.clone().unwrap()[CRD_SCHEMA_DIGEST_ANNOTATION].clone())
+        .collect();
+    let all = ptah_fingerprint::Fingerprint::of(&digests).unwrap().to_string();
+    let version = ptah_api::CRD_SCHEMA_VERSION;
+    let pinned = RELEASED.iter().find(|(v, _)| *v == version).map(|(_, d)| *d);
+    assert_eq!(
+        pinned,
+        Some(all.as_str()),
+        "the CRDs at crd-schema-version {version} digest to {all}: if they changed, raise \
+         CRD_SCHEMA_VERSION in crates/api/src/crd.rs and add the new version with this digest to RELEASED"
+    );
+    let mut versions: Vec<u64> = RELEASED.iter().map(|(v, _)| v.parse().unwrap()).collect();
+    versions.dedup();
+    assert!(versions.windows(2).all(|w| w[0] < w[1]), "versions only rise");
 }

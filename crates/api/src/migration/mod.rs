@@ -33,6 +33,7 @@ use crate::shared::{ApplyPolicy, DatabaseTargetSpec, ExecutionSpec, GoDuration, 
     printcolumn(name = "Pending", type_ = "integer", json_path = ".status.history.pendingCount"),
     printcolumn(name = "Outcome", type_ = "string", json_path = ".status.lastRun.outcome"),
     printcolumn(name = "Digest", type_ = "string", json_path = ".status.artifact.digest", priority = 1),
+    printcolumn(name = "Realm", type_ = "string", json_path = ".spec.target.coordinationKey", priority = 1),
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp")
 )]
 #[serde(rename_all = "camelCase")]

@@ -42,6 +42,7 @@ pub(crate) const LOCK_TIMEOUT_WITHIN_DEADLINE_RULE: &str = "!has(self.policy) ||
     validation = Rule::new("size(self.metadata.name) <= 63").message("metadata.name must be at most 63 characters (it is carried whole in Job labels)"),
     printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"),
     printcolumn(name = "Digest", type_ = "string", json_path = ".status.source.digest", priority = 1),
+    printcolumn(name = "Realm", type_ = "string", json_path = ".spec.target.coordinationKey", priority = 1),
     printcolumn(name = "Drift", type_ = "string", json_path = ".status.conditions[?(@.type==\"DriftDetected\")].status"),
     printcolumn(name = "Approval", type_ = "string", json_path = ".status.conditions[?(@.type==\"ApprovalRequired\")].status"),
     printcolumn(name = "In Sync", type_ = "string", json_path = ".status.conditions[?(@.type==\"InSync\")].status"),
