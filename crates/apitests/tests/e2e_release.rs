@@ -422,6 +422,10 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
         String::from_utf8_lossy(&back.stderr),
         hook_logs(&client, &release_ns).await
     );
+    eprintln!(
+        "helm upgrade back to the previous release said:\n{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
     assert!(!back.status.success(), "the downgrade was accepted:\n{said}");
     assert!(
         said.contains("would lower it"),
@@ -435,8 +439,16 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
         head.manager,
         "the manager stays"
     );
-    let still = app.schemas.get("orders").await.expect("orders");
-    assert_eq!(phase(&still), Some(SchemaPhase::InSync));
+    // orders cycles on (Observing, Planning …) under the manager that stayed, and stays in sync.
+    wait_for(
+        &app.schemas,
+        "orders",
+        "InSync after the refused downgrade",
+        STEP,
+        &manager,
+        in_sync,
+    )
+    .await;
     assert_eq!(applies_of(&seen), applies, "no Apply after the refused downgrade");
 }
 
@@ -490,6 +502,32 @@ fn probe_webhook(
     seen
 }
 
+/// SIGKILLs the manager container of `pod` through the local node's containerd (`ctr`).
+async fn crash(pods: &Api<Pod>, pod: &str) {
+    let live = pods.get(pod).await.expect("the leader Pod");
+    let id = live
+        .status
+        .and_then(|s| s.container_statuses)
+        .and_then(|c| c.into_iter().find(|c| c.name == "manager"))
+        .and_then(|c| c.container_id)
+        .and_then(|id| id.strip_prefix("containerd://").map(str::to_owned))
+        .expect("the manager container's containerd id");
+    let socket = ptah_apitests::workspace_root().join("target/cluster/containerd/containerd.sock");
+    let out = std::process::Command::new("ctr")
+        .arg("--address")
+        .arg(&socket)
+        .args(["-n", "k8s.io", "tasks", "kill", "--signal", "SIGKILL", &id])
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("ctr: {e}; the local provider's containerd (cargo xtask cluster up) is needed")
+        });
+    assert!(
+        out.status.success(),
+        "ctr tasks kill: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 async fn leader(client: &Client, ns: &str) -> Option<String> {
     let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
     leases
@@ -541,10 +579,13 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
     }
     let old = leader(&client, &release_ns).await.expect("a leader");
     let pods: Api<Pod> = Api::namespaced(client.clone(), &release_ns);
+    // A crash, not a shutdown: SIGKILL through the node's containerd, so the leader cannot release
+    // its Lease; then the Pod goes, so it does not come back under the same identity.
+    crash(&pods, &old).await;
+    let killed = Instant::now();
     pods.delete(&old, &DeleteParams::default().grace_period(0))
         .await
-        .expect("kill the leader");
-    let killed = Instant::now();
+        .expect("delete the crashed leader's Pod");
     let handover = loop {
         match leader(&client, &release_ns).await {
             Some(now) if now != old => break killed.elapsed(),
@@ -589,6 +630,7 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
         probes.len()
     );
     assert!(
+        // Expiry (at most the Lease duration after the kill) plus one retry period of the standby.
         handover <= Duration::from_secs(LEADER_LEASE_SECONDS + LEADER_LEASE_SECONDS / 3 + 1),
         "the Lease moved after {handover:?}"
     );
@@ -596,10 +638,12 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
         probes.iter().all(|(_, p)| *p != Probe::Admitted),
         "a webhook admitted an unchecked approval"
     );
-    assert_eq!(
-        answered,
-        probes.len(),
-        "the other replica answered every probe: {longest:?} unanswered"
+    // A crashed replica's endpoint stays in the Service until its Pod is gone: the API server's
+    // calls that reach it in that moment fail (closed). Everything else the live replica answers.
+    assert!(
+        answered * 100 >= probes.len() * 95 && longest < Duration::from_secs(2),
+        "the live replica answered {answered} of {} probes; longest unanswered stretch {longest:?}",
+        probes.len()
     );
     assert!(
         probes.len() >= 10,
