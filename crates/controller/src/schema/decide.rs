@@ -116,6 +116,13 @@ fn supervise_claim(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         },
         Supervision::Unattributable(why) => unattributable(Reason::OperationFailed, &why),
         Supervision::Unbound(reason, why) => unattributable(reason, &why),
+        // An upgrade retired the binding the Apply was dispatched under: its report is not
+        // believed, whatever it says; a fresh Observe and Plan under the new binding prove it.
+        Supervision::Bound(_) if apply && c.execution_binding_id != o.binding.epoch => settle::apply_unknown(
+            o,
+            c,
+            "the execution binding changed while the Apply was dispatched; its result is not read",
+        ),
         Supervision::Bound(payload) => settle::settle(o, c, payload),
         Supervision::BeforeDispatch | Supervision::JobLost(_) | Supervision::Adopt(_) => Action::Wait {
             after: POLL,

@@ -228,6 +228,32 @@ fn result_across_lease_epoch_change_is_discarded() {
 }
 
 #[test]
+fn an_apply_dispatched_under_a_retired_binding_is_unknown_and_never_replayed() {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.reach_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+    // The upgrade: a new manager under a new epoch finds the Apply it did not dispatch.
+    w.binding.epoch = ptah_api::shared::Epoch::parse("v1-fedcba9876543210fedcba9876543210").expect("epoch");
+    let p = w.success();
+    w.finish(p);
+    assert_eq!(w.step(), Action::ScheduleJobCleanup);
+    let a = w.step();
+    assert!(
+        matches!(&a, Action::WriteStatus { event: Some(e), .. } if e.reason == "ApplyOutcomeUnknown"),
+        "an Event says the outcome is unknown: {a:?}"
+    );
+    assert_eq!(
+        w.status.pending_observation.as_ref().map(|p| p.outcome),
+        Some(PendingObservationOutcome::OutcomeUnknown),
+        "a success reported across the binding change is not believed"
+    );
+    assert!(w.status.active_operation.is_none());
+    let applies = w.created.iter().filter(|j| j.contains("apply")).count();
+    assert_eq!(applies, 1, "the Apply Job was created once: {:?}", w.created);
+}
+
+#[test]
 fn more_than_one_pod_makes_an_apply_unknown() {
     let mut w = World::new();
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
