@@ -88,7 +88,8 @@ pub struct Args {
     #[arg(long)]
     release: bool,
     /// Build the images of another commit (a previous release, for the upgrade suite) from a
-    /// worktree under `target/rev/<commit>/`; references go to `target/rev/<commit>/target/images/`.
+    /// worktree under `target/rev/<commit>/`, in a target directory of its own outside the clone;
+    /// references go to `target/rev/<commit>/target/images/`.
     #[arg(long)]
     rev: Option<String>,
 }
@@ -97,27 +98,23 @@ pub struct Args {
 pub fn run_task(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
     let profile = if args.release { "release" } else { "debug" };
-    let (source, out, tag) = match &args.rev {
-        None => (root.clone(), root.clone(), TAG.to_owned()),
+    let (out, tag, wanted) = match &args.rev {
+        None => {
+            let wanted = wanted(IMAGES, &workspace_bins(&root)?)?;
+            // One cargo invocation per image, with the same packages the tests build on their
+            // own: features unify per invocation, so a combined build would recompile the
+            // dependencies in yet another feature set.
+            for image in &wanted {
+                let mut build = build_command(&root, image, args.release);
+                step(&crate::step::describe(&build), || run(&mut build))?;
+            }
+            (root.clone(), TAG.to_owned(), wanted)
+        }
         Some(rev) => {
-            let (source, out, commit) = revision::checkout(&root, rev)?;
-            (source, out, format!("rev-{}", &commit[..12]))
+            let built = revision::build(&root, rev, args.release)?;
+            (built.out, format!("rev-{}", &built.commit[..12]), built.images)
         }
     };
-    let wanted = wanted(IMAGES, &workspace_bins(&source)?)?;
-    // One cargo invocation per image, with the same packages the tests build on their own:
-    // features unify per invocation, so a combined build would recompile the dependencies in
-    // yet another feature set.
-    for image in &wanted {
-        let mut build = build_command(&source, image, args.release);
-        // Another revision builds into this workspace's target directory too: the dependencies
-        // are shared, only its own crates compile (their path makes them distinct artifacts).
-        build.env("CARGO_TARGET_DIR", root.join("target"));
-        step(&crate::step::describe(&build), || run(&mut build))?;
-        if out != root {
-            revision::keep_binaries(&root, &out, profile, image)?;
-        }
-    }
 
     let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
     let cluster = Cluster::require(&root)?;

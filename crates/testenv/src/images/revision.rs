@@ -1,7 +1,11 @@
 //! The images of another commit (`cargo xtask images --rev <commit>`): a detached worktree under
-//! `target/rev/<commit>/src`, built into this workspace's target directory, its binaries copied to
-//! `target/rev/<commit>/target/<profile>/` at once (the next build of this workspace uplifts its
-//! own again), and its layouts and references under `target/rev/<commit>/target/images/`.
+//! `target/rev/<commit>/src`, built in a target directory of its own, `<cache>/rev/target` beside
+//! the Kubernetes cache (so a fresh clone on the same machine reuses it). Never this workspace's
+//! target directory: cargo names a path package's artifacts by its path *relative to the
+//! workspace*, so two revisions would share them, and the older sources' mtimes would let cargo
+//! take the other revision's artifacts for fresh. The binaries are kept per commit under
+//! `<cache>/rev/<commit>/<profile>/`, and a commit already kept is not built again; the layouts
+//! and references go under `target/rev/<commit>/target/`.
 
 use std::{
     fs,
@@ -11,21 +15,67 @@ use std::{
 
 use anyhow::{Context, bail};
 
-use super::Image;
+use super::{IMAGES, Image, build_command, wanted, workspace_bins};
 use crate::step::{output, run, step};
 
-/// Checks out `rev` (a commit, tag or branch) and returns (the worktree, the output root, the full
-/// commit hash).
-pub fn checkout(root: &Path, rev: &str) -> anyhow::Result<(PathBuf, PathBuf, String)> {
-    let commit = output(
+/// A built revision.
+pub struct Built {
+    /// The full commit hash.
+    pub commit: String,
+    /// Where its layouts and references go (`target/rev/<commit>`), with the binaries in
+    /// `target/<profile>/` below it.
+    pub out: PathBuf,
+    /// The images it has binaries for.
+    pub images: Vec<&'static Image>,
+}
+
+/// Checks `rev` out, builds (or reuses) its binaries and places them under `out/target/<profile>`.
+pub fn build(root: &Path, rev: &str, release: bool) -> anyhow::Result<Built> {
+    let profile = if release { "release" } else { "debug" };
+    let commit = resolve(root, rev)?;
+    let out = root.join("target").join("rev").join(&commit);
+    let source = checkout(root, &out, &commit)?;
+    let cache = crate::k8s::cache_root()?
+        .parent()
+        .context("the cache root has no parent")?
+        .join("rev");
+    let kept = cache.join(&commit).join(profile);
+    let images = wanted(IMAGES, &workspace_bins(&source)?)?;
+    let bins = out.join("target").join(profile);
+    fs::create_dir_all(&bins)?;
+    for image in &images {
+        let missing = image.binaries.iter().any(|(_, bin, _)| !kept.join(bin).is_file());
+        if missing {
+            let mut build = build_command(&source, image, release);
+            build.env("CARGO_TARGET_DIR", cache.join("target"));
+            step(&crate::step::describe(&build), || run(&mut build))?;
+            fs::create_dir_all(&kept)?;
+            for (_, bin, _) in image.binaries {
+                let built = cache.join("target").join(profile).join(bin);
+                fs::copy(&built, kept.join(bin))
+                    .with_context(|| format!("cannot keep {}", built.display()))?;
+            }
+        }
+        for (_, bin, _) in image.binaries {
+            fs::copy(kept.join(bin), bins.join(bin)).with_context(|| format!("cannot place {bin}"))?;
+        }
+    }
+    Ok(Built { commit, out, images })
+}
+
+fn resolve(root: &Path, rev: &str) -> anyhow::Result<String> {
+    Ok(output(
         Command::new("git")
             .args(["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
             .current_dir(root),
     )
     .with_context(|| format!("{rev} is not a commit of this repository"))?
     .trim()
-    .to_owned();
-    let out = root.join("target").join("rev").join(&commit);
+    .to_owned())
+}
+
+/// The worktree of `commit` at `out/src` (its chart is installed from there).
+fn checkout(root: &Path, out: &Path, commit: &str) -> anyhow::Result<PathBuf> {
     let source = out.join("src");
     let head = || {
         output(
@@ -35,35 +85,23 @@ pub fn checkout(root: &Path, rev: &str) -> anyhow::Result<(PathBuf, PathBuf, Str
         )
         .map(|h| h.trim().to_owned())
     };
-    if source.join("Cargo.toml").is_file() && head().ok().as_deref() == Some(commit.as_str()) {
-        return Ok((source, out, commit));
+    if source.join("Cargo.toml").is_file() && head().ok().as_deref() == Some(commit) {
+        return Ok(source);
     }
     step(&format!("worktree of {commit} at {}", source.display()), || {
         let _ = run(Command::new("git").args(["worktree", "prune"]).current_dir(root));
         if source.exists() {
             fs::remove_dir_all(&source).with_context(|| format!("cannot wipe {}", source.display()))?;
         }
-        fs::create_dir_all(&out)?;
+        fs::create_dir_all(out)?;
         run(Command::new("git")
             .args(["worktree", "add", "--detach", "--force"])
             .arg(&source)
-            .arg(&commit)
+            .arg(commit)
             .current_dir(root))
     })?;
     if head()? != commit {
         bail!("the worktree at {} is not at {commit}", source.display());
     }
-    Ok((source, out, commit))
-}
-
-/// Copies `image`'s binaries out of the shared target directory before anything overwrites them.
-pub fn keep_binaries(root: &Path, out: &Path, profile: &str, image: &Image) -> anyhow::Result<()> {
-    let from = root.join("target").join(profile);
-    let to = out.join("target").join(profile);
-    fs::create_dir_all(&to)?;
-    for (_, bin, _) in image.binaries {
-        fs::copy(from.join(bin), to.join(bin))
-            .with_context(|| format!("cannot keep {bin} of the other revision"))?;
-    }
-    Ok(())
+    Ok(source)
 }
