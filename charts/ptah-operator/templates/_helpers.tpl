@@ -271,8 +271,9 @@ metadata:
     helm.sh/hook-weight: "0"
     # A failed hook Job stays (with its log) until the next attempt replaces it.
     helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
-    # Helm 4 prints the hook's log when it fails: the refusal says what to do.
-    helm.sh/hook-output-log-policy: hook-failed
+    # helm prints the hook's log (3.21 and 4 both do): the report of what it did, or the refusal
+    # saying what to do.
+    helm.sh/hook-output-log-policy: hook-succeeded,hook-failed
 spec:
   # Every hook is idempotent; one retry rides out an API server hiccup, a refusal fails twice.
   backoffLimit: 1

@@ -61,6 +61,18 @@ const LEADER_LEASE: &str = "ptah-operator-leader";
 const LEADER_LEASE_SECONDS: u64 = 15;
 const WEBHOOKS: &str = "ptah-operator";
 
+/// Prints a measured figure and appends it to `target/e2e/logs/lifecycle-<phase>.txt`, where it
+/// outlives the test's captured output.
+fn report(phase: &str, line: &str) {
+    use std::io::Write;
+    eprintln!("{phase}: {line}");
+    let path = ptah_apitests::e2e_log_file(&format!("lifecycle-{phase}.txt"));
+    let _ = std::fs::create_dir_all(path.parent().expect("log dir"));
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+        let _ = writeln!(file, "{line}");
+    }
+}
+
 fn in_sync(s: &PtahSchema) -> bool {
     phase(s) == Some(SchemaPhase::InSync) && s.status.as_ref().is_some_and(|st| st.applied.is_some())
 }
@@ -336,7 +348,10 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
     let started = Instant::now();
     let out = ptah_apitests::release::run(&mut helm_release("upgrade", &release_ns, &app.ns, &head, &[]));
     assert!(out.contains("STATUS: deployed"), "{out}");
-    eprintln!("helm upgrade to HEAD took {:?}", started.elapsed());
+    report(
+        "upgrade",
+        &format!("helm upgrade to HEAD took {:?}", started.elapsed()),
+    );
     crds_are_heads(&client)
         .await
         .unwrap_or_else(|e| panic!("the CRDs were not upgraded: {e}"));
@@ -624,10 +639,13 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
             (_, Some(_)) => {}
         }
     }
-    eprintln!(
-        "ha: leader handover {handover:?} (lease {LEADER_LEASE_SECONDS} s); webhook probes {answered}/{} answered, \
-         longest unanswered stretch {longest:?}",
-        probes.len()
+    report(
+        "ha",
+        &format!(
+            "leader handover {handover:?} after a SIGKILL (lease {LEADER_LEASE_SECONDS} s); webhook probes every \
+             200 ms: {answered}/{} answered, longest unanswered stretch {longest:?}",
+            probes.len()
+        ),
     );
     assert!(
         // Expiry (at most the Lease duration after the kill) plus one retry period of the standby.

@@ -44,6 +44,9 @@ pub enum Command {
         /// The executor image this release binds.
         #[arg(long)]
         executor_image: String,
+        /// The namespace the manager reconciles (empty: every namespace).
+        #[arg(long)]
+        watch_namespace: Option<String>,
         /// How long to wait.
         #[arg(long, default_value_t = 300)]
         wait_seconds: u64,

@@ -68,6 +68,17 @@ pub enum CrdChange {
     },
 }
 
+impl std::fmt::Display for CrdChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrdChange::Create => f.write_str("created"),
+            CrdChange::Unchanged => f.write_str("unchanged"),
+            CrdChange::Update { from: Some(v) } => write!(f, "upgraded from crd-schema-version {v}"),
+            CrdChange::Update { from: None } => f.write_str("upgraded (it carried no crd-schema-version)"),
+        }
+    }
+}
+
 /// Decides what `candidate` (shipped, stamped) may do to `live`: never lower the schema version,
 /// never two digests under one version, never stop serving a version objects are stored in.
 pub fn decide(

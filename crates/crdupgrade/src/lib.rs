@@ -54,13 +54,17 @@ pub async fn run(client: Client, command: Command) -> Result<Vec<String>, Error>
             release,
             deployment,
             executor_image,
+            watch_namespace,
             wait_seconds,
         } => {
             let retired = retire::run(
                 &client,
-                &release.release_namespace,
-                &deployment,
-                &release.coordination_namespace,
+                &retire::Manager {
+                    namespace: &release.release_namespace,
+                    deployment: &deployment,
+                    coordination_namespace: &release.coordination_namespace,
+                    watch_namespace: watch_namespace.as_deref().filter(|n| !n.is_empty()),
+                },
                 &executor_image,
                 args::seconds(wait_seconds),
             )

@@ -22,16 +22,32 @@ pub struct Retired {
     pub pending: Vec<(String, usize, usize)>,
 }
 
-/// Waits up to `wait` for `deployment` (in `namespace`) to be rolled out and for the state in
-/// `coordination_namespace` to name `executor_image`.
+/// The manager a retirement waits for.
+pub struct Manager<'a> {
+    /// Its namespace (the release namespace).
+    pub namespace: &'a str,
+    /// Its Deployment.
+    pub deployment: &'a str,
+    /// Where its controller state lives.
+    pub coordination_namespace: &'a str,
+    /// The namespace it reconciles; `None` for every namespace.
+    pub watch_namespace: Option<&'a str>,
+}
+
+/// Waits up to `wait` for the manager's Deployment to be rolled out and for its state to name
+/// `executor_image`, then counts the resources it reconciles that record another binding.
 pub async fn run(
     client: &Client,
-    namespace: &str,
-    deployment: &str,
-    coordination_namespace: &str,
+    manager: &Manager<'_>,
     executor_image: &str,
     wait: Duration,
 ) -> Result<Retired, Error> {
+    let Manager {
+        namespace,
+        deployment,
+        coordination_namespace,
+        watch_namespace,
+    } = *manager;
     let deadline = Instant::now() + wait;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), namespace);
     let epoch = loop {
@@ -63,7 +79,10 @@ pub async fn run(
         ApiResource::erase::<PtahSchema>(&()),
         ApiResource::erase::<PtahMigration>(&()),
     ] {
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &kind);
+        let api: Api<DynamicObject> = match watch_namespace {
+            Some(ns) => Api::namespaced_with(client.clone(), ns, &kind),
+            None => Api::all_with(client.clone(), &kind),
+        };
         let list = api
             .list(&ListParams::default())
             .await

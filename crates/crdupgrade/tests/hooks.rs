@@ -240,7 +240,13 @@ async fn retirement_waits_for_the_new_binding() {
         "template": {"metadata": {"labels": {"app": "m"}}, "spec": {"containers": [{"name": "m", "image": "x"}]}}}}))
     .await;
     let wait = Duration::from_secs(2);
-    let run = |image: &'static str| retire::run(&client, &ns, "manager", &ns, image, wait);
+    let manager = retire::Manager {
+        namespace: &ns,
+        deployment: "manager",
+        coordination_namespace: &ns,
+        watch_namespace: Some(&ns),
+    };
+    let run = |image: &'static str| retire::run(&client, &manager, image, wait);
     deployments
         .patch_status(
             "manager",
@@ -273,6 +279,11 @@ async fn retirement_waits_for_the_new_binding() {
     for _ in 0..2 {
         let retired = run(IMAGE).await.expect("retired");
         assert_eq!(retired.epoch, new.epoch.as_str());
+        // Counted in the watched namespace only, which holds none.
+        assert_eq!(
+            retired.pending,
+            vec![("PtahSchema".to_owned(), 0, 0), ("PtahMigration".to_owned(), 0, 0)]
+        );
     }
 }
 

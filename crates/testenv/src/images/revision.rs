@@ -63,15 +63,29 @@ pub fn build(root: &Path, rev: &str, release: bool) -> anyhow::Result<Built> {
     Ok(Built { commit, out, images })
 }
 
+/// The full hash of `rev`; a commit a shallow clone lacks is fetched from `origin` once.
 fn resolve(root: &Path, rev: &str) -> anyhow::Result<String> {
-    Ok(output(
-        Command::new("git")
-            .args(["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
-            .current_dir(root),
-    )
-    .with_context(|| format!("{rev} is not a commit of this repository"))?
-    .trim()
-    .to_owned())
+    let parse = || {
+        output(
+            Command::new("git")
+                .args(["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
+                .current_dir(root),
+        )
+    };
+    let found = match parse() {
+        Ok(found) => found,
+        Err(_) => {
+            let _ = run(Command::new("git")
+                .args(["fetch", "--quiet", "origin", rev])
+                .current_dir(root));
+            parse().with_context(|| {
+                format!(
+                    "{rev} is not a commit of this repository, and `git fetch origin {rev}` did not bring it"
+                )
+            })?
+        }
+    };
+    Ok(found.trim().to_owned())
 }
 
 /// The worktree of `commit` at `out/src` (its chart is installed from there).
