@@ -15,10 +15,11 @@
 mod common;
 mod lifecycle;
 mod migrations;
+mod release;
 
 use std::{
     sync::{
-        Arc, Mutex,
+        Arc,
         atomic::{AtomicBool, Ordering},
     },
     time::{Duration, Instant},
@@ -27,281 +28,28 @@ use std::{
 use k8s_openapi::{
     api::{
         admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration},
-        apps::v1::Deployment,
-        coordination::v1::Lease,
-        core::v1::{ConfigMap, Pod, Secret},
+        core::v1::Pod,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
-    Api, Client, ResourceExt,
-    api::{DeleteParams, ListParams, LogParams, PostParams},
+    Api, ResourceExt,
+    api::{DeleteParams, PostParams},
 };
 use lifecycle::{
     InCluster,
     app::{App, Engine, approve, phase},
     wait_for,
 };
-use migrations::{
-    Release, Spans, applies_of, manager_story, observe_spans, push_migrations, uninstall, v1_files,
-};
-use ptah_api::{
-    CRD_SCHEMA_DIGEST_ANNOTATION, CRD_SCHEMA_VERSION_ANNOTATION, PtahMigration, PtahMigrationPlan,
-    PtahSchema, PtahSchemaApproval, migration::MigrationPhase, schema::SchemaPhase,
-};
+use migrations::{Release, Spans, applies_of, manager_story, observe_spans, uninstall};
+use ptah_api::{PtahMigration, PtahSchemaApproval, schema::SchemaPhase};
 use ptah_apitests::{
     e2e::create,
     release::{ChartSource, helm_release, install, install_from},
 };
 use serde_json::json;
 
-const STEP: Duration = Duration::from_secs(300);
-/// The chart's leader Lease and its duration (the manager's `--leader-lease-seconds` default).
-const LEADER_LEASE: &str = "ptah-operator-leader";
-const LEADER_LEASE_SECONDS: u64 = 15;
-const WEBHOOKS: &str = "ptah-operator";
-
-/// Prints a measured figure and appends it to `target/e2e/logs/lifecycle-<phase>.txt`, where it
-/// outlives the test's captured output.
-fn report(phase: &str, line: &str) {
-    use std::io::Write;
-    eprintln!("{phase}: {line}");
-    let path = ptah_apitests::e2e_log_file(&format!("lifecycle-{phase}.txt"));
-    let _ = std::fs::create_dir_all(path.parent().expect("log dir"));
-    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(&path) {
-        let _ = writeln!(file, "{line}");
-    }
-}
-
-fn in_sync(s: &PtahSchema) -> bool {
-    phase(s) == Some(SchemaPhase::InSync) && s.status.as_ref().is_some_and(|st| st.applied.is_some())
-}
-
-fn awaiting(s: &PtahSchema) -> bool {
-    phase(s) == Some(SchemaPhase::AwaitingApproval) && s.status.as_ref().is_some_and(|st| st.plan.is_some())
-}
-
-fn epoch(s: &PtahSchema) -> Option<String> {
-    s.status
-        .as_ref()?
-        .execution_binding
-        .as_ref()?
-        .epoch
-        .as_ref()
-        .map(|e| e.as_str().to_owned())
-}
-
-/// `orders` from plan to InSync through an approval.
-async fn converge(app: &App, manager: &InCluster) -> PtahSchema {
-    let s = wait_for(
-        &app.schemas,
-        "orders",
-        "a plan awaiting approval",
-        STEP,
-        manager,
-        awaiting,
-    )
-    .await;
-    approve(&app.client, &app.ns, &s).await;
-    wait_for(
-        &app.schemas,
-        "orders",
-        "InSync after the approved Apply",
-        STEP,
-        manager,
-        in_sync,
-    )
-    .await
-}
-
-/// Sets every CRD to the previous release's (spec and identity), as a cluster running it has them.
-async fn previous_crds(client: &Client, source: &ChartSource) {
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let dir = source.chart.join("files/crds");
-    let files = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for file in files.flatten() {
-        let text = std::fs::read_to_string(file.path()).expect("CRD file");
-        let old: CustomResourceDefinition = serde_saphyr::from_str(&text).expect("CRD YAML");
-        let name = old.metadata.name.clone().expect("name");
-        let mut live = api.get(&name).await.expect("live CRD");
-        live.spec = old.spec;
-        let annotations = live.metadata.annotations.get_or_insert_with(Default::default);
-        for key in [CRD_SCHEMA_VERSION_ANNOTATION, CRD_SCHEMA_DIGEST_ANNOTATION] {
-            let value = old
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(key))
-                .cloned()
-                .expect("stamped");
-            annotations.insert(key.to_owned(), value);
-        }
-        api.replace(&name, &PostParams::default(), &live)
-            .await
-            .expect("set the previous CRD");
-    }
-}
-
-/// Every live CRD carries the identity this checkout ships.
-async fn crds_are_heads(client: &Client) -> Result<(), String> {
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for shipped in ptah_api::crds().expect("crds") {
-        let name = shipped.metadata.name.clone().unwrap_or_default();
-        let live = api.get(&name).await.expect("live CRD");
-        for key in [CRD_SCHEMA_VERSION_ANNOTATION, CRD_SCHEMA_DIGEST_ANNOTATION] {
-            let get = |c: &CustomResourceDefinition| {
-                c.metadata.annotations.as_ref().and_then(|a| a.get(key)).cloned()
-            };
-            if get(&live) != get(&shipped) {
-                return Err(format!(
-                    "{name} {key}: live {:?}, shipped {:?}",
-                    get(&live),
-                    get(&shipped)
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A PtahMigration `billing` on a database of its own, from pending to InSync at version 2.
-async fn billing(app: &App, manager: &InCluster) -> Api<PtahMigration> {
-    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
-    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
-    let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
-    create(&secrets, json!({"metadata": {"name": "billing-db"}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}})).await;
-    let cms: Api<ConfigMap> = Api::namespaced(app.client.clone(), &app.ns);
-    create(
-        &cms,
-        json!({"metadata": {"name": "migrations-policy"}, "immutable": true, "data": {
-        "policy.yaml": format!("version: 1\nartifact_types: [{}]\n", migrations::MIGRATIONS_TYPE)}}),
-    )
-    .await;
-    let repository = format!("e2e/{}-billing", app.ns);
-    push_migrations(&app.services, &repository, "v1", &v1_files());
-    let api: Api<PtahMigration> = Api::namespaced(app.client.clone(), &app.ns);
-    create(&api, json!({
-        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahMigration",
-        "metadata": {"name": "billing"},
-        "spec": {
-            "target": {"engine": "PostgreSQL", "coordinationKey": "billing",
-                       "urlFrom": {"name": "billing-db", "key": "url"}, "caFrom": {"name": "db-ca", "key": "ca.pem"}},
-            "artifact": {
-                "ociRef": format!("oci://{}/{repository}:v1", app.registry),
-                "registryAuthFrom": {"name": "registry"},
-                "verificationPolicyFrom": {"name": "migrations-policy", "key": "policy.yaml"},
-                "transport": {"caFrom": {"name": "registry-ca", "key": "ca.pem"}}
-            },
-            "interval": "10s",
-            "policy": {"apply": "OnApproval"},
-            "execution": {"activeDeadlineSeconds": 300, "imagePullSecrets": [{"name": "pull"}]}
-        }
-    }))
-    .await;
-    let m = wait_migration(&api, manager, "a migration plan", |m| {
-        m.status
-            .as_ref()
-            .is_some_and(|st| st.phase == Some(MigrationPhase::AwaitingApproval) && st.plan.is_some())
-    })
-    .await;
-    let plan_ref = m.status.as_ref().and_then(|s| s.plan.clone()).expect("plan");
-    let plans: Api<PtahMigrationPlan> = Api::namespaced(app.client.clone(), &app.ns);
-    let plan = plans.get(&plan_ref.name).await.expect("plan");
-    let approvals: Api<ptah_api::PtahMigrationApproval> = Api::namespaced(app.client.clone(), &app.ns);
-    create(
-        &approvals,
-        json!({
-            "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahMigrationApproval",
-            "metadata": {"name": format!("approve-{}", plan.name_any())},
-            "spec": {
-                "migrationRef": {"name": "billing", "uid": m.uid().expect("uid")},
-                "planRef": {"name": plan.name_any(), "uid": plan.uid().expect("plan uid")},
-                "planFingerprint": plan.spec.fingerprint,
-            }
-        }),
-    )
-    .await;
-    wait_migration(&api, manager, "billing InSync at 2", migration_in_sync).await;
-    api
-}
-
-fn migration_in_sync(m: &PtahMigration) -> bool {
-    m.status.as_ref().is_some_and(|st| {
-        st.phase == Some(MigrationPhase::InSync)
-            && st.history.as_ref().and_then(|h| h.current_version) == Some(2)
-    })
-}
-
-async fn wait_migration(
-    api: &Api<PtahMigration>,
-    manager: &InCluster,
-    what: &str,
-    pred: impl Fn(&PtahMigration) -> bool,
-) -> PtahMigration {
-    let deadline = Instant::now() + STEP;
-    loop {
-        let m = api.get("billing").await.expect("billing");
-        if pred(&m) {
-            return m;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}\nstatus: {}\n{}",
-            serde_json::to_string_pretty(&m.status).unwrap_or_default(),
-            lifecycle::Diagnose::diagnose(manager)
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-/// A second PtahSchema `pending` on a database of its own, left awaiting approval.
-async fn pending_schema(app: &App) {
-    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
-    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
-    let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
-    create(&secrets, json!({"metadata": {"name": "pending-db"}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}})).await;
-    let mut spec = app.schemas.get("orders").await.expect("orders").spec;
-    spec.target.coordination_key = Some("pending".to_owned());
-    spec.target.url_from.name = "pending-db".to_owned();
-    let mut schema = PtahSchema::new("pending", spec);
-    schema.metadata.namespace = Some(app.ns.clone());
-    app.schemas
-        .create(&PostParams::default(), &schema)
-        .await
-        .expect("create pending");
-}
-
-/// The manager Deployment's container image.
-async fn manager_image(client: &Client, release_ns: &str) -> String {
-    let api: Api<Deployment> = Api::namespaced(client.clone(), release_ns);
-    let d = api
-        .get(ptah_apitests::release::MANAGER_DEPLOYMENT)
-        .await
-        .expect("manager Deployment");
-    d.spec
-        .and_then(|s| s.template.spec)
-        .and_then(|s| s.containers.first().and_then(|c| c.image.clone()))
-        .unwrap_or_default()
-}
-
-/// The logs of the release namespace's reconcile hook Pods (a failed hook Job stays).
-async fn hook_logs(client: &Client, release_ns: &str) -> String {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), release_ns);
-    let mut out = String::new();
-    let list = pods
-        .list(&ListParams::default().labels("app.kubernetes.io/component=reconcile-hook"))
-        .await
-        .expect("hook pods");
-    for pod in list.items {
-        out.push_str(
-            &pods
-                .logs(&pod.name_any(), &LogParams::default())
-                .await
-                .unwrap_or_default(),
-        );
-    }
-    out
-}
+use release::*;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refuses_the_way_back() {
@@ -465,93 +213,6 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
     )
     .await;
     assert_eq!(applies_of(&seen), applies, "no Apply after the refused downgrade");
-}
-
-/// What one probe of the approval webhook saw.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Probe {
-    /// The webhook answered (and refused the invalid approval on its merits).
-    Answered,
-    /// The API server could not call the webhook.
-    CallFailed,
-    /// Stored: a webhook let an unchecked approval through.
-    Admitted,
-}
-
-/// Probes the approval webhook every 200 ms with a dry-run approval naming no plan, until `stop`.
-fn probe_webhook(
-    client: Client,
-    ns: String,
-    schema_uid: String,
-    stop: Arc<AtomicBool>,
-) -> Arc<Mutex<Vec<(Instant, Probe)>>> {
-    let seen: Arc<Mutex<Vec<(Instant, Probe)>>> = Arc::default();
-    let out = seen.clone();
-    tokio::spawn(async move {
-        let api: Api<PtahSchemaApproval> = Api::namespaced(client, &ns);
-        let approval: PtahSchemaApproval = serde_json::from_value(json!({
-            "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
-            "metadata": {"generateName": "probe-"},
-            "spec": {
-                "schemaRef": {"name": "orders", "uid": schema_uid},
-                "planRef": {"name": "ptah-plan-000000000000000000000000", "uid": "no-such-plan"},
-                "planFingerprint": format!("sha256:{}", "0".repeat(64))
-            }
-        }))
-        .expect("probe");
-        let params = PostParams {
-            dry_run: true,
-            ..Default::default()
-        };
-        while !stop.load(Ordering::Relaxed) {
-            let at = Instant::now();
-            let probe = match api.create(&params, &approval).await {
-                Ok(_) => Probe::Admitted,
-                Err(kube::Error::Api(s)) if !s.message.contains("failed calling webhook") => Probe::Answered,
-                Err(_) => Probe::CallFailed,
-            };
-            out.lock().expect("probes").push((at, probe));
-            tokio::time::sleep(Duration::from_millis(200).saturating_sub(at.elapsed())).await;
-        }
-    });
-    seen
-}
-
-/// SIGKILLs the manager container of `pod` through the local node's containerd (`ctr`).
-async fn crash(pods: &Api<Pod>, pod: &str) {
-    let live = pods.get(pod).await.expect("the leader Pod");
-    let id = live
-        .status
-        .and_then(|s| s.container_statuses)
-        .and_then(|c| c.into_iter().find(|c| c.name == "manager"))
-        .and_then(|c| c.container_id)
-        .and_then(|id| id.strip_prefix("containerd://").map(str::to_owned))
-        .expect("the manager container's containerd id");
-    let socket = ptah_apitests::workspace_root().join("target/cluster/containerd/containerd.sock");
-    let out = std::process::Command::new("ctr")
-        .arg("--address")
-        .arg(&socket)
-        .args(["-n", "k8s.io", "tasks", "kill", "--signal", "SIGKILL", &id])
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("ctr: {e}; the local provider's containerd (cargo xtask cluster up) is needed")
-        });
-    assert!(
-        out.status.success(),
-        "ctr tasks kill: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-async fn leader(client: &Client, ns: &str) -> Option<String> {
-    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
-    leases
-        .get_opt(LEADER_LEASE)
-        .await
-        .ok()
-        .flatten()?
-        .spec?
-        .holder_identity
 }
 
 #[tokio::test(flavor = "multi_thread")]

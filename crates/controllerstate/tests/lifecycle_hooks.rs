@@ -62,7 +62,10 @@ fn each_hook_runs_its_command_on_its_helm_events_in_the_hook_image() {
     let retire = named(&docs, "Job", &format!("{PREFIX}-retire"));
     assert!(args(retire).contains(&"--deployment=ptah-ptah-operator-manager"));
     assert!(args(retire).contains(&format!("--executor-image={}", pinned("ptah")).as_str()));
-    assert!(args(retire).contains(&"--watch-namespace="), "every namespace by default");
+    assert!(
+        args(retire).contains(&"--watch-namespace="),
+        "every namespace by default"
+    );
     let teardown = named(&docs, "Job", &format!("{PREFIX}-teardown"));
     assert!(
         args(teardown).contains(&"--keep-crds=true"),

@@ -282,7 +282,10 @@ async fn retirement_waits_for_the_new_binding() {
         // Counted in the watched namespace only, which holds none.
         assert_eq!(
             retired.pending,
-            vec![("PtahSchema".to_owned(), 0, 0), ("PtahMigration".to_owned(), 0, 0)]
+            vec![
+                ("PtahSchema".to_owned(), 0, 0),
+                ("PtahMigration".to_owned(), 0, 0)
+            ]
         );
     }
 }
