@@ -83,7 +83,7 @@ mod tests {
             .iter()
             .map(|i| i.name)
             .collect();
-        assert_eq!(names, ["data-plane", "manager"]);
+        assert_eq!(names, ["data-plane", "manager", "crd-manager"]);
         assert!(wanted(IMAGES, &[]).is_err());
     }
 }
