@@ -276,7 +276,7 @@ pub async fn chart_kubeconfig(
     cmd.args(["template", release])
         .arg(&chart)
         .args(["--namespace", namespace]);
-    for key in ["manager", "executor", "runner", "certRotator"] {
+    for key in ["manager", "executor", "runner", "certRotator", "crdManager"] {
         cmd.args(["--set", &format!("image.{key}={image}")]);
     }
     cmd.args([
