@@ -204,7 +204,7 @@ fn rendered_rules(release_ns: &str) -> (Value, String) {
     cmd.args(["template", release::RELEASE])
         .arg(&chart)
         .args(["--namespace", release_ns]);
-    for key in ["manager", "executor", "runner", "certRotator"] {
+    for key in ["manager", "executor", "runner", "certRotator", "crdManager"] {
         cmd.args(["--set", &format!("image.{key}={image}")]);
     }
     cmd.args([
