@@ -185,9 +185,12 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
         String::from_utf8_lossy(&back.stderr),
         hook_logs(&client, &release_ns).await
     );
-    eprintln!(
-        "helm upgrade back to the previous release said:\n{}",
-        String::from_utf8_lossy(&back.stderr)
+    report(
+        "upgrade",
+        &format!(
+            "helm upgrade back to the previous release said:\n{}",
+            String::from_utf8_lossy(&back.stderr)
+        ),
     );
     assert!(!back.status.success(), "the downgrade was accepted:\n{said}");
     assert!(
