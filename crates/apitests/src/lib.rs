@@ -207,4 +207,5 @@ mod tests {
 pub mod chartsource;
 pub mod client;
 pub mod e2e;
+pub mod exposition;
 pub mod release;

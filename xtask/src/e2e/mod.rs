@@ -18,17 +18,18 @@ mod cleanup;
 pub mod gate;
 mod phase;
 mod plan;
+mod provide;
 pub mod suites;
 mod versions;
 pub mod workflow;
 
 use std::{
-    path::{Path, PathBuf},
+    path::Path,
     process::Command,
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use cell::{Cell, FORMAT_VERSION, Outcome, Run};
 use ptah_testenv::{
     k8s::{Matrix, Minor},
@@ -36,8 +37,6 @@ use ptah_testenv::{
     step::{output, run as run_command, step, workspace_root},
 };
 use suites::Suite;
-
-use crate::forward;
 
 /// Where the cluster comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -154,7 +153,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         .iter()
         .any(|s| s.phases.iter().any(|p| p == "upgrade"))
     {
-        true => Some(previous_release(&root)?),
+        true => Some(provide::previous_release(&root)?),
         false => None,
     };
     let mut failed = Vec::new();
@@ -162,7 +161,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         let provided = step(
             &format!("{} cluster for Kubernetes {}", args.provider.name(), minor.minor),
             || {
-                provide(
+                provide::provide(
                     args.provider,
                     minor,
                     &matrix,
@@ -330,63 +329,6 @@ fn failed_cell(run: &Run, suite: &Suite, minor: &Minor, engine: suites::Engine, 
         })
         .collect();
     new_cell(run, suite, minor, engine, unix_now(), phases)
-}
-
-/// Starts (or keeps) the minor's cluster with every program the suites use, and returns the
-/// directory whose `cluster.json` tests read.
-fn provide(
-    provider: Provider,
-    minor: &Minor,
-    matrix: &Matrix,
-    root: &Path,
-    fresh: bool,
-    previous: Option<&str>,
-) -> anyhow::Result<PathBuf> {
-    let testenv = |args: &[&str]| {
-        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        run_command(&mut forward::command(
-            forward::TESTENV,
-            &args[0],
-            &args[1..],
-            forward::Profile::Dev,
-        ))
-    };
-    // kubectl, helm, oras and promtool are the suites' own tools; the rest is the cluster (cached).
-    let programs = match provider {
-        Provider::Local => {
-            "kube-apiserver,etcd,kube-controller-manager,kube-scheduler,kubelet,kubectl,kube-proxy,helm,oras,promtool"
-        }
-        Provider::Kind => "kind,kubectl,helm,oras,promtool",
-    };
-    testenv(&["k8s-bin", "--kubernetes", &minor.minor, "--only", programs])?;
-    match provider {
-        Provider::Local => {
-            if fresh {
-                testenv(&["cluster", "down"])?;
-            }
-            testenv(&["cluster", "up", "--tier", "full", "--kubernetes", &minor.minor])?;
-            // The registry may have been recreated since the images were last pushed.
-            testenv(&["images"])?;
-            if let Some(commit) = previous {
-                testenv(&["images", "--rev", commit])?;
-            }
-            Ok(root.join("target").join("cluster"))
-        }
-        Provider::Kind => kind::provide(root, minor, matrix),
-    }
-}
-
-/// The commit `support/previous-release.json` names: the release the upgrade phase starts from.
-fn previous_release(root: &Path) -> anyhow::Result<String> {
-    let path = root.join("support").join("previous-release.json");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    value["commit"]
-        .as_str()
-        .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map(str::to_owned)
-        .with_context(|| format!("{} names no 40-hex `commit`", path.display()))
 }
 
 #[cfg(test)]
