@@ -37,7 +37,7 @@ use kube::{
     api::{DeleteParams, PostParams},
 };
 use lifecycle::{
-    InCluster,
+    InCluster, Probe,
     app::{App, Engine, approve, phase},
     wait_for,
 };
@@ -289,16 +289,16 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let probes = probes.lock().expect("probes").clone();
-    let answered = probes.iter().filter(|(_, p)| *p == Probe::Answered).count();
+    let answered = probes.iter().filter(|(_, p)| *p == Probe::Refused).count();
     let mut longest = Duration::ZERO;
     let mut since: Option<Instant> = None;
     for (at, probe) in &probes {
         match (probe, since) {
-            (Probe::Answered, Some(start)) => {
+            (Probe::Refused, Some(start)) => {
                 longest = longest.max(*at - start);
                 since = None;
             }
-            (Probe::Answered, None) => {}
+            (Probe::Refused, None) => {}
             (_, None) => since = Some(*at),
             (_, Some(_)) => {}
         }

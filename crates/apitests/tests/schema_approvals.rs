@@ -24,9 +24,9 @@ use kube::{
     api::{Patch, PatchParams},
 };
 use lifecycle::{
-    Diagnose, InCluster,
+    Diagnose, InCluster, Probe,
     app::{App, Engine, phase},
-    everything_said, wait_for,
+    everything_said, probe, wait_for,
 };
 use ptah_api::{PtahSchema, PtahSchemaApproval, schema::SchemaPhase};
 use ptah_apitests::{
@@ -230,42 +230,6 @@ async fn e2e_schema_approvals_helm_install_approve_with_kubectl_uninstall() {
         .await
         .expect("the PtahSchema outlives the release (CRDs stay)");
     assert_eq!(phase(&still), Some(SchemaPhase::InSync));
-}
-
-/// What creating a deliberately invalid approval (it names no plan) produced.
-#[derive(Debug, PartialEq)]
-enum Probe {
-    /// The webhook answered and refused it on its merits.
-    Refused,
-    /// The API server could not call the webhook (TLS, connection): fail-closed.
-    CallFailed,
-    /// It was stored: a webhook let an unchecked approval through.
-    Admitted,
-}
-
-async fn probe(approvals: &Api<PtahSchemaApproval>, schema_uid: &str) -> (Probe, String) {
-    let approval: PtahSchemaApproval = serde_json::from_value(json!({
-        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
-        "metadata": {"generateName": "probe-"},
-        "spec": {
-            "schemaRef": {"name": "orders", "uid": schema_uid},
-            "planRef": {"name": "ptah-plan-000000000000000000000000", "uid": "no-such-plan"},
-            "planFingerprint": format!("sha256:{}", "0".repeat(64))
-        }
-    }))
-    .expect("probe approval");
-    let params = kube::api::PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
-    match approvals.create(&params, &approval).await {
-        Ok(_) => (Probe::Admitted, "admitted".into()),
-        Err(kube::Error::Api(s)) if s.message.contains("failed calling webhook") => {
-            (Probe::CallFailed, s.message)
-        }
-        Err(kube::Error::Api(s)) => (Probe::Refused, s.message),
-        Err(e) => (Probe::CallFailed, e.to_string()),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

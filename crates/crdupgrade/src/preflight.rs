@@ -35,10 +35,36 @@ impl Release {
         format!("{}/{}", self.namespace, self.name)
     }
 
+    /// The release's admission configuration of kind `K`, if it exists (whoever owns it).
+    pub(crate) async fn admission<K: Admission>(&self, client: &Client) -> Result<Option<K>, Error> {
+        let name = &self.webhook_configuration;
+        Api::<K>::all(client.clone())
+            .get_opt(name)
+            .await
+            .map_err(Error::api("get", format!("{} {name}", K::kind(&()))))
+    }
+
     /// Whether Helm recorded this release as the owner of the object with `meta`.
     pub fn owns(&self, meta: &ObjectMeta) -> bool {
         owner(meta).is_some_and(|o| o == self.id())
     }
+}
+
+/// A cluster-scoped admission configuration kind (mutating or validating).
+pub(crate) trait Admission:
+    Resource<Scope = k8s_openapi::ClusterResourceScope, DynamicType = ()>
+    + Clone
+    + serde::de::DeserializeOwned
+    + std::fmt::Debug
+{
+}
+
+impl<K> Admission for K where
+    K: Resource<Scope = k8s_openapi::ClusterResourceScope, DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+{
 }
 
 /// `<namespace>/<release>` Helm recorded on the object, if any.
@@ -86,23 +112,9 @@ pub async fn run(
 }
 
 /// Refuses when the admission configuration of kind `K` exists and another release owns it.
-async fn singleton<K>(client: &Client, release: &Release) -> Result<(), Error>
-where
-    K: Resource<Scope = k8s_openapi::ClusterResourceScope, DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug,
-{
-    let api: Api<K> = Api::all(client.clone());
+async fn singleton<K: Admission>(client: &Client, release: &Release) -> Result<(), Error> {
     let kind = K::kind(&()).into_owned();
-    let Some(live) = api
-        .get_opt(&release.webhook_configuration)
-        .await
-        .map_err(Error::api(
-            "get",
-            format!("{kind} {}", release.webhook_configuration),
-        ))?
-    else {
+    let Some(live) = release.admission::<K>(client).await? else {
         return Ok(());
     };
     if release.owns(live.meta()) {

@@ -7,13 +7,13 @@ use k8s_openapi::{
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
-    Api, Client, Resource,
+    Api, Client,
     api::{ApiResource, DeleteParams, DynamicObject, ListParams},
 };
 
 use crate::{
     error::{Error, Refusal},
-    preflight::Release,
+    preflight::{Admission, Release},
 };
 
 /// What the teardown did and left.
@@ -107,21 +107,11 @@ async fn count(client: &Client, crd: &CustomResourceDefinition) -> Result<usize,
 }
 
 /// Deletes the configuration of kind `K` when this release owns it; `None` when absent or foreign.
-async fn remove<K>(client: &Client, release: &Release) -> Result<Option<String>, Error>
-where
-    K: Resource<Scope = k8s_openapi::ClusterResourceScope, DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug,
-{
+async fn remove<K: Admission>(client: &Client, release: &Release) -> Result<Option<String>, Error> {
     let api: Api<K> = Api::all(client.clone());
     let name = &release.webhook_configuration;
     let object = format!("{} {name}", K::kind(&()));
-    let Some(live) = api
-        .get_opt(name)
-        .await
-        .map_err(Error::api("get", object.clone()))?
-    else {
+    let Some(live) = release.admission::<K>(client).await? else {
         return Ok(None);
     };
     if !release.owns(live.meta()) {

@@ -12,10 +12,10 @@ use std::{
 
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::{
-    Api, Client, ResourceExt,
+    Api, Client,
     api::{ListParams, LogParams},
 };
-use ptah_api::PtahSchema;
+use ptah_api::{PtahSchema, PtahSchemaApproval};
 use ptah_apitests::{ClusterFiles, workspace_root};
 
 pub mod app;
@@ -158,35 +158,53 @@ pub struct InCluster {
 impl Diagnose for InCluster {
     fn diagnose(&self) -> String {
         let (client, ns) = (self.client.clone(), self.namespace.clone());
+        // `diagnose` is synchronous (it runs inside panics of async waits): a thread of its own.
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .expect("runtime");
-            rt.block_on(async move {
-                let pods: Api<Pod> = Api::namespaced(client, &ns);
-                let mut out = String::new();
-                for pod in pods
-                    .list(&ListParams::default())
-                    .await
-                    .map(|l| l.items)
-                    .unwrap_or_default()
-                {
-                    let params = LogParams {
-                        tail_lines: Some(30),
-                        ..LogParams::default()
-                    };
-                    let log = pods
-                        .logs(&pod.name_any(), &params)
-                        .await
-                        .unwrap_or_else(|e| e.to_string());
-                    out.push_str(&format!("--- {}\n{log}\n", pod.name_any()));
-                }
-                out
-            })
+            rt.block_on(ptah_apitests::release::manager_story(&client, &ns, 30))
         })
         .join()
         .unwrap_or_default()
+    }
+}
+
+/// What creating a deliberately invalid approval (it names no plan) produced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Probe {
+    /// The webhook answered and refused it on its merits.
+    Refused,
+    /// The API server could not call the webhook (TLS, connection): fail-closed.
+    CallFailed,
+    /// It was stored: a webhook let an unchecked approval through.
+    Admitted,
+}
+
+/// Creates (dry run) an approval of `orders` naming no plan: the webhook must refuse it.
+pub async fn probe(approvals: &Api<PtahSchemaApproval>, schema_uid: &str) -> (Probe, String) {
+    let approval: PtahSchemaApproval = serde_json::from_value(serde_json::json!({
+        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
+        "metadata": {"generateName": "probe-"},
+        "spec": {
+            "schemaRef": {"name": "orders", "uid": schema_uid},
+            "planRef": {"name": "ptah-plan-000000000000000000000000", "uid": "no-such-plan"},
+            "planFingerprint": format!("sha256:{}", "0".repeat(64))
+        }
+    }))
+    .expect("probe approval");
+    let params = kube::api::PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    match approvals.create(&params, &approval).await {
+        Ok(_) => (Probe::Admitted, "admitted".into()),
+        Err(kube::Error::Api(s)) if s.message.contains("failed calling webhook") => {
+            (Probe::CallFailed, s.message)
+        }
+        Err(kube::Error::Api(s)) => (Probe::Refused, s.message),
+        Err(e) => (Probe::CallFailed, e.to_string()),
     }
 }
 

@@ -9,22 +9,12 @@ use std::{
 };
 
 use k8s_openapi::api::{coordination::v1::Lease, core::v1::Pod};
-use kube::{Api, Client, api::PostParams};
+use kube::{Api, Client};
 use ptah_api::PtahSchemaApproval;
-use serde_json::json;
+
+use crate::lifecycle::{Probe, probe};
 
 use super::LEADER_LEASE;
-
-/// What one probe of the approval webhook saw.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Probe {
-    /// The webhook answered (and refused the invalid approval on its merits).
-    Answered,
-    /// The API server could not call the webhook.
-    CallFailed,
-    /// Stored: a webhook let an unchecked approval through.
-    Admitted,
-}
 
 /// Probes the approval webhook every 200 ms with a dry-run approval naming no plan, until `stop`.
 pub(crate) fn probe_webhook(
@@ -37,27 +27,9 @@ pub(crate) fn probe_webhook(
     let out = seen.clone();
     tokio::spawn(async move {
         let api: Api<PtahSchemaApproval> = Api::namespaced(client, &ns);
-        let approval: PtahSchemaApproval = serde_json::from_value(json!({
-            "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchemaApproval",
-            "metadata": {"generateName": "probe-"},
-            "spec": {
-                "schemaRef": {"name": "orders", "uid": schema_uid},
-                "planRef": {"name": "ptah-plan-000000000000000000000000", "uid": "no-such-plan"},
-                "planFingerprint": format!("sha256:{}", "0".repeat(64))
-            }
-        }))
-        .expect("probe");
-        let params = PostParams {
-            dry_run: true,
-            ..Default::default()
-        };
         while !stop.load(Ordering::Relaxed) {
             let at = Instant::now();
-            let probe = match api.create(&params, &approval).await {
-                Ok(_) => Probe::Admitted,
-                Err(kube::Error::Api(s)) if !s.message.contains("failed calling webhook") => Probe::Answered,
-                Err(_) => Probe::CallFailed,
-            };
+            let (probe, _) = probe(&api, &schema_uid).await;
             out.lock().expect("probes").push((at, probe));
             tokio::time::sleep(Duration::from_millis(200).saturating_sub(at.elapsed())).await;
         }
