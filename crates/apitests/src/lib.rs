@@ -204,6 +204,7 @@ mod tests {
     }
 }
 
+pub mod admissionpolicy;
 pub mod chartsource;
 pub mod client;
 pub mod e2e;

@@ -154,6 +154,11 @@ async fn corpus(dialect: Dialect, engine: &str) {
         }
     }
     eprintln!("{engine}: {} of {ran} transitions pass", ran - failures.len());
+    // A filter that matches nothing must not pass as if the corpus had run.
+    assert!(
+        ran > 0,
+        "{engine}: PTAH_CORPUS_ONLY={only:?} selects no transition"
+    );
     if only.is_empty() {
         assert!(dirs.len() >= 40, "{engine}: only {} transitions", dirs.len());
     }

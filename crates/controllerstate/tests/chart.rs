@@ -113,7 +113,14 @@ fn the_default_render_matches_the_golden_file() {
     let path = golden();
     if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty()) {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        let unchanged = std::fs::read_to_string(&path).is_ok_and(|old| old == text);
         std::fs::write(&path, &text).expect("write golden");
+        // An update run is never green, so UPDATE_GOLDEN=1 in CI cannot pass a changed render.
+        assert!(
+            unchanged,
+            "{} rewritten: review the diff, then rerun without UPDATE_GOLDEN",
+            path.display()
+        );
         return;
     }
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {

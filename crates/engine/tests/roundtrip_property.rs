@@ -780,10 +780,14 @@ fn describe_difference(desired: &Schema, live: &Schema) -> String {
 }
 
 fn config() -> Config {
-    let cases = std::env::var("PTAH_ROUNDTRIP_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(24);
+    let cases = match std::env::var("PTAH_ROUNDTRIP_CASES") {
+        Err(_) => 24,
+        // Zero cases, or a value that does not parse, would pass without testing anything.
+        Ok(v) => match v.parse::<u32>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("PTAH_ROUNDTRIP_CASES={v:?}: give a positive number of cases"),
+        },
+    };
     let rng_seed = std::env::var("PTAH_ROUNDTRIP_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
