@@ -208,7 +208,7 @@ pub async fn impersonating(user: &str, groups: &[&str]) -> Client {
 pub enum Verdict {
     /// Admitted (and, for a dry run, not persisted).
     Admitted,
-    /// Refused by admission (403 or 422), with the API server's message.
+    /// Refused by admission or validation (400, 403 or 422), with the API server's message.
     Refused(String),
 }
 
@@ -217,7 +217,7 @@ impl Verdict {
     pub fn of<T>(result: Result<T, kube::Error>) -> Verdict {
         match result {
             Ok(_) => Verdict::Admitted,
-            Err(kube::Error::Api(s)) if s.code == 403 || s.code == 422 => Verdict::Refused(s.message),
+            Err(kube::Error::Api(s)) if [400, 403, 422].contains(&s.code) => Verdict::Refused(s.message),
             Err(e) => panic!("the request failed outside admission: {e}"),
         }
     }

@@ -390,6 +390,11 @@ async fn dispatch_writes_the_claim_status_before_creating_the_job() {
             "dispatchStarted is persisted first"
         );
         assert_eq!(claim["jobName"], json!(job_name));
+        let snapshot = claim["admissionSnapshot"].clone();
+        assert_eq!(
+            snapshot["version"], "v1",
+            "the admission snapshot is persisted with the claim"
+        );
         let written = applied(&echo, &patch.body);
         patch.reply(StatusCode::OK, &written);
 
@@ -408,6 +413,13 @@ async fn dispatch_writes_the_claim_status_before_creating_the_job() {
             json!(job_name),
             "named after the claim"
         );
+        let created: k8s_openapi::api::batch::v1::Job =
+            serde_json::from_value(create.body.clone()).expect("a Job");
+        assert_eq!(
+            serde_json::to_value(ptah_workload::admission_snapshot(&created)).expect("json"),
+            snapshot,
+            "the snapshot is the created Job's"
+        );
         let mut job = create.body.clone();
         job["metadata"]["uid"] = json!("job-uid");
         job["metadata"]["namespace"] = json!(NS);
@@ -419,8 +431,12 @@ async fn dispatch_writes_the_claim_status_before_creating_the_job() {
         panic!("dispatch did not continue: {outcome:?}")
     };
     assert_eq!(written.metadata.resource_version.as_deref(), Some("2"));
+    // The status as the decision built it, plus the snapshot of the Job the shell built.
+    let mut status = written.status.clone().expect("status");
+    let claim_written = status.active_operation.as_mut().expect("claim");
+    assert!(claim_written.admission_snapshot.take().is_some());
     assert_eq!(
-        written.status.as_ref(),
+        Some(&status),
         Some(&dispatched),
         "the status as the decision built it"
     );

@@ -19,6 +19,7 @@ mod intent;
 pub mod labels;
 mod names;
 mod quantity;
+mod snapshot;
 pub mod volumes;
 
 pub use build::{MAX_TERMINATION_GRACE_SECONDS, build};
@@ -36,3 +37,4 @@ pub use labels::{
     RESULT_TTL_SECONDS, SAFE_TO_EVICT_ANNOTATION, SCHEMA_COMPONENT, SCHEMA_LABEL, is_reserved_key,
 };
 pub use names::{MAX_JOB_NAME_LEN, job_name, name_word};
+pub use snapshot::{JOB_CONTROLLER_LABELS, SNAPSHOT_VERSION, admission_snapshot, template_digest};

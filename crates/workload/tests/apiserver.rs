@@ -1,6 +1,6 @@
 //! T3: every operation's Job created on the real kube-apiserver (`cargo xtask cluster up --tier
 //! api`) reads back equal to its intent under `compare`, and a read-back edited after creation
-//! does not.
+//! does not; its admission snapshot digest survives the API server's defaults.
 
 mod common;
 
@@ -48,6 +48,15 @@ async fn created_jobs_read_back_equal_to_their_intent() {
             .await
             .unwrap_or_else(|e| panic!("get the {op} Job: {e}"));
         ptah_workload::compare(&built, &read).unwrap_or_else(|e| panic!("{op} read back: {e}"));
+        // The admission snapshot is taken from the built Job before it exists; the pod-intent
+        // webhook digests the stored one. The API server's defaults must not change it.
+        let template = |j: &Job| j.spec.as_ref().map(|s| s.template.clone()).expect("template");
+        let digest = ptah_workload::template_digest(&template(&built)).expect("built digest");
+        assert_eq!(
+            ptah_workload::template_digest(&template(&read)),
+            Some(digest),
+            "{op}"
+        );
 
         let mut tampered = read.clone();
         let pod = tampered

@@ -299,7 +299,7 @@ pub struct Waiting {
     pub plan: PtahSchemaPlan,
 }
 
-fn schema_object(ns: &str, name: &str) -> PtahSchema {
+pub fn schema_object(ns: &str, name: &str) -> PtahSchema {
     serde_json::from_value(json!({
         "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahSchema",
         "metadata": {"name": name, "namespace": ns},

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use ptah_api::{
     migration::{MigrationOperationStatus, MigrationOperationType},
     schema::{SchemaOperationStatus, SchemaOperationType},
-    shared::{Epoch, PendingLockRelease, Sha256Digest},
+    shared::{Epoch, PendingLockRelease, PodAdmissionSnapshot, Sha256Digest},
 };
 use ptah_dataplane::Operation;
 use ptah_fingerprint::Fingerprint;
@@ -55,6 +55,8 @@ pub trait Claim {
     fn lease(&self) -> Option<LeaseHold>;
     /// Records the epoch the realm Lease was granted under.
     fn record_lease_epoch(&mut self, epoch: Epoch);
+    /// Records the admission snapshot of the Job about to be created.
+    fn record_admission_snapshot(&mut self, snapshot: PodAdmissionSnapshot);
 }
 
 macro_rules! claim_fields {
@@ -92,6 +94,9 @@ macro_rules! claim_fields {
         }
         fn record_lease_epoch(&mut self, epoch: Epoch) {
             self.lease_epoch = Some(epoch);
+        }
+        fn record_admission_snapshot(&mut self, snapshot: PodAdmissionSnapshot) {
+            self.admission_snapshot = Some(snapshot);
         }
     };
 }

@@ -138,9 +138,16 @@ pub async fn perform<K: Lifecycle>(
                 .await?;
             Ok(Performed::Next(res.clone()))
         }
-        Action::Dispatch { status, plan } => {
+        Action::Dispatch { mut status, plan } => {
             // Everything the Job needs is prepared before the commit, so a failure here commits nothing.
             let job = K::build_job(ctx, res, g, &status, plan.as_ref()).await?;
+            // The pod-intent webhook admits the Job's Pod only against this snapshot, which is
+            // committed with the dispatch, before the Job exists.
+            let snapshot = ptah_workload::admission_snapshot(&job)
+                .ok_or(ShellError::Invalid("the built Job has no Pod template"))?;
+            K::claim_of_mut(&mut status)
+                .ok_or(ShellError::Invalid("dispatch without a claim"))?
+                .record_admission_snapshot(snapshot);
             let committed = write_status(&api, res, &status).await?;
             create_job::<K>(ctx, &committed, &status, &job).await;
             Ok(Performed::Next(committed))

@@ -12,23 +12,17 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-use kube::Api;
 use kube::core::DynamicObject;
 use kube::core::admission::{AdmissionRequest, Operation};
-use ptah_workload::{MANAGED_BY_LABEL, MANAGED_BY_VALUE};
+use kube::{Api, Resource};
+use ptah_api::{PtahMigration, PtahSchema};
+use ptah_workload::{
+    JOB_CONTROLLER_LABELS, MANAGED_BY_LABEL, MANAGED_BY_VALUE, SNAPSHOT_VERSION, template_digest,
+};
 use serde::Serialize;
 
 use crate::Admission;
 use crate::review::{Verdict, object_json, typed};
-
-/// Labels the Job controller adds to the Pods it creates.
-const JOB_CONTROLLER_LABELS: [&str; 5] = [
-    "controller-uid",
-    "job-name",
-    "batch.kubernetes.io/controller-uid",
-    "batch.kubernetes.io/job-name",
-    "batch.kubernetes.io/job-completion-index",
-];
 
 fn same<T: Serialize>(field: &str, pod: &T, template: &T) -> Result<(), String> {
     // Compared as JSON so that `None` and an empty list are told apart exactly as the API stores them.
@@ -199,10 +193,91 @@ impl Admission {
         pod_matches_template(&pod, &job).map_err(|why| {
             Verdict::deny(format!("operation Pod does not match Job {}: {why}", owner.name))
         })?;
+        // A new Pod also needs the claim that decided its Job. Later updates (the Job controller
+        // removing its finalizer after the claim settled) are judged on the template alone.
+        if matches!(req.operation, Operation::Create) {
+            self.check_claim_snapshot(ns, &job).await?;
+        }
         Ok(Verdict::Allow)
+    }
+
+    /// The Job's owner PtahSchema or PtahMigration, read uncached, claims this exact Job and
+    /// recorded the snapshot its template digests to before the Job existed.
+    async fn check_claim_snapshot(&self, ns: &str, job: &Job) -> Result<(), Verdict> {
+        let job_name = job.metadata.name.as_deref().unwrap_or_default();
+        let api_version = PtahSchema::api_version(&());
+        let owner = job
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|o| o.controller == Some(true) && o.api_version == api_version)
+            .ok_or_else(|| {
+                Verdict::deny(format!(
+                    "Job {job_name} has no PtahSchema or PtahMigration controller"
+                ))
+            })?;
+        let read = |e: kube::Error| Verdict::deny(format!("cannot read {} {}: {e}", owner.kind, owner.name));
+        let (uid, snapshot, claimed_job) = match owner.kind.as_str() {
+            "PtahSchema" => {
+                let s = Api::<PtahSchema>::namespaced(self.client.clone(), ns)
+                    .get(&owner.name)
+                    .await
+                    .map_err(read)?;
+                let c = s.status.and_then(|st| st.active_operation);
+                (
+                    s.metadata.uid,
+                    c.as_ref().and_then(|c| c.admission_snapshot.clone()),
+                    c.map(|c| c.job_name),
+                )
+            }
+            "PtahMigration" => {
+                let m = Api::<PtahMigration>::namespaced(self.client.clone(), ns)
+                    .get(&owner.name)
+                    .await
+                    .map_err(read)?;
+                let c = m.status.and_then(|st| st.active_operation);
+                (
+                    m.metadata.uid,
+                    c.as_ref().and_then(|c| c.admission_snapshot.clone()),
+                    c.map(|c| c.job_name),
+                )
+            }
+            other => {
+                return Err(Verdict::deny(format!(
+                    "Job {job_name} is controlled by a {other}, not a PtahSchema or PtahMigration"
+                )));
+            }
+        };
+        if uid.as_deref() != Some(owner.uid.as_str()) {
+            return Err(Verdict::deny(format!(
+                "{} {} was replaced (UID differs)",
+                owner.kind, owner.name
+            )));
+        }
+        if claimed_job.as_deref() != Some(job_name) {
+            return Err(Verdict::deny(format!(
+                "{} {} has no claim for Job {job_name}",
+                owner.kind, owner.name
+            )));
+        }
+        let recorded = snapshot
+            .filter(|s| s.version == SNAPSHOT_VERSION)
+            .and_then(|s| s.template_digest)
+            .ok_or_else(|| {
+                Verdict::deny(format!(
+                    "the claim for Job {job_name} recorded no admission snapshot"
+                ))
+            })?;
+        let template = job.spec.as_ref().map(|s| &s.template);
+        if template.and_then(template_digest).as_ref() != Some(&recorded) {
+            return Err(Verdict::deny(format!(
+                "Job {job_name}'s Pod template is not the one its claim recorded before dispatch"
+            )));
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
-#[path = "podintent_tests.rs"]
 mod tests;
