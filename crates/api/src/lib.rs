@@ -38,6 +38,10 @@ pub use schemaplan::{
 pub const GROUP: &str = "operator.ptah.run";
 /// The API version of every kind.
 pub const VERSION: &str = "v1alpha1";
+/// The label that makes a verification-policy ConfigMap wake the resources naming it when it is
+/// recreated. The manager watches only ConfigMaps carrying it (metadata only); an unlabelled
+/// policy is still read by name at every pass, and a change to it is seen at the next interval.
+pub const VERIFICATION_POLICY_LABEL: &str = "operator.ptah.run/verification-policy";
 /// The one field manager of every write the manager makes (status, finalizers, Jobs, Leases,
 /// plans, the state ConfigMap).
 pub const FIELD_MANAGER: &str = "ptah-operator";

@@ -451,6 +451,51 @@ async fn dispatch_writes_the_claim_status_before_creating_the_job() {
 }
 
 #[tokio::test]
+async fn a_refused_job_create_is_told_in_an_event() {
+    let g = gathered();
+    let (before, action) = resolve_dispatch(&g);
+    let res = schema(before);
+    let echo = res.clone();
+    let (outcome, metrics) = run(&res, &g, action, move |mut api| async move {
+        let patch = api
+            .next("the claim's status")
+            .await
+            .expect("the claim's status", Method::PATCH, &status_path());
+        let written = applied(&echo, &patch.body);
+        patch.reply(StatusCode::OK, &written);
+        let create = api
+            .next("the Job")
+            .await
+            .expect("the Job", Method::POST, &format!("/apis/batch/v1/namespaces/{NS}/jobs"));
+        let refusal = json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
+            "message": "jobs.batch is forbidden: User \"system:serviceaccount:ptah-system:manager\" cannot create resource \"jobs\" in the namespace \"shop\"",
+        });
+        create.reply(StatusCode::FORBIDDEN, &refusal);
+        let event = api.next("the Event").await;
+        assert_eq!(event.method, Method::POST, "an Event is created");
+        assert!(event.path.ends_with("/events"), "{}", event.path);
+        assert_eq!(event.body["reason"], "JobCreateRefused");
+        assert_eq!(event.body["type"], "Warning");
+        let note = event.body["note"].as_str().unwrap_or_default();
+        assert!(note.contains("cannot create resource"), "the API server's reason is passed on: {note}");
+        let mut echo = event.body.clone();
+        echo["metadata"]["name"] = json!("event-1");
+        event.reply(StatusCode::CREATED, &echo);
+        api
+    })
+    .await;
+    assert!(matches!(outcome, Ok(Performed::Next(_))), "{outcome:?}");
+    let text = metrics.encode().expect("metrics");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("ptah_operations_dispatched_total") && l.ends_with(" 1")),
+        "a refused create is not counted as dispatched:\n{text}"
+    );
+}
+
+#[tokio::test]
 async fn a_busy_lease_is_a_requeue_and_no_write() {
     let g = gathered();
     let (before, _) = resolve_dispatch(&g);

@@ -159,3 +159,48 @@ fn the_chart_refuses_unpinned_executors_missing_images_and_shared_namespaces() {
     let err = render(&["--set", "coordinationNamespace=kube-system"]).expect_err("kube-*");
     assert!(err.contains("shared infrastructure"), "{err}");
 }
+
+#[test]
+fn listed_namespaces_alone_let_the_manager_create_jobs_and_read_logs() {
+    let docs = objects(&render(&["--set", "rbac.namespaces={team-a,team-b}"]).expect("renders"));
+    let cluster = one(&docs, "ClusterRole");
+    assert_eq!(verbs(cluster, "batch", "jobs"), ["get", "list", "watch"]);
+    assert_eq!(verbs(cluster, "", "pods"), ["get", "list", "watch"]);
+    assert!(
+        verbs(cluster, "", "pods/log").is_empty(),
+        "no cluster-wide log reading"
+    );
+    let operations: Vec<&Value> = docs
+        .iter()
+        .filter(|d| {
+            d["kind"] == "Role"
+                && d["metadata"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.ends_with("-manager-operations"))
+        })
+        .collect();
+    let namespaces: Vec<&str> = operations
+        .iter()
+        .filter_map(|r| r["metadata"]["namespace"].as_str())
+        .collect();
+    assert_eq!(namespaces, ["team-a", "team-b"]);
+    for role in &operations {
+        assert_eq!(verbs(role, "batch", "jobs"), ["create", "delete", "patch"]);
+        assert_eq!(verbs(role, "", "pods/log"), ["get"]);
+        let ns = role["metadata"]["namespace"].clone();
+        let binding = docs
+            .iter()
+            .find(|d| {
+                d["kind"] == "RoleBinding"
+                    && d["metadata"]["namespace"] == ns
+                    && d["roleRef"]["name"] == role["metadata"]["name"]
+            })
+            .expect("a binding beside each role");
+        assert_eq!(
+            binding["subjects"][0]["name"],
+            one(&docs, "ServiceAccount")["metadata"]["name"]
+        );
+    }
+    let err = render(&["--set", "rbac.namespaces={Not_A_Namespace}"]).expect_err("invalid name");
+    assert!(err.contains("/rbac/namespaces/0"), "{err}");
+}

@@ -153,6 +153,9 @@ pub struct Renewal<S> {
     pub lost: Box<S>,
 }
 
+/// The Event reason of an operation Job the API server refused to create (RBAC, admission).
+pub const JOB_CREATE_REFUSED: &str = "JobCreateRefused";
+
 /// The Event that announces a lost Lease holding.
 pub fn continuity_lost_event() -> Event {
     Event::warning(

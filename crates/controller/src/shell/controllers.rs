@@ -59,7 +59,8 @@ pub async fn run(
     };
     let ctx = Arc::new(ctx_parts(stores.clone()));
     // A verification-policy ConfigMap changing (recreated: they are immutable) must wake the
-    // resources that name it; the watch carries metadata only, never the policy bytes.
+    // resources that name it; the watch carries metadata only, never the policy bytes, and only
+    // of ConfigMaps labelled as policies, so the cache does not grow with every ConfigMap.
     let policy_users = |store: kube::runtime::reflector::Store<PtahSchema>| {
         move |cm: ptah_managercache::ConfigMapMeta| {
             let (ns, name) = (cm.namespace(), cm.name_any());
@@ -90,7 +91,7 @@ pub async fn run(
     let schema_run = schemas
         .watches(
             scoped::<ptah_managercache::ConfigMapMeta>(&client, watch_namespace),
-            ptah_managercache::watcher_config(None),
+            ptah_managercache::watcher_config(Some(ptah_api::VERIFICATION_POLICY_LABEL)),
             policy_users(stores.schemas.clone()),
         )
         .owns(scoped::<Job>(&client, watch_namespace), jobs_config())
@@ -109,7 +110,7 @@ pub async fn run(
     let migration_run = migrations
         .watches(
             scoped::<ptah_managercache::ConfigMapMeta>(&client, watch_namespace),
-            ptah_managercache::watcher_config(None),
+            ptah_managercache::watcher_config(Some(ptah_api::VERIFICATION_POLICY_LABEL)),
             migration_policy_users(stores.migrations.clone()),
         )
         .owns(scoped::<Job>(&client, watch_namespace), jobs_config())

@@ -20,7 +20,10 @@ use super::{
     Context, FINALIZER, ShellError,
     family::{Decision, Lifecycle, Managed},
 };
-use crate::operation::{Action, Claim, Event, Renewal, action::continuity_lost_event};
+use crate::operation::{
+    Action, Claim, Event, Renewal,
+    action::{JOB_CREATE_REFUSED, continuity_lost_event},
+};
 
 /// How soon a resource waiting for a busy realm Lease looks again, at most. Holders release
 /// early (a plan takes seconds, its Lease lasts a minute), and a waiter that slept out the whole
@@ -217,8 +220,21 @@ async fn create_job<K: Managed>(ctx: &Context, res: &K, status: &K::Status, job:
             info!(resource = %res.name_any(), kind = K::KIND, job = %c.job_name(), operation = %c.operation(), "operation dispatched");
         }
         // Any create error leaves the outcome uncertain; the next pass decides from what exists.
+        // A refusal (RBAC outside rbac.namespaces, an admission policy) is also told to the
+        // resource's owner, who can act on it.
         Err(e) => {
-            warn!(resource = %res.name_any(), job = %c.job_name(), error = %e, "creating the operation Job failed")
+            warn!(resource = %res.name_any(), job = %c.job_name(), error = %e, "creating the operation Job failed");
+            if let kube::Error::Api(status) = &e
+                && [400, 403, 422].contains(&status.code)
+            {
+                let note = format!(
+                    "the API server refused the {} Job {}: {}",
+                    c.operation(),
+                    c.job_name(),
+                    status.message
+                );
+                publish(ctx, res, Some(Event::warning(JOB_CREATE_REFUSED, note))).await;
+            }
         }
     }
 }
