@@ -28,7 +28,7 @@ pub enum Format {
 }
 
 /// The database to connect to.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Clone, clap::Args)]
 pub struct DbArgs {
     /// Database URL (`postgres://…` or `mysql://…`); prefer the environment variable, which stays out of `ps`.
     #[arg(long, visible_alias = "db-url", env = "PTAH_DB_URL", hide_env_values = true)]
@@ -41,6 +41,27 @@ pub struct DbArgs {
     /// without it the verifying modes trust the public web PKI roots.
     #[arg(long, env = "PTAH_DB_CA_FILE")]
     pub db_ca_file: Option<PathBuf>,
+}
+
+/// Shows the URL's scheme only: a password with an unencoded `/`, `?`, `#` or `@` can make any
+/// other part of a malformed URL carry a piece of it.
+impl std::fmt::Debug for DbArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = self.url.split_once("://").map(|(s, _)| s).filter(|s| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        });
+        let url = match scheme {
+            Some(s) => format!("{s}://[REDACTED]"),
+            None => "[REDACTED]".to_owned(),
+        };
+        f.debug_struct("DbArgs")
+            .field("url", &format_args!("{url}"))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("db_ca_file", &self.db_ca_file)
+            .finish()
+    }
 }
 
 impl DbArgs {
@@ -114,6 +135,39 @@ impl Output {
         match serde_json::to_string_pretty(&Value::Object(doc)) {
             Ok(text) => println!("{text}"),
             Err(err) => eprintln!("error: cannot render JSON: {err}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn db_args_debug_never_shows_the_password() {
+        let args = DbArgs {
+            url: "postgres://app:s3cr3t%2Fp%40ss@db.example:5432/shop".into(),
+            connect_timeout: Duration::from_secs(10),
+            db_ca_file: None,
+        };
+        let unparseable = DbArgs {
+            url: "postgres://app:pa/ss?w#rd@db.example:5432/shop".into(),
+            ..args.clone()
+        };
+        for a in [&args, &unparseable] {
+            for text in [format!("{a:?}"), format!("{a:#?}")] {
+                for form in [
+                    "s3cr3t",
+                    "s3cr3t%2Fp%40ss",
+                    "s3cr3t/p@ss",
+                    "pa/ss",
+                    "pa%2Fss",
+                    "w#rd",
+                ] {
+                    assert!(!text.contains(form), "{form:?} in {text}");
+                }
+                assert!(text.contains("[REDACTED]") && text.contains("10s"), "{text}");
+            }
         }
     }
 }

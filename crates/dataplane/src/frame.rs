@@ -27,6 +27,39 @@ pub const MAX_FRAME_BYTES: usize = MAX_HEADER_BYTES + MAX_PAYLOAD_BYTES + 1 + FO
 /// How much of a log's tail a reader must keep to be sure to hold a whole frame.
 pub const MIN_LOG_TAIL_BYTES: usize = MAX_FRAME_BYTES + 2 * MAX_INTERLEAVED_BYTES;
 
+/// The most bytes of diagnostics (the child's redacted, escaped stderr, newlines included) a
+/// runner writes before its frame; the bound holds after redaction, which can lengthen text.
+pub const MAX_DIAGNOSTIC_BYTES: usize = 56 * 1024;
+/// The most diagnostic lines a runner writes before its frame.
+pub const MAX_DIAGNOSTIC_LINES: usize = 1024;
+/// The longest line of the runner's own (a note on stderr), newline included.
+pub const MAX_RUNNER_NOTE_BYTES: usize = 1024;
+/// The most notes a runner writes in one run, around its frame.
+pub const MAX_RUNNER_NOTE_LINES: usize = 4;
+/// The size at which a container runtime may split a long log line into several log-file lines
+/// (containerd's and CRI-O's default `max_container_log_line_size`). The kubelet's `tailLines`
+/// counts those pieces, not the lines the program wrote.
+pub const LOG_SEGMENT_BYTES: usize = 16 * 1024;
+/// Everything a runner writes in one run: diagnostics, notes and one frame.
+const RUNNER_OUTPUT_BYTES: usize =
+    MAX_DIAGNOSTIC_BYTES + MAX_RUNNER_NOTE_LINES * MAX_RUNNER_NOTE_BYTES + MAX_FRAME_BYTES;
+/// The log bytes a reader asks for (`limitBytes`): at least what the parser needs, and at least
+/// everything a runner writes, so any tail of a runner's log fits.
+pub const LOG_TAIL_BYTES: usize = if RUNNER_OUTPUT_BYTES > MIN_LOG_TAIL_BYTES {
+    RUNNER_OUTPUT_BYTES
+} else {
+    MIN_LOG_TAIL_BYTES
+};
+/// The log lines a reader asks for (`tailLines`): every line a runner writes (diagnostics, notes,
+/// the frame's three) plus one per [`LOG_SEGMENT_BYTES`] a runtime may split them into.
+pub const LOG_TAIL_LINES: usize =
+    MAX_DIAGNOSTIC_LINES + MAX_RUNNER_NOTE_LINES + 3 + LOG_TAIL_BYTES / LOG_SEGMENT_BYTES;
+
+// Whatever the order in which the runtime merges stderr and stdout, all of a runner's other lines
+// fit between two lines of its frame, where the parser tolerates them.
+const _: () =
+    assert!(MAX_DIAGNOSTIC_BYTES + MAX_RUNNER_NOTE_LINES * MAX_RUNNER_NOTE_BYTES <= MAX_INTERLEAVED_BYTES);
+
 /// Why a payload cannot be framed.
 #[derive(Debug, thiserror::Error)]
 pub enum EncodeError {
@@ -92,6 +125,14 @@ mod tests {
         let header = format!("{HEADER_TAG} {} {}", lines[1].len(), digest.hex());
         assert_eq!(lines[0], header);
         assert!(header.len() < MAX_HEADER_BYTES);
+    }
+
+    #[test]
+    fn the_log_tail_bounds_are_derived_from_the_frame_and_the_diagnostics() {
+        assert_eq!(MAX_FRAME_BYTES, 50_397_307);
+        assert_eq!(LOG_TAIL_BYTES, MIN_LOG_TAIL_BYTES);
+        assert_eq!(LOG_TAIL_BYTES, 50_528_379);
+        assert_eq!(LOG_TAIL_LINES, 4_115);
     }
 
     #[test]

@@ -10,12 +10,25 @@ pub enum Keep {
 }
 
 /// A stream captured up to a limit.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Bounded {
     keep: Keep,
     limit: usize,
     buf: Vec<u8>,
     dropped: u64,
+}
+
+/// Shows the sizes only: the bytes are the child's output before redaction.
+impl std::fmt::Debug for Bounded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bounded")
+            .field("keep", &self.keep)
+            .field("limit", &self.limit)
+            .field("kept_bytes", &self.buf.len())
+            .field("dropped", &self.dropped)
+            .field("buf", &format_args!("{}", crate::redact::MARKER))
+            .finish()
+    }
 }
 
 impl Bounded {

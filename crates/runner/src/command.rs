@@ -9,15 +9,26 @@ use ptah_dataplane::{Operation, env};
 use crate::{
     error::RunnerError,
     inputs::{self, Env},
+    secret_debug::Vars,
 };
 
 /// The argument vector (without the program) and the environment of the child.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ChildCommand {
     /// Arguments after the program.
     pub args: Vec<String>,
     /// The only variables the child gets.
     pub env: Vec<(String, String)>,
+}
+
+/// Shows the arguments and the variables' names; credential values are hidden.
+impl std::fmt::Debug for ChildCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildCommand")
+            .field("args", &self.args)
+            .field("env", &Vars(self.env.iter().map(|(k, v)| (k, v))))
+            .finish()
+    }
 }
 
 fn flag(env: &Env, name: &'static str, option: &str, args: &mut Vec<String>) {

@@ -1,5 +1,5 @@
-//! Writing the result: diagnostics on stderr first, then the frame as the last stdout output in
-//! one write, and the termination summary.
+//! Writing the result: diagnostics on stderr first (prefixed and bounded, [`crate::diagnostics`]),
+//! then the frame as the last stdout output in one write, and the termination summary.
 
 use std::{io::Write, path::Path};
 
@@ -10,7 +10,11 @@ use ptah_dataplane::{
 };
 use ptah_fingerprint::Digest;
 
-use crate::{redact::Redactor, report::failure};
+use crate::{
+    diagnostics::{self, Notes},
+    redact::Redactor,
+    report::failure,
+};
 
 /// The frame for a payload; a payload that breaks an invariant (a runner bug) is replaced by an
 /// `internal` error that keeps the conservative mutation flags.
@@ -33,6 +37,32 @@ pub fn frame_for(payload: &ResultPayload) -> (Vec<u8>, Digest, ResultPayload) {
     }
 }
 
+/// What one run writes: the diagnostics for stderr, then the frame for stdout.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The diagnostic lines, written to stderr before the frame.
+    pub stderr: Vec<u8>,
+    /// The frame, written to stdout in one write.
+    pub frame: Vec<u8>,
+    /// The sha256 of the frame's payload line.
+    pub digest: Digest,
+    /// The payload the frame carries.
+    pub written: ResultPayload,
+}
+
+/// Renders the diagnostics and the frame of a run without writing anything. The diagnostics are
+/// redacted first and bounded afterwards, so redaction cannot push them past the bound.
+pub fn render(payload: &ResultPayload, diagnostics: Option<&[u8]>, redactor: &Redactor) -> Rendered {
+    let stderr = diagnostics.map_or_else(Vec::new, |d| diagnostics::render(&redactor.redact(d)));
+    let (frame, digest, written) = frame_for(payload);
+    Rendered {
+        stderr,
+        frame,
+        digest,
+        written,
+    }
+}
+
 /// Writes diagnostics, the frame and the summary. Returns the payload actually written.
 pub fn emit(
     payload: &ResultPayload,
@@ -40,28 +70,33 @@ pub fn emit(
     redactor: &Redactor,
     termination_log: &Path,
 ) -> ResultPayload {
-    if let Some(d) = diagnostics.filter(|d| !d.is_empty()) {
+    let Rendered {
+        stderr,
+        frame,
+        digest,
+        written,
+    } = render(payload, diagnostics, redactor);
+    if !stderr.is_empty() {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(&redactor.redact(d));
-        let _ = err.write_all(b"\n");
+        let _ = err.write_all(&stderr);
         let _ = err.flush();
     }
-    let (frame, digest, written) = frame_for(payload);
+    let mut notes = Notes::default();
     let mut out = std::io::stdout().lock();
     if out.write_all(&frame).and_then(|()| out.flush()).is_err() {
-        eprintln!("ptah-runner: cannot write the result frame to stdout");
+        notes.write("cannot write the result frame to stdout");
     }
     match Summary::of(&written, digest).to_line() {
         Ok(line) => {
             if let Err(e) = std::fs::write(termination_log, format!("{line}\n")) {
-                eprintln!(
-                    "ptah-runner: cannot write {}: {}",
+                notes.write(&format!(
+                    "cannot write {}: {}",
                     termination_log.display(),
                     e.kind()
-                );
+                ));
             }
         }
-        Err(e) => eprintln!("ptah-runner: no termination summary: {e}"),
+        Err(e) => notes.write(&format!("no termination summary: {e}")),
     }
     written
 }

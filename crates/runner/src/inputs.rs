@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use ptah_dataplane::{Operation, OperationId, PROTOCOL_VERSION, TargetIdentity, env, scope};
 use ptah_fingerprint::Fingerprint;
 
-use crate::{error::RunnerError, redact::Redactor};
+use crate::{error::RunnerError, redact::Redactor, secret_debug::Vars};
 
 /// The grace period of non-mutating operations when the manager sets none.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
@@ -14,8 +14,15 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
 pub const MAX_GRACE_SECONDS: u64 = 3600;
 
 /// A snapshot of the runner's environment.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Env(pub BTreeMap<String, String>);
+
+/// Names every variable; shows only the values the contract marks as no credential.
+impl std::fmt::Debug for Env {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Env").field(&Vars(self.0.iter())).finish()
+    }
+}
 
 impl Env {
     /// The process environment (variables that are not UTF-8 are left out).

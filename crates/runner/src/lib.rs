@@ -15,6 +15,7 @@
 
 pub mod bounded;
 pub mod command;
+pub mod diagnostics;
 pub mod emit;
 pub mod error;
 pub mod inputs;
@@ -24,11 +25,13 @@ pub mod planning;
 pub mod redact;
 pub mod report;
 pub mod run;
+mod secret_debug;
 pub mod supervise;
 
 use std::{path::PathBuf, process::ExitCode};
 
 use clap::Parser;
+use diagnostics::Notes;
 use ptah_dataplane::{MAX_PLAN_BYTES, Operation};
 
 /// The command line of `ptah-runner`.
@@ -79,19 +82,19 @@ pub fn main_with(args: Args) -> ExitCode {
         return match install::install_to(to) {
             Ok(_) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("ptah-runner: cannot install to {}: {e}", to.display());
+                Notes::default().write(&format!("cannot install to {}: {e}", to.display()));
                 ExitCode::from(EXIT_USAGE)
             }
         };
     }
     let Some(operation) = args.operation else {
-        eprintln!("ptah-runner: --operation is required");
+        Notes::default().write("--operation is required");
         return ExitCode::from(EXIT_USAGE);
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("ptah-runner: cannot start the async runtime: {e}");
+            Notes::default().write(&format!("cannot start the async runtime: {e}"));
             return ExitCode::from(EXIT_USAGE);
         }
     };

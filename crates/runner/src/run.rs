@@ -23,7 +23,6 @@ pub struct Config {
 }
 
 /// The result of one run: the payload and the child's redacted diagnostics (if they may be shown).
-#[derive(Debug)]
 pub struct Outcome {
     /// The payload for the frame.
     pub payload: ResultPayload,
@@ -31,6 +30,17 @@ pub struct Outcome {
     pub diagnostics: Option<Vec<u8>>,
     /// The redactor, for anything else written.
     pub redactor: Redactor,
+}
+
+/// Shows the payload, the size of the diagnostics and the redactor, which hides its secrets.
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outcome")
+            .field("payload", &self.payload)
+            .field("diagnostic_bytes", &self.diagnostics.as_ref().map(Vec::len))
+            .field("redactor", &self.redactor)
+            .finish()
+    }
 }
 
 /// Runs one operation; every refusal and failure ends up in the payload.

@@ -5,12 +5,13 @@ use kube::{
     Api, Client,
     api::{ListParams, LogParams},
 };
-use ptah_dataplane::{ParsedFrame, parse_last_frame};
+use ptah_dataplane::{
+    ParsedFrame,
+    frame::{LOG_TAIL_BYTES, LOG_TAIL_LINES},
+    parse_last_frame,
+};
 
 use crate::operation::ResultRead;
-
-/// The log bytes kept: one maximal frame plus room for diagnostics around it.
-const MAX_LOG_BYTES: i64 = (ptah_dataplane::MAX_PAYLOAD_BYTES + 4 * 64 * 1024) as i64;
 
 /// Reads the result of the Job `job_name` (UID `job_uid`) in `namespace`.
 pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &str) -> ResultRead {
@@ -39,12 +40,7 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
     let Some(name) = pod.metadata.name.as_deref() else {
         return ResultRead::PodCount(0);
     };
-    let params = LogParams {
-        container: Some("ptah".into()),
-        limit_bytes: Some(MAX_LOG_BYTES),
-        ..LogParams::default()
-    };
-    let log = match pods.logs(name, &params).await {
+    let log = match pods.logs(name, &log_params()).await {
         Ok(l) => l,
         Err(kube::Error::Api(s)) if s.code == 404 || s.code == 400 => {
             return ResultRead::NoFrame(format!("the log of Pod {name} is gone ({})", s.code));
@@ -54,6 +50,18 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
     match parse_last_frame(log.as_bytes()) {
         Ok(ParsedFrame { payload, .. }) => ResultRead::Frame(Box::new(payload)),
         Err(e) => ResultRead::NoFrame(e.to_string()),
+    }
+}
+
+/// What to read of the runner's container log: its tail, where the frame is. The kubelet takes
+/// the last `tailLines` first and then the first `limitBytes` of those; the runner keeps all it
+/// writes within both, so the tail holds the whole frame.
+fn log_params() -> LogParams {
+    LogParams {
+        container: Some("ptah".into()),
+        tail_lines: Some(LOG_TAIL_LINES as i64),
+        limit_bytes: Some(LOG_TAIL_BYTES as i64),
+        ..LogParams::default()
     }
 }
 
@@ -95,4 +103,19 @@ pub async fn stuck(client: &Client, namespace: &str, job_uid: &str) -> Option<St
         })
         .next()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kubelet takes `tailLines` first, then the first `limitBytes` of those: the frame, at the
+    /// end of the log, is in the tail the runner bounds.
+    #[test]
+    fn the_log_is_read_from_its_tail() {
+        let p = log_params();
+        assert_eq!(p.container.as_deref(), Some("ptah"));
+        assert_eq!(p.tail_lines, Some(LOG_TAIL_LINES as i64));
+        assert_eq!(p.limit_bytes, Some(LOG_TAIL_BYTES as i64));
+    }
 }
