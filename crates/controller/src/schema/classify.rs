@@ -16,21 +16,68 @@ pub struct PlanClass {
     pub privilege_changes: Vec<PrivilegeChangeKind>,
 }
 
+/// Why the operator refuses a plan document. The messages reach a status condition, so they name
+/// positions, categories and statement numbers, never the document's text (SQL may hold a secret,
+/// and serde's own messages quote the input).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanRefusal {
+    /// The bytes are not a plan document.
+    #[error(
+        "invalid_plan_output: the plan output is not a plan document ({category} error at line {line}, column {column})"
+    )]
+    NotAPlan {
+        /// serde_json's category: syntax, data, eof or io.
+        category: &'static str,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+    },
+    /// A statement sets a credential.
+    #[error(
+        "invalid_plan_output: statement {statement} sets a credential ({kind}); such SQL is never planned or applied"
+    )]
+    CredentialBearing {
+        /// 1-based statement number.
+        statement: usize,
+        /// The kind of credential statement.
+        kind: String,
+    },
+    /// A statement cannot be tokenized (fail closed).
+    #[error("invalid_plan_output: statement {statement} cannot be read")]
+    Unreadable {
+        /// 1-based statement number.
+        statement: usize,
+    },
+}
+
+fn category(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Io => "io",
+        serde_json::error::Category::Syntax => "syntax",
+        serde_json::error::Category::Data => "data",
+        serde_json::error::Category::Eof => "eof",
+    }
+}
+
 /// Reads the plan document and classifies every statement; refuses a document that is not a
 /// plan, SQL that cannot be read (fail closed), and any statement that sets a credential.
-pub fn classify_plan(bytes: &[u8]) -> Result<PlanClass, String> {
-    let plan: Plan =
-        serde_json::from_slice(bytes).map_err(|e| format!("the plan output is not a plan document: {e}"))?;
+pub fn classify_plan(bytes: &[u8]) -> Result<PlanClass, PlanRefusal> {
+    let plan: Plan = serde_json::from_slice(bytes).map_err(|e| PlanRefusal::NotAPlan {
+        category: category(&e),
+        line: e.line(),
+        column: e.column(),
+    })?;
     let mut destructive = plan.destructive;
     let mut kinds = Vec::new();
     for (i, statement) in plan.statements.iter().enumerate() {
         destructive |= statement.severity == Severity::Destructive;
         let class = classify(&statement.sql, plan.dialect).map_err(|e| match e {
-            // The message names the statement and kind, never the SQL (it may hold a secret).
-            ClassifyError::CredentialBearing { kind, .. } => {
-                format!("invalid_plan_output: statement {} sets a credential ({kind:?}); such SQL is never planned or applied", i + 1)
-            }
-            ClassifyError::Tokenize { .. } => format!("invalid_plan_output: statement {} cannot be read", i + 1),
+            ClassifyError::CredentialBearing { kind, .. } => PlanRefusal::CredentialBearing {
+                statement: i + 1,
+                kind: format!("{kind:?}"),
+            },
+            ClassifyError::Tokenize { .. } => PlanRefusal::Unreadable { statement: i + 1 },
         })?;
         destructive |= class.severity == Severity::Destructive;
         kinds.extend(class.privileges.into_iter().map(kind));
@@ -95,5 +142,43 @@ mod tests {
             removed.destructive,
             "dropping a policy and disabling RLS need permission"
         );
+    }
+
+    #[test]
+    fn a_document_that_is_not_a_plan_is_refused_without_quoting_it() {
+        let secret = "hunter2-s3cr3t";
+        let documents = [
+            format!(r#"{{"statements": "{secret}"}}"#),
+            format!(r#"{{"dialect": "{secret}", "statements": []}}"#),
+            format!(r#"{{"statements": [{{"sql": "ALTER ROLE x PASSWORD '{secret}'"#),
+            format!("not json {secret}"),
+        ];
+        for doc in &documents {
+            let refusal = classify_plan(doc.as_bytes()).expect_err("refused");
+            assert!(matches!(refusal, PlanRefusal::NotAPlan { .. }), "{refusal:?}");
+            let message = refusal.to_string();
+            assert!(!message.contains(secret), "{message}");
+            assert!(message.contains("line 1, column"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_credential_statement_is_refused_by_number_and_kind() {
+        let read = |text: &str| sql::parse(Dialect::Postgres, "s.sql", text).expect("reads");
+        let planned = plan(
+            &read("CREATE TABLE t (id int);\nCREATE TABLE u (id int);\n"),
+            &read(""),
+            Dialect::Postgres,
+            &PlanOptions::default(),
+        )
+        .expect("plans");
+        let mut doc = serde_json::to_value(&planned).expect("json");
+        doc["statements"][1]["sql"] = serde_json::json!("ALTER ROLE app PASSWORD 'hunter2'");
+        let refusal = classify_plan(&serde_json::to_vec(&doc).expect("json")).expect_err("refused");
+        assert!(
+            matches!(refusal, PlanRefusal::CredentialBearing { statement: 2, .. }),
+            "{refusal:?}"
+        );
+        assert!(!refusal.to_string().contains("hunter2"), "{refusal}");
     }
 }

@@ -126,7 +126,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
     // The operator's own reading may only raise what the executor reported.
     let class = match crate::schema::classify::classify_plan(text.as_bytes()) {
         Ok(class) => class,
-        Err(why) => return failed(o, c, Reason::PolicyRefused, &why),
+        Err(why) => return failed(o, c, Reason::PolicyRefused, &why.to_string()),
     };
     let bound = binding(o, c, digest);
     let actual: Sha256Digest = r.from_fingerprint.into();
