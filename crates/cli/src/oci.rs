@@ -50,6 +50,29 @@ pub struct Common {
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Bytes all of the artifact's files may take (default 512 MiB). An operation Job sets it
+    /// below the volume it pulls into, so an oversized artifact is refused, never evicted.
+    #[arg(long, value_name = "BYTES")]
+    pub max_total_bytes: Option<u64>,
+    /// Bytes one file of the artifact may take (default 64 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
+    /// Bytes a manifest may take (default 4 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_manifest_bytes: Option<u64>,
+}
+
+impl Common {
+    /// The limits of this invocation: the defaults, lowered or raised by the flags.
+    pub(crate) fn limits(&self) -> Limits {
+        let d = Limits::default();
+        Limits {
+            max_total_size: self.max_total_bytes.unwrap_or(d.max_total_size),
+            max_file_size: self.max_file_bytes.unwrap_or(d.max_file_size),
+            max_manifest_size: self.max_manifest_bytes.unwrap_or(d.max_manifest_size),
+            ..d
+        }
+    }
 }
 
 /// Arguments of `resolve` and `inspect`.
@@ -156,7 +179,7 @@ async fn resolve(common: Common) -> u8 {
     match bounded(
         common.timeout,
         &registry,
-        registry.resolve(&reference, &Limits::default()),
+        registry.resolve(&reference, &common.limits()),
     )
     .await
     {
@@ -185,7 +208,7 @@ async fn inspect(common: Common) -> u8 {
     match bounded(
         common.timeout,
         &registry,
-        registry.inspect(&reference, &Limits::default()),
+        registry.inspect(&reference, &common.limits()),
     )
     .await
     {
@@ -236,7 +259,7 @@ async fn verify(args: VerifyArgs) -> u8 {
     match bounded(
         args.common.timeout,
         &registry,
-        registry.verify(&reference, &policy, &Limits::default()),
+        registry.verify(&reference, &policy, &args.common.limits()),
     )
     .await
     {
@@ -271,7 +294,7 @@ pub(crate) async fn pull(args: PullArgs, command: &'static str) -> u8 {
         Ok(pair) => pair,
         Err(code) => return code,
     };
-    let limits = Limits::default();
+    let limits = args.common.limits();
     let result = match &args.out {
         Some(dest) => {
             bounded(

@@ -164,6 +164,26 @@ fn push_resolve_inspect_pull_and_verify_a_migration_artifact() {
         (code, wrong["error"]["code"].as_str()),
         (1, Some("wrong_artifact_type"))
     );
+    // An operation Job's limits (below its volume) refuse an artifact that does not fit, typed,
+    // before any file is written.
+    let small = work.0.join("small");
+    let s = small.to_str().expect("utf-8");
+    for (flag, bytes) in [
+        ("--max-total-bytes", "40"),
+        ("--max-file-bytes", "20"),
+        ("--max-manifest-bytes", "64"),
+    ] {
+        let (code, refused, _) = run(&[
+            "oci", "pull", &pinned, "--out", s, flag, bytes, "--format", "json",
+        ]);
+        assert_eq!(code, 1, "{flag}: {refused}");
+        assert_eq!(
+            refused["error"]["code"].as_str(),
+            Some("limit_exceeded"),
+            "{flag}: {refused}"
+        );
+        assert!(!small.exists(), "{flag}: nothing is written");
+    }
 
     let policy = work.0.join("policy.yaml");
     std::fs::write(

@@ -221,6 +221,13 @@ pub(crate) fn fetch(
     let wiring = registry_wiring(access, true)?;
     let mut args: Vec<String> = kind.command().iter().map(|a| (*a).to_owned()).collect();
     args.extend(["--format".to_owned(), "json".to_owned()]);
+    for (flag, bytes) in [
+        ("--max-total-bytes", v::FETCH_MAX_TOTAL_BYTES),
+        ("--max-file-bytes", v::FETCH_MAX_FILE_BYTES),
+        ("--max-manifest-bytes", v::FETCH_MAX_MANIFEST_BYTES),
+    ] {
+        args.extend([flag.to_owned(), bytes.to_string()]);
+    }
     if access.plain_http {
         args.push("--plain-http".to_owned());
     }

@@ -86,6 +86,15 @@ pub const MIGRATIONS_SOURCE_SIZE: &str = "64Mi";
 /// Size limit of `fetch-work`.
 pub const FETCH_WORK_SIZE: &str = "64Mi";
 
+/// The most a pulled artifact's files may hold in all: below [`SCHEMA_SOURCE_SIZE`] and
+/// [`MIGRATIONS_SOURCE_SIZE`], so `ptah` refuses an oversized artifact with a typed error before
+/// the memory-backed volume overflows and the kubelet evicts the Pod.
+pub const FETCH_MAX_TOTAL_BYTES: u64 = 48 * 1024 * 1024;
+/// The most one file of a pulled artifact may hold.
+pub const FETCH_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// The most a manifest of a pulled artifact may hold.
+pub const FETCH_MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
 /// Mode of mounted credentials, policies and plan chunks: owner and group (fsGroup) read only.
 pub const READ_ONLY_FILE_MODE: i32 = 0o440;
 

@@ -732,3 +732,62 @@ fn a_migration_apply_with_a_sequence_the_runner_would_refuse_is_refused() {
         Err(ptah_dataplane::SequenceError::TooLong(257))
     );
 }
+
+/// `64Mi` as bytes (the only suffix the volume sizes use).
+fn mebibytes(size: &str) -> u64 {
+    size.strip_suffix("Mi")
+        .and_then(|n| n.parse::<u64>().ok())
+        .expect("a size in Mi")
+        * 1024
+        * 1024
+}
+
+#[test]
+fn a_fetch_is_limited_below_the_volume_it_pulls_into() {
+    let mut fetches = 0;
+    for (op, job) in every_job() {
+        let spec = pod(&job);
+        for c in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .filter(|c| c.name.starts_with("fetch-"))
+        {
+            fetches += 1;
+            let args = c.args.clone().unwrap_or_default();
+            let flag = |name: &str| -> u64 {
+                let at = args
+                    .iter()
+                    .position(|a| a == name)
+                    .unwrap_or_else(|| panic!("{op}: {name} in {args:?}"));
+                args[at + 1].parse().expect("bytes")
+            };
+            let mount = c
+                .volume_mounts
+                .iter()
+                .flatten()
+                .find(|m| m.mount_path == "/source")
+                .expect("source mount");
+            let volume = spec
+                .volumes
+                .iter()
+                .flatten()
+                .find(|v| v.name == mount.name)
+                .expect("source volume");
+            let size = volume
+                .empty_dir
+                .as_ref()
+                .and_then(|e| e.size_limit.as_ref())
+                .expect("a size limit");
+            let total = flag("--max-total-bytes");
+            assert!(
+                total < mebibytes(&size.0),
+                "{op}: {total} bytes do not fit {}",
+                size.0
+            );
+            assert!(flag("--max-file-bytes") <= total, "{op}");
+            assert!(flag("--max-manifest-bytes") > 0, "{op}");
+        }
+    }
+    assert!(fetches > 0, "no fetch container was checked");
+}
