@@ -127,6 +127,7 @@ async fn lifecycle(engine: Engine) {
         .count();
     assert_eq!(this, 1, "the Apply interrupted by the restart ran exactly once");
     assert_eq!(applies.len(), 2, "two plans, two Applies");
+    refused_as_the_manager(&ns, &applies[0]).await;
 
     // A destructive change (dropping `audit`) is blocked without allowDestructive.
     push(services, &repository, "v2", &engine.schema(false));
@@ -165,6 +166,67 @@ async fn lifecycle(engine: Engine) {
     );
     drop(manager);
     lifecycle::delete_cluster_scoped(&client, &cluster_scoped).await;
+}
+
+/// With the manager's own token, the API server refuses a copy of one of its Jobs that mounts
+/// another Secret or runs another image: the chart's admission policies hold whatever the
+/// manager's code does.
+async fn refused_as_the_manager(ns: &str, job: &Job) {
+    use k8s_openapi::api::core::v1::{SecretVolumeSource, Volume};
+    use kube::api::PostParams;
+    let manager =
+        ptah_apitests::client::client_from(&ptah_apitests::e2e_log_file(&format!("{ns}-manager.kubeconfig")))
+            .await;
+    let jobs: Api<Job> = Api::namespaced(manager, ns);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    let mut copy = job.clone();
+    copy.metadata = kube::api::ObjectMeta {
+        name: Some(format!("{}-copy", job.name_any())),
+        labels: job.metadata.labels.clone(),
+        ..Default::default()
+    };
+    if let Some(spec) = copy.spec.as_mut() {
+        spec.selector = None;
+        if let Some(labels) = spec.template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
+            labels.retain(|k, _| !k.contains("controller-uid") && !k.contains("job-name"));
+        }
+    }
+    let admitted = jobs.create(&dry_run, &copy).await;
+    assert!(admitted.is_ok(), "the manager's own Job, copied: {admitted:?}");
+    let pod = |j: &mut Job| {
+        j.spec
+            .as_mut()
+            .and_then(|s| s.template.spec.as_mut())
+            .expect("pod spec")
+            .clone()
+    };
+    let mut stolen = copy.clone();
+    let mut spec = pod(&mut stolen);
+    spec.volumes.get_or_insert_with(Vec::new).push(Volume {
+        name: "stolen".into(),
+        secret: Some(SecretVolumeSource {
+            secret_name: Some("db".into()),
+            ..SecretVolumeSource::default()
+        }),
+        ..Volume::default()
+    });
+    stolen.spec.as_mut().expect("spec").template.spec = Some(spec);
+    let mut other_image = copy.clone();
+    let mut spec = pod(&mut other_image);
+    spec.containers[0].image = Some("registry.example/tool:latest".into());
+    other_image.spec.as_mut().expect("spec").template.spec = Some(spec);
+    for (what, job, rule) in [
+        ("a Secret volume", &stolen, "volumes are emptyDirs"),
+        ("another image", &other_image, "pins by digest"),
+    ] {
+        match jobs.create(&dry_run, job).await {
+            Err(kube::Error::Api(s)) if s.code == 403 && s.message.contains(rule) => {}
+            other => panic!("{what}: the API server must refuse it by the policy ({rule}): {other:?}"),
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

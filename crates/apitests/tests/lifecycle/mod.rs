@@ -284,6 +284,7 @@ pub async fn chart_kubeconfig(
     image: &str,
 ) -> (PathBuf, Vec<(String, String)>) {
     use k8s_openapi::api::{
+        admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding},
         authentication::v1::TokenRequest,
         core::v1::ServiceAccount,
         rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding},
@@ -297,11 +298,17 @@ pub async fn chart_kubeconfig(
     for key in ["manager", "executor", "runner", "certRotator", "crdManager"] {
         cmd.args(["--set", &format!("image.{key}={image}")]);
     }
+    // The chart's admission policies too, bound to this namespace alone so a run that stops
+    // early leaves nothing that judges other tests' Pods.
     cmd.args([
+        "--set",
+        &format!("webhooks.namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name={namespace}"),
         "--show-only",
         "templates/serviceaccount.yaml",
         "--show-only",
         "templates/rbac.yaml",
+        "--show-only",
+        "templates/admissionpolicies.yaml",
     ]);
     let out = cmd.output().expect("run helm template");
     assert!(
@@ -345,6 +352,14 @@ pub async fn chart_kubeconfig(
             }
             "Role" => put!(Role, Api::namespaced(client.clone(), &ns)),
             "RoleBinding" => put!(RoleBinding, Api::namespaced(client.clone(), &ns)),
+            "ValidatingAdmissionPolicy" => {
+                put!(ValidatingAdmissionPolicy, Api::all(client.clone()));
+                cluster_scoped.push((kind.clone(), name.clone()));
+            }
+            "ValidatingAdmissionPolicyBinding" => {
+                put!(ValidatingAdmissionPolicyBinding, Api::all(client.clone()));
+                cluster_scoped.push((kind.clone(), name.clone()));
+            }
             other => panic!("unexpected {other} in the rendered RBAC"),
         }
     }
@@ -376,18 +391,32 @@ pub async fn chart_kubeconfig(
 
 /// Deletes cluster-scoped objects a test created (best effort; namespaces are left to expire).
 pub async fn delete_cluster_scoped(client: &Client, objects: &[(String, String)]) {
-    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    use k8s_openapi::api::{
+        admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding},
+        rbac::v1::{ClusterRole, ClusterRoleBinding},
+    };
     use kube::api::DeleteParams;
+    let dp = DeleteParams::default();
     for (kind, name) in objects {
         let _ = match kind.as_str() {
             "ClusterRole" => Api::<ClusterRole>::all(client.clone())
-                .delete(name, &DeleteParams::default())
+                .delete(name, &dp)
                 .await
-                .map(|_| ()),
+                .map(drop),
+            "ValidatingAdmissionPolicy" => Api::<ValidatingAdmissionPolicy>::all(client.clone())
+                .delete(name, &dp)
+                .await
+                .map(drop),
+            "ValidatingAdmissionPolicyBinding" => {
+                Api::<ValidatingAdmissionPolicyBinding>::all(client.clone())
+                    .delete(name, &dp)
+                    .await
+                    .map(drop)
+            }
             _ => Api::<ClusterRoleBinding>::all(client.clone())
-                .delete(name, &DeleteParams::default())
+                .delete(name, &dp)
                 .await
-                .map(|_| ()),
+                .map(drop),
         };
     }
 }
