@@ -296,5 +296,106 @@ async fn e2e_cert_rotation_a_corrupted_ca_is_recovered_and_nothing_is_admitted_m
             && !String::from_utf8_lossy(&ca).contains("bm90IGEgY2VydGlmaWNhdGU="),
         "the rotator issued a fresh CA"
     );
+
+    // Fail closed, for certain: with the rotator stopped, the API server is given a CA that did not
+    // sign the serving certificate. Every call must now fail, never admit, until the rotator is
+    // back and re-injects the right bundle.
+    let rotator: Api<Deployment> = Api::namespaced(client.clone(), &release_ns);
+    let scale = |n: i32| json!({"spec": {"replicas": n}});
+    rotator
+        .patch(ROTATOR, &PatchParams::default(), &Patch::Merge(scale(0)))
+        .await
+        .expect("stop the rotator");
+    let deadline = Instant::now() + STEP;
+    while ready_replicas(&client, &release_ns, ROTATOR).await > 0
+        || rotator_pods(&client, &release_ns).await > 0
+    {
+        assert!(Instant::now() < deadline, "the rotator did not stop");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    untrust_webhooks(&client, garbage).await;
+    let mut failed_closed = false;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let (outcome, message) = probe(&approvals, &uid).await;
+        assert_ne!(
+            outcome,
+            Probe::Admitted,
+            "admitted with an untrusted webhook: {message}"
+        );
+        if outcome == Probe::CallFailed {
+            failed_closed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert!(
+        failed_closed,
+        "no probe failed closed while the API server could not trust the webhook"
+    );
+    rotator
+        .patch(ROTATOR, &PatchParams::default(), &Patch::Merge(scale(1)))
+        .await
+        .expect("restart the rotator");
+    let deadline = Instant::now() + STEP;
+    loop {
+        let (outcome, message) = probe(&approvals, &uid).await;
+        assert_ne!(outcome, Probe::Admitted, "admitted while recovering: {message}");
+        if outcome == Probe::Refused {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the rotator did not repair the bundle: {message}"
+        );
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
     uninstall(&release_ns);
+}
+
+/// The cert rotator's Deployment in the release.
+const ROTATOR: &str = "ptah-ptah-operator-cert-rotator";
+
+async fn rotator_pods(client: &Client, ns: &str) -> usize {
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client.clone(), ns);
+    pods.list(&kube::api::ListParams::default().labels("app.kubernetes.io/component=cert-rotator"))
+        .await
+        .map(|l| l.items.len())
+        .unwrap_or(usize::MAX)
+}
+
+/// Gives every webhook of the release's admission configurations `pem` as its CA bundle.
+async fn untrust_webhooks(client: &Client, pem: &str) {
+    use k8s_openapi::{
+        ByteString,
+        api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration},
+    };
+    use kube::api::PostParams;
+    let bundle = || Some(ByteString(pem.as_bytes().to_vec()));
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
+    let mut m = mutating
+        .get("ptah-operator")
+        .await
+        .expect("mutating configuration");
+    m.webhooks
+        .iter_mut()
+        .flatten()
+        .for_each(|w| w.client_config.ca_bundle = bundle());
+    mutating
+        .replace("ptah-operator", &PostParams::default(), &m)
+        .await
+        .expect("untrust mutating");
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    let mut v = validating
+        .get("ptah-operator")
+        .await
+        .expect("validating configuration");
+    v.webhooks
+        .iter_mut()
+        .flatten()
+        .for_each(|w| w.client_config.ca_bundle = bundle());
+    validating
+        .replace("ptah-operator", &PostParams::default(), &v)
+        .await
+        .expect("untrust validating");
 }
