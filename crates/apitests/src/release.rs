@@ -232,6 +232,25 @@ pub fn uninstall(release_ns: &str) {
         release_ns,
         "--wait",
     ]));
+    remove_policies(&cluster);
+}
+
+/// Deletes the release's admission policies that `helm uninstall` left: after a failed upgrade
+/// (the refused downgrade) Helm uninstalls by the failed revision's manifest, and a previous
+/// chart's manifest has no policies (docs/operations.md). Cluster-scoped leftovers would refuse
+/// the next suite's install.
+fn remove_policies(cluster: &ClusterFiles) {
+    let _ = Command::new(crate::e2e::kubectl())
+        .env("KUBECONFIG", &cluster.admin_kubeconfig)
+        .args([
+            "delete",
+            "validatingadmissionpolicies,validatingadmissionpolicybindings",
+            "-l",
+            &format!("app.kubernetes.io/instance={RELEASE}"),
+            "--ignore-not-found",
+            "--wait",
+        ])
+        .output();
 }
 
 /// Uninstalls the release when dropped (also when the test panics), so the next suite can install.
@@ -243,6 +262,7 @@ impl Drop for Release {
         let _ = helm_cmd(&cluster.admin_kubeconfig)
             .args(["uninstall", RELEASE, "--namespace", &self.0, "--wait"])
             .output();
+        remove_policies(&cluster);
     }
 }
 
