@@ -14,7 +14,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`).
+    /// Benchmarks measured as ratios against a baseline in the same run (`bench executor`, `bench split`).
     Bench(bench::Args),
     /// Run the executor end to end against the local services (needs `cargo xtask services up`).
     Demo(demo::Args),

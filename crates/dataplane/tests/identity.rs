@@ -53,7 +53,6 @@ fn what_selects_another_target_changes_the_identity() {
         "postgres://app:pw@db.example.com/App",
         "postgres://admin:pw@db.example.com/app",
         "postgres://app:pw@db.example.com/app?sslmode=verify-full",
-        "postgres://app:pw@db.example.com/app?options=-c%20search_path%3Dother",
         "mysql://app:pw@db.example.com:5432/app",
     ] {
         assert_ne!(digest(other), base, "{other}");
@@ -100,10 +99,19 @@ fn refusals_are_typed() {
             E::Ambiguous("ssl-mode".into()),
         ),
         (
-            "postgres://u@h/d?options=a&options=b",
-            E::Ambiguous("options".into()),
+            "postgres://u@h/d?application_name=a&application_name=b",
+            E::Ambiguous("application_name".into()),
         ),
         ("postgres://u@h/d?sslmode=sometimes", E::UnsupportedTls),
+        ("postgres://u@h/d?sslmode=prefer", E::UnsupportedTls),
+        (
+            "postgres://u@h/d?options=-c%20search_path%3Dother",
+            E::UnsupportedParameter("options".into()),
+        ),
+        (
+            "mysql://u@h/d?charset=utf8mb4",
+            E::UnsupportedParameter("charset".into()),
+        ),
         (
             "postgres://u@h/d?frobnicate=1",
             E::UnsupportedParameter("frobnicate".into()),
@@ -125,6 +133,7 @@ fn refusals_are_typed() {
         "postgres://u@h/d?user=v",
         "postgres://u @h/d",
         "postgres://u@h/%ff",
+        "postgres://u:%ff@h/d",
     ] {
         assert!(
             matches!(TargetIdentity::from_url(url), Err(E::Invalid(_))),

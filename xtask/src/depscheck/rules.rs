@@ -119,6 +119,7 @@ const PURE: &[&str] = &[
     "ptah-fingerprint",
     "ptah-ocireference",
     "ptah-dataplane",
+    "ptah-dburl",
     "ptah-plancontract",
     "ptah-migrationplan",
     "ptah-policy",

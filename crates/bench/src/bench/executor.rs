@@ -21,7 +21,10 @@ use ptah_schema::{Plan, PlanOptions, Schema};
 use ptah_testservices::{TestServices, unique_name};
 use serde_json::{Value, json};
 
-use super::{floor, generate, programs};
+use super::{
+    floor, generate, programs,
+    samples::{Samples, round},
+};
 use ptah_testenv::step::workspace_root;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -167,48 +170,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("{} failure(s):\n  {}", failures.len(), failures.join("\n  "));
     }
     Ok(())
-}
-
-/// Samples of one measured kind, in seconds.
-#[derive(Default)]
-struct Samples(Vec<f64>);
-
-impl Samples {
-    fn sorted(&self) -> Vec<f64> {
-        let mut s = self.0.clone();
-        s.sort_by(f64::total_cmp);
-        s
-    }
-
-    fn median(&self) -> f64 {
-        let s = self.sorted();
-        match s.len() {
-            0 => f64::NAN,
-            n if n % 2 == 1 => s[n / 2],
-            n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-        }
-    }
-
-    fn min(&self) -> f64 {
-        self.sorted().first().copied().unwrap_or(f64::NAN)
-    }
-
-    fn max(&self) -> f64 {
-        self.sorted().last().copied().unwrap_or(f64::NAN)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "median": round(self.median()),
-            "min": round(self.min()),
-            "max": round(self.max()),
-            "samples": self.0.iter().map(|s| round(*s)).collect::<Vec<_>>(),
-        })
-    }
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }
 
 /// Everything measured for one engine and size.

@@ -8,6 +8,8 @@ mod executor;
 mod floor;
 mod generate;
 mod programs;
+mod samples;
+mod split;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
@@ -21,11 +23,15 @@ enum What {
     /// Inspect and plan a generated schema of N tables per engine, against the bare catalog
     /// queries (the floor), interleaved round by round; writes target/bench/executor.json.
     Executor(executor::Args),
+    /// Split 16 MiB migration files of long blank runs against 16 MiB of ordinary statements
+    /// (the baseline), interleaved round by round; writes target/bench/split.json.
+    Split(split::Args),
 }
 
 /// Runs the chosen benchmark.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Executor(args) => executor::run(args),
+        What::Split(args) => split::run(args),
     }
 }

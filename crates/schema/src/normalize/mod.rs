@@ -60,7 +60,10 @@ pub fn collapse_whitespace(text: &str) -> String {
 
 fn parse(dialect: Dialect, text: &str) -> Option<Expr> {
     let sql = sql_dialect(dialect);
-    let mut parser = Parser::new(sql.as_ref()).try_with_sql(text).ok()?;
+    let mut parser = Parser::new(sql.as_ref())
+        .with_recursion_limit(crate::read::sql::MAX_NESTING)
+        .try_with_sql(text)
+        .ok()?;
     let expr = parser.parse_expr().ok()?;
     // Everything must have been consumed.
     if parser.peek_token().token != sqlparser::tokenizer::Token::EOF {

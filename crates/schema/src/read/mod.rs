@@ -181,6 +181,16 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
     },
+    /// Blocks, brackets, parentheses or interpolations nested deeper than the reader allows
+    /// (`schema.hcl`: [`hcl::MAX_NESTING`], checked before parsing; SQL: sqlparser's recursion
+    /// limit, [`sql::MAX_NESTING`]); a parser would otherwise overflow its stack.
+    #[error("{at}: nested deeper than {limit} levels")]
+    NestingTooDeep {
+        /// Where the first level past the limit opens (SQL: where the statement starts).
+        at: Location,
+        /// The deepest nesting allowed.
+        limit: usize,
+    },
 }
 
 impl ReadError {
@@ -192,7 +202,8 @@ impl ReadError {
             | ReadError::Unsupported { at, .. }
             | ReadError::Duplicate { at, .. }
             | ReadError::BadReference { at, .. }
-            | ReadError::Invalid { at, .. } => Some(at),
+            | ReadError::Invalid { at, .. }
+            | ReadError::NestingTooDeep { at, .. } => Some(at),
         }
     }
 }

@@ -31,6 +31,9 @@ use crate::names::Namer;
 use super::check::{PendingForeignKey, foreign_keys};
 use super::{Location, ReadError};
 
+pub use depth::MAX_NESTING;
+
+mod depth;
 mod partition;
 mod parts;
 mod program;
@@ -39,8 +42,15 @@ mod sequence;
 mod table;
 mod value;
 
-/// Reads a `schema.hcl` document.
+/// Reads a `schema.hcl` document; one nested deeper than [`MAX_NESTING`] is refused before it is
+/// parsed.
 pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadError> {
+    if let Some(offset) = depth::too_deep(text) {
+        return Err(ReadError::NestingTooDeep {
+            at: super::LineIndex::new(text).locate(file, text, offset),
+            limit: MAX_NESTING,
+        });
+    }
     let body = hcl_edit::parser::parse_body(text).map_err(|e| ReadError::Syntax {
         at: Location {
             file: file.to_owned(),

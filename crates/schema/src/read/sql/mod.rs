@@ -53,6 +53,11 @@ use dump::Rule;
 use split::Piece;
 use text::{LineCounter, first_words, position_in, summary};
 
+/// The deepest nesting of one statement (parentheses, subqueries, expressions) sqlparser descends
+/// into before it refuses the statement with a typed error instead of overflowing the stack. It
+/// is sqlparser's own default, set explicitly so that this value is the one in force.
+pub const MAX_NESTING: usize = 50;
+
 /// Reads one SQL script.
 pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadError> {
     parse_document(dialect, file, text).map(|d| d.schema)
@@ -175,7 +180,9 @@ impl Reader {
     /// Reads one statement's tokens through sqlparser.
     pub(crate) fn parse_tokens(&mut self, tokens: Vec<TokenWithSpan>, at: Location) -> Result<(), ReadError> {
         let sql = sql_dialect(self.dialect);
-        let mut parser = Parser::new(sql.as_ref()).with_tokens_with_locations(tokens);
+        let mut parser = Parser::new(sql.as_ref())
+            .with_recursion_limit(MAX_NESTING)
+            .with_tokens_with_locations(tokens);
         let statement = parser.parse_statement().map_err(|e| self.syntax(e))?;
         let after = parser.peek_token();
         if after.token != Token::EOF {
@@ -233,7 +240,13 @@ impl Reader {
     fn syntax(&self, e: ParserError) -> ReadError {
         let message = match &e {
             ParserError::TokenizerError(m) | ParserError::ParserError(m) => m.clone(),
-            ParserError::RecursionLimitExceeded => "nesting too deep".to_owned(),
+            ParserError::RecursionLimitExceeded => {
+                // sqlparser says no more than that: the statement's start is the place to show.
+                return ReadError::NestingTooDeep {
+                    at: self.base.clone(),
+                    limit: MAX_NESTING,
+                };
+            }
         };
         let (line, column) = position_in(&message).unwrap_or((1, 1));
         let at = self.at(SqlLocation {

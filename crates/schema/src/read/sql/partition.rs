@@ -231,6 +231,7 @@ impl Reader {
             )
         };
         let parsed = Parser::new(sql.as_ref())
+            .with_recursion_limit(super::MAX_NESTING)
             .try_with_sql(&format!("CREATE TABLE t ({list})"))
             .and_then(|mut p| p.parse_statement())
             .map_err(|_| refuse())?;
