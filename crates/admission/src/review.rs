@@ -126,7 +126,10 @@ mod tests {
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
         let err = approver_from(&user("alice", None, &refs)).expect_err("too many groups");
         assert!(err.contains("65 groups"), "{err}");
-        assert!(approver_from(&user("", None, &[])).is_err());
+        assert_eq!(
+            approver_from(&user("", None, &[])).err().as_deref(),
+            Some("the request carries no username")
+        );
         assert_eq!(
             approver_from(&user("bob", Some(""), &[])).expect("identity").uid,
             None
@@ -136,7 +139,12 @@ mod tests {
     #[test]
     fn malformed_reviews_are_errors() {
         assert!(decode(b"not json").expect_err("refused").contains("malformed"));
-        assert!(decode(br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#).is_err());
+        assert_eq!(
+            decode(br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#)
+                .err()
+                .as_deref(),
+            Some("malformed AdmissionReview: no request")
+        );
     }
 
     #[test]

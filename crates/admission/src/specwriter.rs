@@ -183,6 +183,9 @@ mod tests {
             stamp_spec_writer(&Operation::Delete, None, &obj, &user("a", None)),
             Ok(Verdict::Allow)
         );
-        assert!(stamp_spec_writer(&Operation::Create, None, &obj, &UserInfo::default()).is_err());
+        assert_eq!(
+            stamp_spec_writer(&Operation::Create, None, &obj, &UserInfo::default()),
+            Err("the request carries no username".to_owned())
+        );
     }
 }

@@ -278,7 +278,13 @@ mod tests {
         for ty in ConditionType::ALL {
             assert_eq!(ty.to_string().parse::<ConditionType>(), Ok(*ty));
         }
-        assert!("Bogus".parse::<Reason>().is_err());
+        assert_eq!(
+            "Bogus".parse::<Reason>(),
+            Err(UnknownCondition {
+                what: "reason",
+                value: "Bogus".to_owned()
+            })
+        );
     }
 
     #[test]

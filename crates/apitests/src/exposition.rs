@@ -131,7 +131,14 @@ mod tests {
         assert_eq!(samples[2].labels[1], ("a".into(), "q\"uote, b".into()));
         assert_eq!(samples[2].series(), "h_bucket{a=\"q\\\"uote, b\",le=\"+Inf\"}");
         assert_eq!(samples[3].value, 1.7e9);
-        assert!(parse_exposition("x{a=b} 1").is_err());
-        assert!(parse_exposition("x{a=\"b\" 1").is_err());
+        assert_eq!(
+            parse_exposition("x{a=b} 1"),
+            Err("label a has no quoted value: x{a=b} 1".to_owned())
+        );
+        // The label set ends with the line: `x{a="b" 1` would read `1` as a label without a value.
+        assert_eq!(
+            parse_exposition("x{a=\"b\""),
+            Err("unterminated labels: x{a=\"b\"".to_owned())
+        );
     }
 }

@@ -198,9 +198,21 @@ mod tests {
         assert!(limits.check_file_size("a", 64 * MIB).is_ok());
         let err = limits.check_file_size("a", 64 * MIB + 1).expect_err("over");
         assert!(matches!(err, Error::LimitExceeded { limit, .. } if limit == 64 * MIB));
-        assert!(limits.check_total_size(512 * MIB + 1).is_err());
-        assert!(limits.check_manifest_size(4 * MIB + 1).is_err());
-        assert!(limits.check_file_count(10_001).is_err());
+        let r = limits.check_total_size(512 * MIB + 1);
+        assert!(
+            matches!(&r, Err(Error::LimitExceeded { limit, .. }) if *limit == 512 * MIB),
+            "{r:?}"
+        );
+        let r = limits.check_manifest_size(4 * MIB + 1);
+        assert!(
+            matches!(&r, Err(Error::LimitExceeded { limit, .. }) if *limit == 4 * MIB),
+            "{r:?}"
+        );
+        let r = limits.check_file_count(10_001);
+        assert!(
+            matches!(&r, Err(Error::LimitExceeded { limit: 10_000, .. })),
+            "{r:?}"
+        );
         assert!(limits.check_file_count(10_000).is_ok());
     }
 

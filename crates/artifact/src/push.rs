@@ -223,12 +223,34 @@ mod tests {
             .collect()
     }
 
+    fn refused(r: Result<(), Error>, want: &str) {
+        assert!(
+            matches!(&r, Err(Error::InvalidContent { reason }) if reason == want),
+            "{r:?}"
+        );
+    }
+
     #[test]
     fn content_rules_for_both_kinds() {
         assert!(check_content(Kind::Schema, &files(&[("schema.hcl", "table \"t\" {}\n")])).is_ok());
-        assert!(check_content(Kind::Schema, &files(&[("schema.hcl", "")])).is_err());
-        assert!(check_content(Kind::Schema, &files(&[("schema.hcl", "a"), ("x.sql", "b")])).is_err());
-        assert!(check_content(Kind::Schema, &files(&[("other.hcl", "a")])).is_err());
+        refused(
+            check_content(Kind::Schema, &files(&[("schema.hcl", "")])),
+            "schema.hcl must be non-empty UTF-8",
+        );
+        refused(
+            check_content(Kind::Schema, &files(&[("schema.hcl", "a"), ("x.sql", "b")])),
+            "x.sql does not belong in a schema artifact",
+        );
+        refused(
+            check_content(Kind::Schema, &files(&[("other.hcl", "a")])),
+            "other.hcl does not belong in a schema artifact",
+        );
+        for count in [0, 2] {
+            refused(
+                check_content(Kind::Schema, &files(&[("schema.hcl", "a"); 2][..count])),
+                "a schema artifact holds exactly one file, schema.hcl",
+            );
+        }
         assert!(
             check_content(
                 Kind::Migrations,
@@ -236,9 +258,18 @@ mod tests {
             )
             .is_ok()
         );
-        assert!(check_content(Kind::Migrations, &files(&[("1_a.up.sql", "x")])).is_err());
-        assert!(check_content(Kind::Migrations, &files(&[("ptah.sum", "h1:x")])).is_err());
-        assert!(check_content(Kind::Migrations, &files(&[("ptah.sum", "s"), ("notes.txt", "x")])).is_err());
+        refused(
+            check_content(Kind::Migrations, &files(&[("1_a.up.sql", "x")])),
+            "ptah.sum is missing; run `ptah migrations hash` first",
+        );
+        refused(
+            check_content(Kind::Migrations, &files(&[("ptah.sum", "h1:x")])),
+            "no *.sql migration file",
+        );
+        refused(
+            check_content(Kind::Migrations, &files(&[("ptah.sum", "s"), ("notes.txt", "x")])),
+            "notes.txt does not belong in a migrations artifact",
+        );
     }
 
     #[test]

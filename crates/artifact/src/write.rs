@@ -160,12 +160,23 @@ mod tests {
     fn a_bad_path_or_a_file_parent_leaves_nothing_behind() {
         let root = scratch("bad");
         let dest = root.0.join("out");
-        for files in [
-            vec![file("../escape.sql", b"x")],
-            vec![file("a", b"x"), file("a/b.sql", b"y")],
-            vec![file("a.sql", b"x"), file("a.sql", b"y")],
+        for (files, why) in [
+            (vec![file("../escape.sql", b"x")], "parent directory segment `..`"),
+            (
+                vec![file("a", b"x"), file("a/b.sql", b"y")],
+                "a parent of this path is a file",
+            ),
+            (vec![file("a.sql", b"x"), file("a.sql", b"y")], "already exists"),
         ] {
-            assert!(write_files(&files, &dest, &Limits::default()).is_err());
+            let r = write_files(&files, &dest, &Limits::default());
+            match &r {
+                Err(Error::UnsafePath { reason, .. }) => assert_eq!(*reason, why, "{r:?}"),
+                Err(Error::Io { source, .. }) => {
+                    assert_eq!(source.kind(), std::io::ErrorKind::AlreadyExists, "{r:?}");
+                    assert_eq!(why, "already exists", "{r:?}");
+                }
+                other => panic!("{why}: {other:?}"),
+            }
             assert!(!dest.exists());
             assert_eq!(fs::read_dir(&root.0).expect("ls").count(), 0);
         }

@@ -107,16 +107,18 @@ mod tests {
         assert_eq!(config.extra_sans.len(), 2);
         assert_eq!(config.interval, Duration::from_secs(1800));
         assert!(!args.once);
+        let r = Args::try_parse_from([
+            "x",
+            "--namespace=n",
+            "--cert-validity=1d",
+            "--cert-renew-before=2d",
+        ])
+        .unwrap()
+        .config();
         assert!(
-            Args::try_parse_from([
-                "x",
-                "--namespace=n",
-                "--cert-validity=1d",
-                "--cert-renew-before=2d"
-            ])
-            .unwrap()
-            .config()
-            .is_err()
+            matches!(&r, Err(CertRotationError::Config(m))
+                if m.starts_with("the serving certificate would be renewed")),
+            "{r:?}"
         );
     }
 }

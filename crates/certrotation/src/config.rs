@@ -229,7 +229,12 @@ mod tests {
         assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse_duration("45s").unwrap(), Duration::from_secs(45));
         for bad in ["", "10", "h", "5w", "-1h", "99999999999999999999d"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+            let r = parse_duration(bad);
+            assert!(
+                matches!(&r, Err(CertRotationError::Config(m))
+                    if *m == format!("{bad:?} is not a duration like 90d, 6h, 1h30m or 45s")),
+                "{bad}: {r:?}"
+            );
         }
     }
 
@@ -240,7 +245,12 @@ mod tests {
             "Foo.Example".parse::<San>().unwrap(),
             San::Dns("foo.example".into())
         );
-        assert!("a..b".parse::<San>().is_err());
+        let r = "a..b".parse::<San>();
+        assert!(
+            matches!(&r, Err(CertRotationError::Config(m))
+                if m == "\"a..b\" is neither an IP address nor a DNS name"),
+            "{r:?}"
+        );
         let c = RotationConfig::new("ns");
         assert_eq!(c.cert_threshold(), Duration::from_secs(30 * DAY));
         assert!(

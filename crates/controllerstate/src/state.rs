@@ -175,7 +175,13 @@ mod tests {
         assert_eq!(validate(&inputs()), Ok(()));
         let mut newer = inputs();
         newer.controller_state_version = CONTROLLER_STATE_VERSION + 1;
-        assert!(validate(&newer).is_err());
+        assert_eq!(
+            validate(&newer),
+            Err(format!(
+                "controllerStateVersion {} outside 1..={CONTROLLER_STATE_VERSION}",
+                CONTROLLER_STATE_VERSION + 1
+            ))
+        );
         let mut tagged = inputs();
         tagged.executor_image = "ptah:dev".into();
         assert!(validate(&tagged).expect_err("tag").contains("executorImage"));

@@ -243,7 +243,13 @@ mod tests {
         );
         let mut unserved = crd(Some("2"), Some(A), &["v1alpha1", "v1beta1"], &[]);
         unserved.spec.versions[0].served = false;
-        assert!(decide(Some(&live), &unserved).is_err());
+        assert_eq!(
+            decide(Some(&live), &unserved),
+            Err(Refusal::StoredVersionRemoved {
+                crd: "things.example.test".into(),
+                version: "v1alpha1".into()
+            })
+        );
     }
 
     #[test]
@@ -264,6 +270,14 @@ mod tests {
             );
         }
         let unstamped = crd(None, None, &["v1"], &[]);
-        assert!(decide(None, &unstamped).is_err(), "a shipped CRD must be stamped");
+        assert_eq!(
+            decide(None, &unstamped),
+            Err(Refusal::MalformedIdentity {
+                crd: "things.example.test".into(),
+                annotation: CRD_SCHEMA_VERSION_ANNOTATION,
+                found: "missing on the shipped CRD".into()
+            }),
+            "a shipped CRD must be stamped"
+        );
     }
 }

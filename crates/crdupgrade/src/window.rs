@@ -105,7 +105,13 @@ mod tests {
             let refusal = window.check(major, minor).expect_err("outside");
             assert!(refusal.to_string().contains("1.35–1.37"), "{refusal}");
         }
-        assert!(SupportWindow::from_matrix(r#"{"minors":[]}"#).is_err());
-        assert!(SupportWindow::from_matrix(r#"{"minors":[{"minor":"v1.35"}]}"#).is_err());
+        assert_eq!(
+            SupportWindow::from_matrix(r#"{"minors":[]}"#),
+            Err("matrix/kubernetes.json lists no minor".to_owned())
+        );
+        assert_eq!(
+            SupportWindow::from_matrix(r#"{"minors":[{"minor":"v1.35"}]}"#),
+            Err("matrix minor \"v1.35\" is not 1.<n>".to_owned())
+        );
     }
 }

@@ -111,7 +111,10 @@ mod tests {
             let json = serde_json::to_string(&op).expect("json");
             assert_eq!(json, format!("\"{}\"", op.as_str()));
         }
-        assert!("Apply".parse::<Operation>().is_err());
+        assert_eq!(
+            "Apply".parse::<Operation>(),
+            Err(UnknownOperation("Apply".to_owned()))
+        );
     }
 
     #[test]

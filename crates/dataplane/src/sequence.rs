@@ -209,25 +209,30 @@ mod tests {
                 "{bad}"
             );
         }
-        for (steps, index) in [
-            (vec![step(1, "AB", "file")], 0),
-            (vec![step(1, "", "file")], 0),
-            (vec![step(1, &"a".repeat(129), "file")], 0),
-            (vec![step(1, "ab", "File")], 0),
-            (vec![step(1, "ab", "file"), step(1, "cd", "file")], 1),
-            (vec![step(3, "ab", "file"), step(2, "cd", "file")], 1),
+        const CHECKSUM: &str = "the checksum is not 1-128 lowercase hex digits";
+        const TRANSACTION: &str = "the transaction mode is not a lowercase word";
+        const DESCRIPTION: &str = "the description is longer than 128 characters or has a control character";
+        const ORDER: &str = "versions are not strictly increasing";
+        let described = |description: &str| SequenceStep {
+            description: Some(description.to_owned()),
+            ..step(1, "ab", "file")
+        };
+        for (steps, index, reason) in [
+            (vec![step(1, "AB", "file")], 0, CHECKSUM),
+            (vec![step(1, "", "file")], 0, CHECKSUM),
+            (vec![step(1, &"a".repeat(129), "file")], 0, CHECKSUM),
+            (vec![step(1, "ab", "File")], 0, TRANSACTION),
+            (vec![step(1, "ab", "file"), step(1, "cd", "file")], 1, ORDER),
+            (vec![step(3, "ab", "file"), step(2, "cd", "file")], 1, ORDER),
+            (vec![described(&"d".repeat(129))], 0, DESCRIPTION),
+            (vec![described("a\nb")], 0, DESCRIPTION),
         ] {
-            match expected_sequence(&steps) {
-                Err(SequenceError::InvalidStep { index: got, .. }) => assert_eq!(got, index, "{steps:?}"),
-                other => panic!("{steps:?}: {other:?}"),
-            }
+            assert_eq!(
+                expected_sequence(&steps),
+                Err(SequenceError::InvalidStep { index, reason }),
+                "{steps:?}"
+            );
         }
-        let mut long = step(1, "ab", "file");
-        long.description = Some("d".repeat(129));
-        assert!(expected_sequence(&[long]).is_err());
-        let mut control = step(1, "ab", "file");
-        control.description = Some("a\nb".to_owned());
-        assert!(expected_sequence(&[control]).is_err());
         let many: Vec<SequenceStep> = (1..=257).map(|v| step(v, "ab", "file")).collect();
         assert_eq!(expected_sequence(&many), Err(SequenceError::TooLong(257)));
         assert!(expected_sequence(&many[..256]).is_ok());

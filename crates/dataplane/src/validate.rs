@@ -340,7 +340,11 @@ mod tests {
         assert_eq!(read.pending_sequence, None);
         let mut extra = old;
         extra["pendingSteps"] = serde_json::json!([]);
-        assert!(serde_json::from_value::<MigrationHistoryResult>(extra).is_err());
+        let err = serde_json::from_value::<MigrationHistoryResult>(extra).expect_err("unknown field");
+        assert!(
+            err.to_string().starts_with("unknown field `pendingSteps`"),
+            "{err}"
+        );
         let two = history(Some(vec![step(2), step(3)]));
         let text = serde_json::to_string(&two).expect("json");
         assert!(text.contains(r#""pendingSequence":[{"version":2,"#), "{text}");

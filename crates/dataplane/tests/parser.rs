@@ -4,8 +4,8 @@ mod common;
 
 use common::{frame, plan_payload};
 use ptah_dataplane::{
-    ErrorCode, MAX_PAYLOAD_BYTES, Operation, ParseError, ResultError, ResultPayload, frame::frame_bytes,
-    parse::Malformed, parse_last_frame,
+    ErrorCode, InvariantViolation, MAX_PAYLOAD_BYTES, Operation, ParseError, ResultError, ResultPayload,
+    frame::frame_bytes, parse::Malformed, parse_last_frame,
 };
 
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
@@ -206,24 +206,25 @@ fn the_search_stops_after_64_headers() {
 /// Each invariant the parser enforces, one broken payload each.
 #[test]
 fn payloads_breaking_invariants_are_refused() {
-    let mut cases: Vec<(&str, ResultPayload)> = Vec::new();
+    use InvariantViolation as V;
+    let mut cases: Vec<(&str, InvariantViolation, ResultPayload)> = Vec::new();
     let base = plan_payload("p");
 
     let mut p = base.clone();
     p.child_exit_code = 2;
-    cases.push(("success with exit 2", p));
+    cases.push(("success with exit 2", V::SuccessWithFailedExit(2), p));
 
     let mut p = ResultPayload::new(Operation::Observe, None);
     p.mutation_started = Some(false);
     p.error = Some(err());
-    cases.push(("read-only with mutation flags", p));
+    cases.push(("read-only with mutation flags", V::MutationFlagsOnReadOnly, p));
 
     let mut p = ResultPayload::new(Operation::Apply, None);
     p.child_exit_code = 1;
     p.mutation_started = Some(false);
     p.uncertain = Some(true);
     p.error = Some(err());
-    cases.push(("uncertain without mutation", p));
+    cases.push(("uncertain without mutation", V::UncertainWithoutMutation, p));
 
     let mut p = ResultPayload::new(Operation::Apply, None);
     p.child_exit_code = 0;
@@ -231,7 +232,7 @@ fn payloads_breaking_invariants_are_refused() {
     p.target_identity_digest = base.target_identity_digest;
     p.mutation_started = Some(true);
     p.uncertain = Some(true);
-    cases.push(("successful apply that is uncertain", p));
+    cases.push(("successful apply that is uncertain", V::ApplySuccessShape, p));
 
     let mut p = ResultPayload::new(Operation::Apply, None);
     p.child_exit_code = 0;
@@ -239,20 +240,24 @@ fn payloads_breaking_invariants_are_refused() {
     p.target_identity_digest = base.target_identity_digest;
     p.mutation_started = Some(false);
     p.uncertain = Some(false);
-    cases.push(("successful apply without mutation", p));
+    cases.push(("successful apply without mutation", V::ApplySuccessShape, p));
 
     let mut p = ResultPayload::new(Operation::Resolve, None);
     p.stdout = Some("x".into());
     p.error = Some(err());
-    cases.push(("stdout outside plan", p));
+    cases.push(("stdout outside plan", V::UnexpectedStdout, p));
 
     let mut p = base.clone();
     p.stdout = Some("other bytes".into());
-    cases.push(("plan bytes not matching the digest", p));
+    cases.push(("plan bytes not matching the digest", V::PlanMismatch, p));
 
     let mut p = base.clone();
     p.coordination_digest = None;
-    cases.push(("database success without coordination digest", p));
+    cases.push((
+        "database success without coordination digest",
+        V::MissingDigest,
+        p,
+    ));
 
     let mut p = base.clone();
     p.truncation = Some(ptah_dataplane::Truncation {
@@ -260,17 +265,15 @@ fn payloads_breaking_invariants_are_refused() {
         stdout_bytes_dropped: 1,
         ..Default::default()
     });
-    cases.push(("success with truncated stdout", p));
+    cases.push(("success with truncated stdout", V::SuccessWithTruncatedStdout, p));
 
-    for (what, p) in cases {
-        assert!(p.validate().is_err(), "{what} passed validation");
+    for (what, violation, p) in cases {
+        assert_eq!(p.validate(), Err(violation.clone()), "{what}");
         let line = serde_json::to_vec(&p).expect("json");
-        assert!(
-            matches!(
-                parse_last_frame(&frame_bytes(&line)),
-                Err(ParseError::Malformed(Malformed::Invalid(_)))
-            ),
-            "{what} was accepted by the parser"
+        assert_eq!(
+            parse_last_frame(&frame_bytes(&line)),
+            Err(ParseError::Malformed(Malformed::Invalid(violation))),
+            "{what}"
         );
     }
 }

@@ -9,7 +9,7 @@
 mod inspect_support;
 
 use inspect_support::Fresh;
-use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, comparable, inspect, verify};
+use ptah_engine::{ApplyOptions, Dialect, Error, InspectScope, apply, comparable, inspect, verify};
 use ptah_schema::{PlanError, PlanOptions, QualifiedName, Schema, Severity, read};
 
 const PG: Dialect = Dialect::Postgres;
@@ -209,7 +209,11 @@ async fn partitions_are_added_rebound_detached_and_attached_and_each_change_conv
         scope: scope(),
         ..ApplyOptions::default()
     };
-    assert!(apply(&mut session, &planned, &opts).await.is_err());
+    let refused = apply(&mut session, &planned, &opts).await;
+    assert!(
+        matches!(&refused, Err(Error::ApplyFailed { error, .. }) if error.contains("violated by some row")),
+        "{refused:?}"
+    );
     session.close().await.expect("close");
     assert!(
         plan(&db, &document(&column)).await.expect("plans").is_empty(),

@@ -173,7 +173,11 @@ mod tests {
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
             " sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
         ] {
-            assert!(bad.parse::<Digest>().is_err(), "accepted {bad:?}");
+            assert_eq!(
+                bad.parse::<Digest>(),
+                Err(Error::InvalidIdentity(bad.to_owned())),
+                "{bad:?}"
+            );
         }
     }
 
@@ -183,6 +187,10 @@ mod tests {
         let text = serde_json::to_string(&d).expect("serialize");
         assert_eq!(text, format!("\"{EMPTY_JSON_OBJECT}\""));
         assert_eq!(serde_json::from_str::<Digest>(&text).expect("deserialize"), d);
-        assert!(serde_json::from_str::<Digest>("\"sha256:zz\"").is_err());
+        let err = serde_json::from_str::<Digest>("\"sha256:zz\"").expect_err("not an identity");
+        assert!(
+            err.to_string().contains("\"sha256:zz\" is not a sha256 identity"),
+            "{err}"
+        );
     }
 }

@@ -151,7 +151,13 @@ mod tests {
                 max: MAX_PLAN_BYTES
             })
         );
-        assert!(chunk_sizes(MAX_PLAN_BYTES + 1).is_err());
+        assert_eq!(
+            chunk_sizes(MAX_PLAN_BYTES + 1),
+            Err(ContractError::TooLarge {
+                size: MAX_PLAN_BYTES + 1,
+                max: MAX_PLAN_BYTES
+            })
+        );
     }
 
     #[test]
@@ -168,9 +174,12 @@ mod tests {
             bytes.extend_from_slice("é".as_bytes());
         }
         let chunks = split(&bytes).expect("fits");
-        assert!(
-            std::str::from_utf8(chunks[0]).is_err(),
-            "the boundary splits a character"
+        let cut = std::str::from_utf8(chunks[0]).expect_err("the boundary splits a character");
+        // Valid up to the last byte, which starts a character the chunk does not finish.
+        assert_eq!(
+            (cut.valid_up_to(), cut.error_len()),
+            (CHUNK_BYTES - 1, None),
+            "{cut}"
         );
         assert_eq!(chunks.concat(), bytes);
     }

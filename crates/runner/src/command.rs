@@ -169,6 +169,18 @@ mod tests {
             .collect())
     }
 
+    fn internal(r: Result<ChildCommand, RunnerError>, want: &str) {
+        assert!(matches!(&r, Err(RunnerError::Internal(m)) if m == want), "{r:?}");
+    }
+
+    fn invalid(r: Result<ChildCommand, RunnerError>, want_name: &str, want_reason: &str) {
+        assert!(
+            matches!(&r, Err(RunnerError::InvalidInput { name, reason })
+                if *name == want_name && reason == want_reason),
+            "{r:?}"
+        );
+    }
+
     fn files() -> Files<'static> {
         Files {
             plan_output: Path::new("/tmp/p"),
@@ -184,7 +196,10 @@ mod tests {
             (env::SCHEMA_FROM, "/schema"),
             (env::PLAN_FILE, "/plan"),
         ]);
-        assert!(build(Operation::Apply, &e, &files()).is_err(), "no checked plan");
+        internal(
+            build(Operation::Apply, &e, &files()),
+            "the approved plan was not checked",
+        );
         let checked = Files {
             approved_plan: Some(PathBuf::from("/work/ptah-runner-1/approved.plan")),
             ..files()
@@ -224,9 +239,9 @@ mod tests {
             (env::MIGRATION_LOCK_TIMEOUT, "5m"),
             (env::CONNECT_TIMEOUT, "10s"),
         ]);
-        assert!(
-            build(Operation::MigrationApply, &e, &files()).is_err(),
-            "no checked copy"
+        internal(
+            build(Operation::MigrationApply, &e, &files()),
+            "the approved sequence was not checked",
         );
         let checked = Files {
             approved_sequence: Some(PathBuf::from("/work/ptah-runner-1/sequence.json")),
@@ -299,7 +314,11 @@ mod tests {
         assert_eq!(names, [env::DB_URL, env::SCHEMA_FROM], "no dev database");
 
         let bad = env(&[(env::SCHEMA_FROM, "/s"), (env::EXCLUDE, r#"["a,b"]"#)]);
-        assert!(build(Operation::Plan, &bad, &files()).is_err());
+        invalid(
+            build(Operation::Plan, &bad, &files()),
+            env::EXCLUDE,
+            "entry 0 has a comma",
+        );
         // Observe reads raw drift: a stray scope variable changes nothing.
         let observe = build(Operation::Observe, &e, &files()).expect("observe");
         assert!(!observe.args.iter().any(|a| a.starts_with("--exclude")));
@@ -340,6 +359,10 @@ mod tests {
             ]
         );
         let e = env(&[(env::PLAIN_HTTP, "yes"), (env::REQUESTED_REFERENCE, "oci://r/x")]);
-        assert!(build(Operation::Resolve, &e, &files()).is_err());
+        invalid(
+            build(Operation::Resolve, &e, &files()),
+            env::PLAIN_HTTP,
+            "must be true or false",
+        );
     }
 }

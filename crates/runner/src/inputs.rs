@@ -288,6 +288,14 @@ mod tests {
             .collect())
     }
 
+    fn invalid<T: std::fmt::Debug>(r: Result<T, RunnerError>, want_name: &str, want_reason: &str) {
+        assert!(
+            matches!(&r, Err(RunnerError::InvalidInput { name, reason })
+                if *name == want_name && reason == want_reason),
+            "{r:?}"
+        );
+    }
+
     #[test]
     fn mutating_operations_need_ordered_deadlines_and_a_grace_period() {
         let full = [
@@ -301,16 +309,28 @@ mod tests {
         for missing in 0..3 {
             let mut partial = full.to_vec();
             partial.remove(missing);
-            assert!(Deadlines::read(&env(&partial), Operation::MigrationApply).is_err());
+            invalid(
+                Deadlines::read(&env(&partial), Operation::MigrationApply),
+                full[missing].0,
+                "is required for a mutating operation",
+            );
             assert!(Deadlines::read(&env(&partial), Operation::Observe).is_ok());
         }
         let mut reversed = full.to_vec();
         reversed[0].1 = "2030-01-01T00:20:00Z";
-        assert!(Deadlines::read(&env(&reversed), Operation::Apply).is_err());
+        invalid(
+            Deadlines::read(&env(&reversed), Operation::Apply),
+            env::DISPATCH_NOT_AFTER,
+            "is later than the execution deadline",
+        );
         for bad in ["0", "-1", "3601", "1.5", "ten"] {
             let mut g = full.to_vec();
             g[2].1 = bad;
-            assert!(Deadlines::read(&env(&g), Operation::Apply).is_err(), "{bad}");
+            invalid(
+                Deadlines::read(&env(&g), Operation::Apply),
+                env::TERMINATION_GRACE_PERIOD_SECONDS,
+                &format!("must be whole seconds in 1..={MAX_GRACE_SECONDS}"),
+            );
         }
         let mut stale = full.to_vec();
         stale[0].1 = "2020-01-01T00:00:00Z";
@@ -318,7 +338,11 @@ mod tests {
         assert!(matches!(d.check_now(), Err(RunnerError::DispatchDeadline(_))));
         let mut bad = full.to_vec();
         bad[1].1 = "tomorrow";
-        assert!(Deadlines::read(&env(&bad), Operation::Apply).is_err());
+        invalid(
+            Deadlines::read(&env(&bad), Operation::Apply),
+            env::EXECUTION_NOT_AFTER,
+            "is not an RFC 3339 timestamp",
+        );
     }
 
     #[test]

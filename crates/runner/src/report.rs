@@ -603,13 +603,22 @@ mod tests {
     fn a_sequence_that_disagrees_with_its_fingerprint_or_shape_is_malformed() {
         let mut r = status(&[(2, "a"), (3, "b")], Some(&[2, 3]), None);
         r["pending_sequence_fingerprint"] = json!(HISTORY_FP);
-        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+        assert_eq!(
+            history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()),
+            Err("the report's pending sequence does not have its fingerprint")
+        );
         let mut r = status(&[(2, "a")], Some(&[2]), None);
         r["pending_sequence"][0]["checksum"] = json!("NOT-HEX");
-        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+        assert_eq!(
+            history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()),
+            Err("the report's pending sequence is malformed")
+        );
         let mut r = status(&[(2, "a")], Some(&[2]), None);
         r["pending_sequence"] = json!({"version": 2});
-        assert!(history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()).is_err());
+        assert_eq!(
+            history(&mut payload(Operation::MigrationHistory), &r, &Redactor::new()),
+            Err("the report's pending sequence is not a list")
+        );
     }
 
     #[test]

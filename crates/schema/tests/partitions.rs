@@ -5,6 +5,7 @@
 //! inherit to the server, and refuse a partition key change.
 
 use Severity::{Destructive as D, Safe as S, Warning as W};
+use ptah_schema::read::ReadError;
 use ptah_schema::read::sql::{parse, parse_document};
 use ptah_schema::write::hcl::to_hcl;
 use ptah_schema::{Dialect, PartitionOf, PlanError, PlanOptions, QualifiedName, Schema, Severity, plan};
@@ -246,7 +247,11 @@ table "p" {
     assert_eq!(p1.columns, s.tables[&q("p")].columns);
     assert_eq!(s.tables[&q("p")].partition_by.as_deref(), Some("LIST (a)"));
     let bad = "table \"c\" {\n  partition_of = \"public.nothing\"\n  partition_bound = \"DEFAULT\"\n}\n";
-    assert!(ptah_schema::read::hcl::parse(PG, "schema.hcl", bad).is_err());
+    let r = ptah_schema::read::hcl::parse(PG, "schema.hcl", bad);
+    assert!(
+        matches!(&r, Err(ReadError::BadReference { what, .. }) if what == "table public.nothing"),
+        "{r:?}"
+    );
 }
 
 fn sqls(desired: &Schema, actual: &Schema) -> Vec<(String, Severity)> {

@@ -240,7 +240,6 @@ fn bad_types_are_errors() {
     assert_eq!(parse_type(Dialect::Postgres, "  "), Err(TypeError::Empty));
     for bad in [
         "varchar(",
-        "numeric(a,b)",
         "int)",
         "varchar(1)(2)",
         "a..b",
@@ -248,8 +247,23 @@ fn bad_types_are_errors() {
         "x.",
         "enum('a",
     ] {
-        assert!(parse_type(Dialect::Postgres, bad).is_err(), "{bad}");
-        assert!(parse_type(Dialect::Mysql, bad).is_err(), "{bad}");
+        for dialect in [Dialect::Postgres, Dialect::Mysql] {
+            let r = parse_type(dialect, bad);
+            assert!(
+                matches!(&r, Err(TypeError::Syntax { text, .. }) if text == bad),
+                "{dialect:?} {bad}: {r:?}"
+            );
+        }
+    }
+    for dialect in [Dialect::Postgres, Dialect::Mysql] {
+        assert_eq!(
+            parse_type(dialect, "numeric(a,b)"),
+            Err(TypeError::BadParameter {
+                text: "numeric(a,b)".to_owned(),
+                param: "a".to_owned(),
+            }),
+            "{dialect:?}"
+        );
     }
 }
 

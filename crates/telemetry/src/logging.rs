@@ -86,6 +86,7 @@ mod tests {
             "ptah_controller=debug"
         );
         let err = filter_from(Some("ptah=notalevel")).expect_err("invalid");
+        assert!(matches!(err, TelemetryError::InvalidFilter(_)), "{err:?}");
         assert!(err.to_string().contains("RUST_LOG"), "{err}");
     }
 
@@ -93,7 +94,11 @@ mod tests {
     fn formats_parse_by_name() {
         assert_eq!("json".parse::<LogFormat>().expect("json"), LogFormat::Json);
         assert_eq!("pretty".parse::<LogFormat>().expect("pretty"), LogFormat::Pretty);
-        assert!("text".parse::<LogFormat>().is_err());
+        let r = "text".parse::<LogFormat>();
+        assert!(
+            matches!(&r, Err(TelemetryError::UnknownLogFormat(name)) if name == "text"),
+            "{r:?}"
+        );
     }
 
     #[test]

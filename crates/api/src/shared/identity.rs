@@ -164,21 +164,36 @@ mod tests {
 
     const HEX64: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
+    fn refused<T: fmt::Debug>(r: Result<T, IdentityError>, want_kind: &str, want_value: &str) {
+        assert!(
+            matches!(&r, Err(IdentityError { kind, value, .. })
+                if *kind == want_kind && value == want_value),
+            "{r:?}"
+        );
+    }
+
     #[test]
     fn digests_parse_only_in_canonical_form() {
         assert!(Sha256Digest::parse(&format!("sha256:{HEX64}")).is_ok());
-        assert!(Sha256Digest::parse(&format!("sha256:{}", HEX64.to_uppercase())).is_err());
-        assert!(Sha256Digest::parse(&format!("sha512:{HEX64}")).is_err());
-        assert!(Sha256Digest::parse("sha256:abc").is_err());
+        for bad in [
+            format!("sha256:{}", HEX64.to_uppercase()),
+            format!("sha512:{HEX64}"),
+            "sha256:abc".to_owned(),
+        ] {
+            refused(Sha256Digest::parse(&bad), "sha256 digest", &bad);
+        }
     }
 
     #[test]
     fn epochs_and_images() {
         assert!(Epoch::parse("v1-0123456789abcdef0123456789abcdef").is_ok());
-        assert!(Epoch::parse("v2-0123456789abcdef0123456789abcdef").is_err());
+        let v2 = "v2-0123456789abcdef0123456789abcdef";
+        refused(Epoch::parse(v2), "epoch", v2);
         assert!(PinnedImage::parse(&format!("ghcr.io/x/ptah@sha256:{HEX64}")).is_ok());
-        assert!(PinnedImage::parse("ghcr.io/x/ptah:1.0").is_err());
-        assert!(PinnedImage::parse(&format!("ghcr io/x@sha256:{HEX64}")).is_err());
+        let tagged = "ghcr.io/x/ptah:1.0";
+        refused(PinnedImage::parse(tagged), "digest-pinned image", tagged);
+        let spaced = format!("ghcr io/x@sha256:{HEX64}");
+        refused(PinnedImage::parse(&spaced), "digest-pinned image", &spaced);
     }
 
     #[test]

@@ -182,15 +182,27 @@ mod tests {
             text.contains("tool (\n\tk8s.io/kubernetes/cmd/kubectl\n)"),
             "{text}"
         );
-        assert!(staging_version("1.35.4").is_err());
-        assert!(staging_version("v2.0.0").is_err());
+        for bad in ["1.35.4", "v2.0.0"] {
+            assert_eq!(
+                staging_version(bad).err().map(|e| e.to_string()),
+                Some(format!("{bad} is not a v1.<minor>.<patch> Kubernetes version"))
+            );
+        }
     }
 
     #[test]
     fn refuses_a_go_mod_without_staging_lines() {
         let upstream = parse_upstream("module x\ngo 1.22\n").expect("parse");
-        assert!(kubernetes_module(&upstream, "v1.35.4", &[]).is_err());
-        assert!(parse_upstream("module x\n").is_err());
+        assert_eq!(
+            kubernetes_module(&upstream, "v1.35.4", &[])
+                .err()
+                .map(|e| e.to_string()),
+            Some("the k8s.io/kubernetes v1.35.4 go.mod names no staging replace lines".to_owned())
+        );
+        assert_eq!(
+            parse_upstream("module x\n").err().map(|e| e.to_string()),
+            Some("the upstream go.mod has no `go` directive".to_owned())
+        );
     }
 
     #[test]
@@ -200,6 +212,9 @@ mod tests {
         assert!(flags.contains("-X k8s.io/client-go/pkg/version.gitMinor=36"));
         assert!(flags.contains("-X k8s.io/component-base/version.gitMajor=1"));
         assert!(flags.contains("buildDate=2026-01-02T03:04:05Z"));
-        assert!(kubernetes_ldflags("nonsense", "x").is_err());
+        assert_eq!(
+            kubernetes_ldflags("nonsense", "x").err().map(|e| e.to_string()),
+            Some("nonsense is not a Kubernetes version".to_owned())
+        );
     }
 }

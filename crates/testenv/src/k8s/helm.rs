@@ -87,8 +87,14 @@ mod tests {
     fn client_go_minor_is_the_kubernetes_minor() {
         assert_eq!(kubernetes_of_client_go("v0.36.2").expect("v0.36.2"), (1, 36));
         assert_eq!(kubernetes_of_client_go("v0.37.0-rc.1").expect("rc"), (1, 37));
-        assert!(kubernetes_of_client_go("v0").is_err());
-        assert!(kubernetes_of_client_go("latest").is_err());
+        assert_eq!(
+            kubernetes_of_client_go("v0").err().map(|e| e.to_string()),
+            Some("v0 is not a k8s.io/client-go version".to_owned())
+        );
+        assert_eq!(
+            kubernetes_of_client_go("latest").err().map(|e| e.to_string()),
+            Some("latest is not a k8s.io/client-go version".to_owned())
+        );
     }
 
     #[test]
@@ -119,7 +125,17 @@ mod tests {
             "-s -w -X helm.sh/helm/v4/internal/version.version=v4.3.2 \
              -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
         );
-        assert!(ldflags("helm.sh/helm/v5", "v5.0.0", "v0.40.0").is_err());
-        assert!(ldflags(HELM3_MODULE, "v3.21.4", "nonsense").is_err());
+        assert_eq!(
+            ldflags("helm.sh/helm/v5", "v5.0.0", "v0.40.0")
+                .err()
+                .map(|e| e.to_string()),
+            Some("helm.sh/helm/v5 is not a helm module this task knows the version flags of".to_owned())
+        );
+        assert_eq!(
+            ldflags(HELM3_MODULE, "v3.21.4", "nonsense")
+                .err()
+                .map(|e| e.to_string()),
+            Some("nonsense is not a k8s.io/client-go version".to_owned())
+        );
     }
 }

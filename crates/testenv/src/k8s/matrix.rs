@@ -217,9 +217,15 @@ mod tests {
             ">=1.9.0-0 <1.12.0-0"
         );
         matrix.minors = vec![row("one.two")];
-        assert!(matrix.chart_kube_version().is_err());
+        assert_eq!(
+            matrix.chart_kube_version().err().map(|e| e.to_string()),
+            Some("minor \"one.two\" is not <major>.<minor>".to_owned())
+        );
         matrix.minors.clear();
-        assert!(matrix.chart_kube_version().is_err());
+        assert_eq!(
+            matrix.chart_kube_version().err().map(|e| e.to_string()),
+            Some("`minors` is empty".to_owned())
+        );
     }
 
     #[test]

@@ -380,7 +380,10 @@ mod tests {
         assert_eq!(xdg, PathBuf::from("/x/ptah-operator/k8s"));
         let home = cache_root_from(env(&[("HOME", "/h")])).expect("home");
         assert_eq!(home, PathBuf::from("/h/.cache/ptah-operator/k8s"));
-        assert!(cache_root_from(env(&[])).is_err());
+        assert_eq!(
+            cache_root_from(env(&[])).err().map(|e| e.to_string()),
+            Some("neither PTAH_K8S_CACHE, XDG_CACHE_HOME nor HOME is set".to_owned())
+        );
     }
 
     #[test]

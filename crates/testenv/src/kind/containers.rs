@@ -377,12 +377,18 @@ mod tests {
         );
         assert_eq!(describe(&port_command("x", 5432)), "docker port x 5432/tcp");
         assert_eq!(parse_host_port("127.0.0.1:49153\n").expect("port"), 49153);
-        assert!(parse_host_port("").is_err());
+        assert_eq!(
+            parse_host_port("").err().map(|e| e.to_string()),
+            Some("no host port in `docker port` output \"\"".to_owned())
+        );
         let ipam = r#"[{"Subnet":"fc00:f853:ccd:e793::/64","Gateway":"fc00:f853:ccd:e793::1"},{"Subnet":"172.18.0.0/16","Gateway":"172.18.0.1"}]"#;
         assert_eq!(
             parse_gateway(ipam).expect("gateway"),
             Ipv4Addr::new(172, 18, 0, 1)
         );
-        assert!(parse_gateway("[]").is_err());
+        assert_eq!(
+            parse_gateway("[]").err().map(|e| e.to_string()),
+            Some(format!("the {NETWORK} network has no IPv4 gateway: []"))
+        );
     }
 }

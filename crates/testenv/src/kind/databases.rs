@@ -118,7 +118,10 @@ mod tests {
     fn refuses_a_malformed_digest_and_a_missing_row() {
         let bad = r#"{"engines":[{"engine":"PostgreSQL","kind":{"image":"p","digest":"latest"}}]}"#;
         assert!(format!("{:#}", parse(bad, Engine::Postgres).expect_err("bad")).contains("sha256"));
-        assert!(parse(bad, Engine::Mariadb).is_err());
+        assert_eq!(
+            parse(bad, Engine::Mariadb).err().map(|e| e.to_string()),
+            Some("no engine \"MySQL\"".to_owned())
+        );
         // A missing `digest` field counts as unpinned.
         let missing = r#"{"engines":[{"engine":"MySQL","kind":{"image":"mysql:8.4"}}]}"#;
         assert_eq!(parse(missing, Engine::Mariadb).expect("missing").digest, None);

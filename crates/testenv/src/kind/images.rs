@@ -84,6 +84,12 @@ mod tests {
             .map(|i| i.name)
             .collect();
         assert_eq!(names, ["data-plane", "manager", "crd-manager"]);
-        assert!(wanted(IMAGES, &[]).is_err());
+        let refused = wanted(IMAGES, &[]).err().map(|e| e.to_string());
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|e| e.starts_with("image data-plane: the workspace has no binary ")),
+            "{refused:?}"
+        );
     }
 }

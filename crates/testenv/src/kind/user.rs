@@ -195,7 +195,15 @@ mod tests {
             decode_certificate(&STANDARD.encode(pem)).expect("pem").as_deref(),
             Some(pem)
         );
-        assert!(decode_certificate("!!").is_err());
-        assert!(decode_certificate(&STANDARD.encode("hello")).is_err());
+        assert_eq!(
+            decode_certificate("!!").err().map(|e| e.to_string()),
+            Some("status.certificate is not base64".to_owned())
+        );
+        assert_eq!(
+            decode_certificate(&STANDARD.encode("hello"))
+                .err()
+                .map(|e| e.to_string()),
+            Some("status.certificate is not a PEM certificate".to_owned())
+        );
     }
 }

@@ -211,5 +211,4 @@ pub fn decide(current: Option<&TlsFiles>, now: Timestamp, config: &RotationConfi
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-#[path = "decide_tests.rs"]
 mod tests;

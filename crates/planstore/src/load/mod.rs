@@ -244,5 +244,4 @@ fn check_chunk(
 }
 
 #[cfg(test)]
-#[path = "load_tests.rs"]
 mod tests;

@@ -91,5 +91,4 @@ where
 }
 
 #[cfg(test)]
-#[path = "binding_tests.rs"]
 mod tests;

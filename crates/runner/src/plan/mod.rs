@@ -271,5 +271,4 @@ fn unreadable(e: std::io::Error) -> PlanSourceError {
 }
 
 #[cfg(test)]
-#[path = "plan_tests.rs"]
 mod tests;

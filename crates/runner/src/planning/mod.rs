@@ -201,5 +201,4 @@ fn check_dry_run(
 }
 
 #[cfg(test)]
-#[path = "planning_tests.rs"]
 mod tests;
