@@ -1,15 +1,16 @@
 //! `cargo xtask`: the project's developer and CI tasks.
 //!
-//! Thin dispatch: the CRDs, the dependency check, the test command, the e2e driver, the gate and
-//! the CI workflow live here; the development environment (`services`, `k8s-bin`, `cluster`,
-//! `images`) is the `ptah-testenv` crate and the benchmarks and demo are `ptah-bench`, both
-//! reached by forwarding, so `cargo xtask crds --check` compiles neither a database driver nor
-//! the environment's binary.
+//! Thin dispatch: the CRDs, the dependency check, the test command, the fuzz runner, the e2e
+//! driver, the gate and the CI workflow live here; the development environment (`services`,
+//! `k8s-bin`, `cluster`, `images`) is the `ptah-testenv` crate and the benchmarks and demo are
+//! `ptah-bench`, both reached by forwarding, so `cargo xtask crds --check` compiles neither a
+//! database driver nor the environment's binary.
 
 mod crds;
 mod depscheck;
 mod e2e;
 mod forward;
+mod fuzz;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -28,8 +29,10 @@ enum Task {
     Crds(crds::Args),
     /// Fail when a binary's dependency closure crosses a boundary of DESIGN.md section 4.
     DepsCheck(depscheck::Args),
-    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest, e2e suites.
+    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest, fuzz, e2e suites.
     Test(test::Args),
+    /// Build the cargo-fuzz targets of fuzz/ (nightly) and run each for a while; fail on a crash.
+    Fuzz(fuzz::Args),
     /// Run suites of support/e2e-suites.json against a cluster and write their result files.
     E2e(e2e::Args),
     /// Fail on any missing, skipped, failed or stale cell of one e2e matrix run.
@@ -56,6 +59,7 @@ fn main() -> anyhow::Result<()> {
         Task::Crds(args) => crds::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
         Task::Test(args) => test::run(args),
+        Task::Fuzz(args) => fuzz::run(args),
         Task::E2e(args) => e2e::run(args),
         Task::Gate(args) => e2e::gate::run(args),
         Task::CiWorkflow(args) => e2e::workflow::run(args),

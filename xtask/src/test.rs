@@ -17,6 +17,10 @@ pub struct Args {
     /// (for a quick local loop on the API tier; CI never passes it).
     #[arg(long)]
     no_e2e: bool,
+    /// Skip the fuzz step (`cargo xtask fuzz --seconds 20`; for a quick local loop, CI never
+    /// passes it).
+    #[arg(long)]
+    no_fuzz: bool,
     /// Extra arguments passed to `cargo nextest run`.
     #[arg(last = true)]
     nextest_args: Vec<String>,
@@ -54,6 +58,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .args(&args.nextest_args),
         )
     })?;
+    // Every fuzz target for 20 s after the unit tests and before the slow e2e suites.
+    if args.no_fuzz {
+        eprintln!("    --no-fuzz: the fuzz targets did not run");
+    } else {
+        step("cargo xtask fuzz --seconds 20", || {
+            crate::fuzz::run(crate::fuzz::Args::ci())
+        })?;
+    }
     if args.no_e2e {
         eprintln!("    --no-e2e: the default CI path's e2e suites and their gate did not run");
         return Ok(());

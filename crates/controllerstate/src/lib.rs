@@ -16,7 +16,7 @@ use ptah_api::shared::{Epoch, ExecutionBindingStatus, IdentityError, PinnedImage
 
 pub use epoch::fresh_epoch;
 pub use error::StateError;
-pub use state::{STATE_KEY, StoredState};
+pub use state::{Refusal, STATE_KEY, StoredState};
 pub use store::{STATE_CONFIGMAP, ensure, load};
 
 /// The version of the durable state this manager reads and writes.

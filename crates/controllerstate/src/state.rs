@@ -34,7 +34,7 @@ pub struct StoredState {
 
 /// Why stored text was not accepted; mapped to a [`StateError`] naming the ConfigMap.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub enum Refusal {
     /// Written by a manager with a greater contract version.
     Newer(i64),
     /// Not a state document this manager wrote.
@@ -69,8 +69,9 @@ impl StoredState {
         String::from_utf8(bytes).map_err(|e| StateError::Encode(e.to_string()))
     }
 
-    /// Parses stored text: a newer version is recognised before the shape is checked.
-    pub(crate) fn decode(text: &str) -> Result<Self, Refusal> {
+    /// Parses stored text: a newer version is recognised before the shape is checked. Pure (no
+    /// API call); public so the fuzz target `controller_state` can reach it.
+    pub fn decode(text: &str) -> Result<Self, Refusal> {
         let version: VersionOnly = serde_json::from_str(text).map_err(|e| {
             Refusal::Corrupt(format!("{STATE_KEY} has no integer controllerStateVersion: {e}"))
         })?;
