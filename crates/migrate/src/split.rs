@@ -54,6 +54,11 @@ pub struct SplitError {
     pub reason: String,
 }
 
+/// Whitespace to both servers' lexers: ASCII whitespace and the vertical tab.
+fn blank(c: u8) -> bool {
+    c.is_ascii_whitespace() || c == 0x0b
+}
+
 /// Splits `sql` into statements for `dialect`.
 pub fn split(sql: &str, dialect: Dialect) -> Result<Vec<Statement>, SplitError> {
     let pieces = pieces(sql, dialect)?;
@@ -65,7 +70,12 @@ pub fn split(sql: &str, dialect: Dialect) -> Result<Vec<Statement>, SplitError> 
         line += count_lines(&sql.as_bytes()[counted..first]);
         counted = first;
         // Leading comments stay out of the statement: it starts at its first code.
-        let text = sql.get(first..piece.range.end).unwrap_or_default().trim_end();
+        // Trimmed by the scanner's own notion of blank: a Unicode trim would also strip code
+        // bytes (U+00A0) and leave an empty statement.
+        let text = sql
+            .get(first..piece.range.end)
+            .unwrap_or_default()
+            .trim_end_matches(|c: char| c.is_ascii() && blank(c as u8));
         out.push(Statement {
             sql: text.to_owned(),
             line,
@@ -233,7 +243,7 @@ impl Scanner<'_> {
             b'`' if self.mysql => self.quoted(b'`', false, "unterminated backtick identifier")?,
             b'$' if !self.mysql && !self.after_ident() && self.dollar()? => {}
             _ if is_ident(c) => self.word(),
-            _ if c.is_ascii_whitespace() => self.i += 1,
+            _ if blank(c) => self.i += 1,
             _ => {
                 self.code(i);
                 self.after_begin = false;

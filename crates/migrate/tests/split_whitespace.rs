@@ -60,3 +60,17 @@ fn a_delimiter_directive_after_sixteen_mib_of_blanks_still_counts() {
     };
     assert_eq!(got, vec![want]);
 }
+
+#[test]
+fn a_vertical_tab_or_a_no_break_space_never_makes_an_empty_statement() {
+    for dialect in [Dialect::Postgres, Dialect::Mysql] {
+        let vt = split("SELECT 1;\u{0b}", dialect).expect("splits");
+        assert_eq!(
+            vt.iter().map(|s| s.sql.as_str()).collect::<Vec<_>>(),
+            ["SELECT 1"],
+            "{dialect:?}"
+        );
+        let nbsp = split("SELECT 1;\u{a0}", dialect).expect("splits");
+        assert!(nbsp.iter().all(|s| !s.sql.is_empty()), "{dialect:?}: {nbsp:?}");
+    }
+}

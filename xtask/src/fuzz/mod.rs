@@ -3,7 +3,8 @@
 //! on an empty target list and on a target that executed nothing.
 //!
 //! The scratch corpora and crash artifacts live in `target/fuzz/<target>/` (outside the checked-in
-//! corpus, so a run never edits the repository); the fuzz workspace builds in `fuzz/target/`.
+//! corpus, so a run never edits the repository); the fuzz workspace builds in `<cache>/fuzz/target`
+//! beside the Kubernetes cache, so a fresh clone on the same machine (CI) reuses the sanitizer build.
 
 mod stats;
 
@@ -52,11 +53,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     step("cargo-fuzz present", ensure_cargo_fuzz)?;
     let all = step("cargo fuzz list", || list_targets(&root))?;
     let targets = select(&all, &args.targets)?;
+    let build_dir = fuzz_target_dir()?;
+    eprintln!(
+        "the first build takes about 10 minutes on 2 idle cores (later ones about 1), in {}",
+        build_dir.display()
+    );
     step("cargo +nightly fuzz build (all targets)", || {
-        run_command(nightly_cargo(&root).args(["fuzz", "build", "--fuzz-dir", "fuzz"]))
+        run_command(
+            nightly_cargo(&root)
+                .args(["fuzz", "build", "--fuzz-dir", "fuzz"])
+                .arg("--target-dir")
+                .arg(&build_dir),
+        )
     })?;
     let triple = host_triple()?;
-    let binaries = root.join("fuzz/target").join(triple).join("release");
+    let binaries = build_dir.join(triple).join("release");
     let mut rows = Vec::new();
     for target in &targets {
         let name = format!("fuzz {target} for {} s", args.seconds);
@@ -192,7 +203,16 @@ fn ensure_nightly() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The host triple, where cargo-fuzz puts the targets (`fuzz/target/<triple>/release/`).
+/// Where the fuzz workspace builds: `<cache>/fuzz/target`, beside the Kubernetes binary cache.
+fn fuzz_target_dir() -> anyhow::Result<PathBuf> {
+    Ok(ptah_testenv::k8s::cache_root()?
+        .parent()
+        .context("the cache root has no parent")?
+        .join("fuzz")
+        .join("target"))
+}
+
+/// The host triple, where cargo-fuzz puts the targets (`<target dir>/<triple>/release/`).
 fn host_triple() -> anyhow::Result<String> {
     let out = output(Command::new("rustup").args(["run", TOOLCHAIN, "rustc", "-vV"]))?;
     out.lines()
@@ -203,7 +223,7 @@ fn host_triple() -> anyhow::Result<String> {
 
 /// `cargo +nightly` in the workspace root, without what the outer `cargo run` set: the stable
 /// toolchain's choice (`RUSTUP_TOOLCHAIN`, `CARGO`) and a shared `CARGO_TARGET_DIR` (the fuzz
-/// workspace builds with sanitizers into `fuzz/target/`, apart from the stable build).
+/// workspace builds with sanitizers in a target directory of its own, apart from the stable build).
 fn nightly_cargo(root: &Path) -> Command {
     let mut cmd = Command::new("rustup");
     cmd.args(["run", TOOLCHAIN, "cargo"]).current_dir(root);
