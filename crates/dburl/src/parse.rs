@@ -79,7 +79,7 @@ pub(crate) fn parse(text: &str) -> Result<DbUrl, Error> {
         .password()
         .map(|p| decode(p, "the password is not UTF-8 once decoded").map(Password))
         .transpose()?;
-    let query = query::read(url.query_pairs())?;
+    let query = query::read(url.query_pairs(), password.as_ref().map(|p| p.expose()))?;
     Ok(DbUrl {
         engine,
         host,

@@ -51,8 +51,20 @@ fn tls_mode(value: &str) -> Result<TlsMode, Error> {
 }
 
 /// A key for an error message: never a value, at most 64 characters.
-fn shown(key: &str) -> String {
-    key.chars().take(64).collect()
+/// A key as a refusal may quote it: a parameter name (ASCII letters, digits, `_`, `-`, `.`, at
+/// most 64) that does not hold the password. Anything else may be a misplaced secret and is
+/// described, never quoted.
+fn shown(key: &str, password: Option<&str>) -> String {
+    let name_like = key.len() <= 64
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+    let holds_password = password.is_some_and(|p| !p.is_empty() && key.contains(p));
+    if name_like && !holds_password {
+        key.to_owned()
+    } else {
+        format!("<{} characters, not shown>", key.chars().count())
+    }
 }
 
 /// Reads the query pairs. The accepted keys are the same for both engines: the per-engine
@@ -60,6 +72,7 @@ fn shown(key: &str) -> String {
 /// `collation`) are refused for both, since the executor does not apply them.
 pub(crate) fn read<'a>(
     pairs: impl Iterator<Item = (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>)>,
+    password: Option<&str>,
 ) -> Result<Query, Error> {
     let mut seen = BTreeSet::new();
     let mut query = Query::default();
@@ -68,7 +81,7 @@ pub(crate) fn read<'a>(
             return Err(Error::MultiStatements);
         }
         if is_session_sql(&key) {
-            return Err(Error::SessionSql(shown(&key)));
+            return Err(Error::SessionSql(shown(&key, password)));
         }
         let canonical = match key.as_ref() {
             "host" | "hostaddr" => return Err(Error::SeveralHosts),
@@ -81,13 +94,13 @@ pub(crate) fn read<'a>(
             other => other,
         };
         if !seen.insert(canonical.to_owned()) {
-            return Err(Error::Ambiguous(shown(&key)));
+            return Err(Error::Ambiguous(shown(&key, password)));
         }
         match canonical {
             "sslmode" => query.tls = Some(tls_mode(&value)?),
             "application_name" => query.application_name = Some(value.into_owned()),
             other if is_timing_knob(other) => {}
-            _ => return Err(Error::UnsupportedParameter(shown(&key))),
+            _ => return Err(Error::UnsupportedParameter(shown(&key, password))),
         }
     }
     Ok(query)

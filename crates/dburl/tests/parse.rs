@@ -121,3 +121,18 @@ fn refusals_by_variant() {
         assert!(matches!(got, Err(E::Invalid(_))), "{text}: {got:?}");
     }
 }
+
+#[test]
+fn a_refusal_never_quotes_a_key_that_may_be_a_misplaced_secret() {
+    let named = DbUrl::parse("postgres://u:pw@h/d?frobnicate=1").expect_err("refused");
+    assert!(
+        matches!(&named, Error::UnsupportedParameter(k) if k == "frobnicate"),
+        "{named:?}"
+    );
+    // Found by the engine_url fuzz target: a key holding the password was quoted.
+    let holding = DbUrl::parse("mysql://a:ltkStatemeb@h/d?xltkStatemebx=1").expect_err("refused");
+    assert!(matches!(holding, Error::UnsupportedParameter(_)), "{holding:?}");
+    assert!(!holding.to_string().contains("ltkStatemeb"), "{holding}");
+    let odd = DbUrl::parse("mysql://a:p@h/d?h%2Fd%3Fsecret%40x=1").expect_err("refused");
+    assert!(!odd.to_string().contains("secret"), "{odd}");
+}

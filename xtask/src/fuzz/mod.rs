@@ -197,8 +197,18 @@ fn ensure_nightly() -> anyhow::Result<()> {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !present {
-        bail!("the {TOOLCHAIN} toolchain is missing: rustup toolchain install {TOOLCHAIN}");
+    if present {
+        return Ok(());
+    }
+    eprintln!("the {TOOLCHAIN} toolchain is missing; installing it (minimal profile, a minute or two)");
+    let installed = Command::new("rustup")
+        .args(["toolchain", "install", TOOLCHAIN, "--profile", "minimal"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        bail!(
+            "the {TOOLCHAIN} toolchain is missing and could not be installed: rustup toolchain install {TOOLCHAIN}"
+        );
     }
     Ok(())
 }
