@@ -260,7 +260,10 @@ impl Mig {
         (m, plan)
     }
 
-    /// The unprivileged person approves `plan` with kubectl.
+    /// The unprivileged person approves `plan` with kubectl, as a person would: when the
+    /// migration is waiting for it. Every interval the migration re-resolves its tag and leaves
+    /// AwaitingApproval for a moment, and the webhook refuses an approval then ("not waiting for
+    /// a decision"); such a refusal is retried once the plan waits again.
     pub(crate) async fn approve(&self, m: &PtahMigration, plan: &PtahMigrationPlan) {
         let cluster = ClusterFiles::require();
         let manifest = json!({
@@ -272,10 +275,39 @@ impl Mig {
                 "planFingerprint": plan.spec.fingerprint,
             }
         });
-        self.kubectl_create(&cluster, &manifest, "approval");
+        let plan_uid = plan.uid().expect("plan uid");
+        let deadline = Instant::now() + STEP;
+        loop {
+            self.wait("the plan awaiting its approval", |m| {
+                m.status.as_ref().is_some_and(|st| {
+                    st.phase == Some(MigrationPhase::AwaitingApproval)
+                        && st.plan.as_ref().is_some_and(|p| p.uid == plan_uid)
+                })
+            })
+            .await;
+            match self.try_kubectl_create(&cluster, &manifest, "approval") {
+                Ok(_) => return,
+                Err(e) if e.contains("not waiting for a decision") && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => panic!("approving {}: {e}", plan.name_any()),
+            }
+        }
     }
 
     pub(crate) fn kubectl_create(&self, cluster: &ClusterFiles, manifest: &serde_json::Value, what: &str) {
+        if let Err(e) = self.try_kubectl_create(cluster, manifest, what) {
+            panic!("kubectl create ({what}): {e}");
+        }
+    }
+
+    /// `kubectl create -f` of `manifest` as the unprivileged person: its output, or its error.
+    fn try_kubectl_create(
+        &self,
+        cluster: &ClusterFiles,
+        manifest: &serde_json::Value,
+        what: &str,
+    ) -> Result<String, String> {
         let file = ptah_apitests::e2e_log_file(&format!(
             "{}-{what}-{}.json",
             self.ns,
@@ -283,11 +315,18 @@ impl Mig {
         ));
         std::fs::create_dir_all(file.parent().expect("dir")).expect("log dir");
         std::fs::write(&file, manifest.to_string()).expect("manifest");
-        run(Command::new(kubectl())
+        let out = Command::new(kubectl())
             .env("KUBECONFIG", &cluster.user_kubeconfig)
             .arg("create")
             .arg("-f")
-            .arg(&file));
+            .arg(&file)
+            .output()
+            .map_err(|e| format!("run kubectl: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
     }
 
     pub(crate) async fn in_sync(&self, version: i64) -> PtahMigration {
