@@ -36,11 +36,22 @@ pub fn render(release: &str, namespace: &str, sets: &[String]) -> Vec<Value> {
 
 /// [`render`], or helm's refusal.
 pub fn try_render(release: &str, namespace: &str, sets: &[String]) -> Result<Vec<Value>, String> {
+    render_template(release, namespace, TEMPLATE, sets)
+}
+
+/// The objects of one chart `template` (e.g. `templates/rbac.yaml`) rendered by the real helm for
+/// release `release` in `namespace` with `sets`, or helm's refusal.
+pub fn render_template(
+    release: &str,
+    namespace: &str,
+    template: &str,
+    sets: &[String],
+) -> Result<Vec<Value>, String> {
     let chart = workspace_root().join("charts/ptah-operator");
     let mut cmd = Command::new(crate::e2e::helm());
     cmd.args(["template", release])
         .arg(&chart)
-        .args(["--namespace", namespace, "--show-only", TEMPLATE]);
+        .args(["--namespace", namespace, "--show-only", template]);
     for set in sets {
         cmd.args(["--set", set]);
     }

@@ -3,8 +3,6 @@
 //! read Pod logs in the listed namespaces and nowhere else, while it still reads Jobs everywhere.
 //! Each answer comes from the API server's own authorizer (SubjectAccessReview).
 
-use std::process::Command;
-
 use k8s_openapi::api::{
     authorization::v1::{ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec},
     core::v1::Namespace,
@@ -15,33 +13,20 @@ use kube::{
     api::{DeleteParams, Patch, PatchParams, PostParams},
 };
 use ptah_apitests::{
-    admissionpolicy::image_sets,
+    admissionpolicy::{image_sets, render_template},
     client::{FIXTURE_MANAGER, admin_client, namespace},
-    e2e::helm,
-    workspace_root,
 };
 use serde_json::Value;
 
 fn render(release: &str, release_ns: &str, listed: &[&str]) -> Vec<Value> {
     let digest = format!("sha256:{}", "5".repeat(64));
-    let mut cmd = Command::new(helm());
-    cmd.args(["template", release])
-        .arg(workspace_root().join("charts/ptah-operator"))
-        .args(["--namespace", release_ns, "--show-only", "templates/rbac.yaml"]);
     let mut sets = image_sets(
         &format!("registry.example/executor@{digest}"),
         &format!("registry.example/runner@{digest}"),
     );
     sets.push(format!("rbac.namespaces={{{}}}", listed.join(",")));
-    for set in sets {
-        cmd.args(["--set", &set]);
-    }
-    let out = cmd.output().expect("run helm");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout)
-        .split("\n---")
-        .filter_map(|doc| serde_saphyr::from_str::<Value>(doc).ok().filter(|v| !v.is_null()))
-        .collect()
+    render_template(release, release_ns, "templates/rbac.yaml", &sets)
+        .unwrap_or_else(|e| panic!("helm template: {e}"))
 }
 
 async fn apply(client: &Client, doc: &Value) {
