@@ -207,6 +207,16 @@ impl Error {
         move |source| Error::Io { path, source }
     }
 
+    /// Maps a failure of the capped-read HTTP client at `registry`.
+    pub(crate) fn from_http(err: &reqwest::Error, registry: &str) -> Error {
+        transport(
+            err,
+            err.status().map(|s| s.as_u16()),
+            err.is_timeout(),
+            registry.to_owned(),
+        )
+    }
+
     /// Maps an oci-client error for an operation on `what` at `registry`.
     pub(crate) fn from_oci(err: OciDistributionError, registry: &str, what: &str) -> Error {
         let registry = registry.to_owned();

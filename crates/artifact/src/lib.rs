@@ -11,6 +11,7 @@
 //! This crate is pure: it never depends on a Kubernetes client or a database driver.
 
 pub mod auth;
+mod capped;
 mod error;
 mod limits;
 mod manifest;
@@ -50,7 +51,6 @@ impl Registry {
         let referrer_types = if policy.require_signature {
             self.referrers(reference, &resolved.digest, limits)
                 .await?
-                .manifests
                 .into_iter()
                 .filter_map(|entry| entry.artifact_type)
                 .collect()

@@ -7,7 +7,7 @@ use futures_util::StreamExt as _;
 use oci_client::{
     Client, RegistryOperation,
     client::{Certificate, CertificateEncoding, ClientConfig, ClientProtocol},
-    manifest::{OciDescriptor, OciImageIndex},
+    manifest::OciDescriptor,
 };
 use ptah_fingerprint::Digest;
 use ptah_ocireference::Reference;
@@ -71,9 +71,13 @@ pub fn install_crypto_provider() {
 /// A connection to one registry with its credentials.
 #[derive(Clone)]
 pub struct Registry {
-    client: Client,
-    host: String,
-    auth: oci_client::secrets::RegistryAuth,
+    pub(crate) client: Client,
+    /// The client for capped reads ([`crate::capped`]), with the same trust and timeouts.
+    pub(crate) http: reqwest::Client,
+    /// `https`, or `http` when plain HTTP was asked for.
+    pub(crate) scheme: &'static str,
+    pub(crate) host: String,
+    pub(crate) auth: oci_client::secrets::RegistryAuth,
 }
 
 impl std::fmt::Debug for Registry {
@@ -93,22 +97,41 @@ impl Registry {
         if let Some((path, pem)) = &options.ca_bundle {
             extra = parse_bundle(path, pem)?;
         }
-        let protocol = if options.plain_http {
-            ClientProtocol::HttpsExcept(vec![host.clone()])
+        let (protocol, scheme) = if options.plain_http {
+            (ClientProtocol::HttpsExcept(vec![host.clone()]), "http")
         } else {
-            ClientProtocol::Https
+            (ClientProtocol::Https, "https")
         };
+        let connect_timeout = options.connect_timeout.unwrap_or(Duration::from_secs(30));
+        let read_timeout = options.read_timeout.unwrap_or(Duration::from_secs(120));
+        let roots = extra
+            .iter()
+            .map(|c| reqwest::Certificate::from_der(&c.data))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Error::from_http(&e, &host))?;
+        let http = reqwest::Client::builder()
+            .tls_certs_merge(roots)
+            .connect_timeout(connect_timeout)
+            .read_timeout(read_timeout)
+            .build()
+            .map_err(|e| Error::from_http(&e, &host))?;
         let client = Client::try_from(ClientConfig {
             protocol,
             extra_root_certificates: extra,
             platform_resolver: None,
-            connect_timeout: Some(options.connect_timeout.unwrap_or(Duration::from_secs(30))),
-            read_timeout: Some(options.read_timeout.unwrap_or(Duration::from_secs(120))),
+            connect_timeout: Some(connect_timeout),
+            read_timeout: Some(read_timeout),
             ..ClientConfig::default()
         })
         .map_err(|e| Error::from_oci(e, &host, "client setup"))?;
         let auth = options.credentials.for_registry(&host).to_registry_auth();
-        Ok(Registry { client, host, auth })
+        Ok(Registry {
+            client,
+            http,
+            scheme,
+            host,
+            auth,
+        })
     }
 
     /// `host[:port]`.
@@ -143,23 +166,6 @@ impl Registry {
                 .map_err(|e| Error::from_oci(e, &self.host, "authentication"))?;
         }
         Ok(())
-    }
-
-    /// Fetches raw manifest bytes; `what` names it in errors. oci-client checks the bytes
-    /// against the reference's digest and the registry's digest header.
-    pub(crate) async fn manifest_bytes(
-        &self,
-        target: &oci_client::Reference,
-        what: &str,
-        accept: &[&str],
-    ) -> Result<Vec<u8>, Error> {
-        self.authenticate(target, RegistryOperation::Pull).await?;
-        let (bytes, _) = self
-            .client
-            .pull_manifest_raw(target, &self.auth, accept)
-            .await
-            .map_err(|e| Error::from_oci(e, &self.host, what))?;
-        Ok(bytes.to_vec())
     }
 
     /// Streams one blob into memory, refusing more than `descriptor.size` bytes or any limit.
@@ -270,29 +276,6 @@ impl Registry {
             .await
             .map_err(|e| Error::from_oci(e, &self.host, &format!("manifest {tag}")))?;
         Ok(digest)
-    }
-
-    /// Referrers of `digest`: the referrers API, or the `sha256-<hex>` tag when it answers 404.
-    pub(crate) async fn referrers(
-        &self,
-        reference: &Reference,
-        digest: &Digest,
-        limits: &Limits,
-    ) -> Result<OciImageIndex, Error> {
-        let target = self.by_digest(reference, digest);
-        self.authenticate(&target, RegistryOperation::Pull).await?;
-        let index = self
-            .client
-            .pull_referrers(&target, None)
-            .await
-            .map_err(|e| Error::from_oci(e, &self.host, &format!("referrers of {digest}")))?;
-        if index.manifests.len() > limits.max_referrers {
-            return Err(Error::LimitExceeded {
-                what: format!("the referrers of {digest} ({})", index.manifests.len()),
-                limit: limits.max_referrers as u64,
-            });
-        }
-        Ok(index)
     }
 
     /// The tag of the referrers tag schema for `digest`.

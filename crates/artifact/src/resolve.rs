@@ -40,19 +40,14 @@ impl Registry {
             ),
         };
         let bytes = self
-            .manifest_bytes(&target, &what, Registry::MANIFEST_ACCEPT)
+            .manifest_bytes(
+                &target,
+                &what,
+                Registry::MANIFEST_ACCEPT,
+                limits.max_manifest_size,
+            )
             .await?;
-        limits.check_manifest_size(bytes.len() as u64)?;
         let digest = Digest::of(&bytes);
-        if let Some(expected) = reference.digest()
-            && expected != digest
-        {
-            return Err(Error::DigestMismatch {
-                what: format!("manifest of {what}"),
-                expected: expected.to_string(),
-                actual: digest.to_string(),
-            });
-        }
         let manifest = manifest::parse(&bytes)?;
         tracing::debug!(reference = %reference, %digest, "resolved");
         Ok(Resolved {

@@ -259,7 +259,7 @@ async fn a_manifest_that_does_not_match_its_digest_is_refused_without_falling_ba
         let tamper = Tamper::start(Script {
             manifest: served,
             manifest_digest_header: lie_in_header.then(|| asked.to_string()),
-            blob: Vec::new(),
+            ..Script::default()
         })
         .await;
         let target: Reference = format!("oci://{}/ptah-tests/lying:v1@{asked}", tamper.host)
@@ -302,6 +302,7 @@ async fn a_served_blob_longer_than_declared_is_refused() {
         manifest: body,
         manifest_digest_header: Some(digest.to_string()),
         blob,
+        ..Script::default()
     })
     .await;
     let target: Reference = format!("oci://{}/ptah-tests/longer@{digest}", tamper.host)
@@ -316,4 +317,64 @@ async fn a_served_blob_longer_than_declared_is_refused() {
         .expect_err("longer than declared");
     assert!(matches!(err, Error::SizeMismatch { .. }), "{err}");
     assert!(!dest.exists());
+}
+
+/// A registry that streams a manifest without end (no length): refused as soon as the body
+/// passes the cap, having read little more than the cap, never the whole stream into memory.
+#[tokio::test]
+async fn an_endless_manifest_is_refused_at_the_cap() {
+    let tamper = Tamper::start(Script {
+        endless_manifest: true,
+        ..Script::default()
+    })
+    .await;
+    let target: Reference = format!("oci://{}/ptah-tests/endless:v1", tamper.host)
+        .parse()
+        .expect("reference");
+    let limits = Limits {
+        max_manifest_size: 1024 * 1024,
+        ..Limits::default()
+    };
+    let registry = Registry::connect(&target, &common::plain_options()).expect("connect");
+    let err = registry
+        .resolve(&target, &limits)
+        .await
+        .expect_err("an endless manifest");
+    assert!(
+        matches!(&err, Error::LimitExceeded { limit, .. } if *limit == limits.max_manifest_size),
+        "{err}"
+    );
+    // Give the server a moment to notice the hang-up; it stops at 4 GiB otherwise.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let sent = tamper.sent.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        sent < 64 * 1024 * 1024,
+        "the client accepted {sent} bytes of a manifest capped at 1 MiB"
+    );
+}
+
+/// A manifest whose declared length is over the cap is refused before its body is awaited
+/// (this server never sends one, so waiting would hang until the read timeout).
+#[tokio::test]
+async fn a_manifest_declared_over_the_cap_is_refused_before_its_body() {
+    let tamper = Tamper::start(Script {
+        declared_manifest: Some(1 << 40),
+        ..Script::default()
+    })
+    .await;
+    let target: Reference = format!("oci://{}/ptah-tests/declared:v1", tamper.host)
+        .parse()
+        .expect("reference");
+    let registry = Registry::connect(&target, &common::plain_options()).expect("connect");
+    let err = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        registry.resolve(&target, &Limits::default()),
+    )
+    .await
+    .expect("refused without waiting for the body")
+    .expect_err("a manifest declared at 1 TiB");
+    assert!(
+        matches!(&err, Error::LimitExceeded { what, .. } if what.contains("declares 1099511627776 bytes")),
+        "{err}"
+    );
 }
