@@ -28,13 +28,76 @@ impl Verdict {
     }
 }
 
-/// Decodes an AdmissionReview body into its request; the error says what is malformed.
+/// Decodes an AdmissionReview body into its request; the error says what is malformed. A body in
+/// which an object repeats a key is malformed: the API server never sends one, and readers
+/// disagree on which copy counts (the flattened type fields of an object even lose both).
 pub fn decode(body: &[u8]) -> Result<AdmissionRequest<DynamicObject>, String> {
+    serde_json::from_slice::<UniqueKeys>(body).map_err(|e| format!("malformed AdmissionReview: {e}"))?;
     let review: AdmissionReview<DynamicObject> =
         serde_json::from_slice(body).map_err(|e| format!("malformed AdmissionReview: {e}"))?;
     review
         .try_into()
         .map_err(|_| "malformed AdmissionReview: no request".to_owned())
+}
+
+/// A JSON document walked only to refuse an object that repeats a key.
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeysVisitor)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
+        while seq.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key) {
+                // The key itself is not quoted: it is the sender's text, of any length.
+                return Err(serde::de::Error::custom("an object repeats a key"));
+            }
+            map.next_value::<UniqueKeys>()?;
+        }
+        Ok(UniqueKeys)
+    }
 }
 
 /// The response review for `request` carrying `verdict`.
@@ -114,6 +177,33 @@ mod tests {
             uid: uid.map(str::to_owned),
             groups: Some(groups.iter().map(|g| (*g).to_owned()).collect()),
             extra: None,
+        }
+    }
+
+    /// Found by the `admission_review` fuzz target: an object with `kind` twice decoded to a
+    /// request whose re-encoding decoded to another one.
+    #[test]
+    fn a_repeated_key_anywhere_is_malformed() {
+        let review = |object: &str| {
+            format!(
+                r#"{{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {{
+                    "uid": "u", "kind": {{"group": "g", "version": "v", "kind": "K"}},
+                    "resource": {{"group": "g", "version": "v", "resource": "ks"}},
+                    "operation": "CREATE", "userInfo": {{"username": "alice"}}, "object": {object}}}}}"#
+            )
+        };
+        let once = review(r#"{"apiVersion": "g/v", "kind": "K", "metadata": {"name": "a"}}"#);
+        assert!(decode(once.as_bytes()).is_ok(), "{once}");
+        for object in [
+            r#"{"apiVersion": "g/v", "kind": "K", "kind": "K", "metadata": {"name": "a"}}"#,
+            r#"{"apiVersion": "g/v", "kind": "K", "metadata": {"name": "a", "name": "b"}}"#,
+            r#"{"apiVersion": "g/v", "kind": "K", "spec": [{"x": 1, "x": 2}]}"#,
+        ] {
+            let err = decode(review(object).as_bytes()).expect_err(object);
+            assert!(
+                err.starts_with("malformed AdmissionReview: an object repeats a key"),
+                "{err}"
+            );
         }
     }
 

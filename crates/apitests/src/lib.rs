@@ -209,4 +209,5 @@ pub mod chartsource;
 pub mod client;
 pub mod e2e;
 pub mod exposition;
+pub mod fixtures;
 pub mod release;

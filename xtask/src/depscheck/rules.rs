@@ -142,6 +142,8 @@ const CONTROL_PLANE: &[&str] = &[
     "ptah-crdupgrade",
     "ptah-managercache",
     "ptah-views",
+    // kubectl-ptah reads plans and status; an approver's laptop never needs a database driver.
+    "ptah-kubectl",
     // The manager's package, whatever its binary is called: the `manager` binary rule alone would
     // miss a library half of the package.
     "ptah-manager",
