@@ -335,3 +335,26 @@ fn rendered_types_read_back_equal() {
         "billing.\"Mood\""
     );
 }
+
+/// Found by the `schema_hcl` fuzz campaign: `blob()` read as an unknown type `blob` that rendered
+/// as `blob` and read back as binary. An empty parameter list is no list, in both dialects.
+#[test]
+fn an_empty_parameter_list_is_the_bare_type() {
+    for (dialect, bare) in [
+        (Dialect::Mysql, "blob"),
+        (Dialect::Mysql, "text"),
+        (Dialect::Mysql, "varchar"),
+        (Dialect::Postgres, "bytea"),
+        (Dialect::Postgres, "integer"),
+        (Dialect::Postgres, "my_type"),
+    ] {
+        let with_list = parse_type(dialect, &format!("{bare}()"));
+        assert_eq!(with_list, parse_type(dialect, bare), "{bare}()");
+        let t = with_list.expect(bare);
+        assert_eq!(parse_type(dialect, &render_type(dialect, &t)), Ok(t), "{bare}");
+    }
+    assert!(matches!(
+        parse_type(Dialect::Mysql, "blob()()"),
+        Err(TypeError::Syntax { .. })
+    ));
+}

@@ -115,6 +115,7 @@ fn params(
 pub fn lex(text: &str) -> Result<Parsed, TypeError> {
     let mut words: Vec<Part> = Vec::new();
     let mut params_out: Option<Vec<String>> = None;
+    let mut had_params = false;
     let mut array_dims = 0;
     let mut pending_dot = false;
     let mut chars = text.char_indices().peekable();
@@ -161,10 +162,14 @@ pub fn lex(text: &str) -> Result<Parsed, TypeError> {
             }
             '(' => {
                 chars.next();
-                if params_out.is_some() || words.is_empty() || array_dims > 0 {
+                if had_params || words.is_empty() || array_dims > 0 {
                     return Err(syntax(text, "unexpected `(`"));
                 }
-                params_out = Some(params(text, &mut chars)?);
+                had_params = true;
+                let list = params(text, &mut chars)?;
+                // `blob()` is `blob`: the model has one spelling for both, so an empty list that
+                // made the type unknown would render as the bare name and read back as another.
+                params_out = (!list.is_empty()).then_some(list);
                 continue;
             }
             '[' => {
