@@ -85,6 +85,11 @@ string_enum!(
         ReconciliationFailed,
         /// Work is in progress (kstatus).
         Progressing,
+        /// kstatus's abnormal-true `Reconciling`: the resource has not reached its desired state
+        /// and work toward it is under way.
+        Reconciling,
+        /// kstatus's abnormal-true `Stalled`: no progress is made until a person or an input acts.
+        Stalled,
         /// Progress is blocked until an input changes.
         Blocked,
         /// An approval or acknowledgment was accepted.
@@ -298,5 +303,8 @@ mod tests {
             assert!(name.parse::<Reason>().is_ok(), "{name}");
         }
         assert_eq!(ConditionType::Ready.as_str(), "Ready");
+        // kstatus reads exactly these spellings.
+        assert_eq!(ConditionType::Reconciling.as_str(), "Reconciling");
+        assert_eq!(ConditionType::Stalled.as_str(), "Stalled");
     }
 }

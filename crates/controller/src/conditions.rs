@@ -70,6 +70,53 @@ pub fn is_true(conditions: &[Condition], type_: ConditionType) -> bool {
     get(conditions, type_).is_some_and(|c| c.status == "True")
 }
 
+/// How kstatus should read a resource; each family derives it from the phase it records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Posture {
+    /// Work toward the desired state is under way, or waits on an approval that needs no spec
+    /// change to arrive.
+    Working,
+    /// Nothing moves until a person or an input acts (Blocked, Failed).
+    Stuck,
+    /// Nothing to do: in sync, or suspended by the user.
+    Settled,
+}
+
+/// Sets kstatus's `Reconciling` and `Stalled` from `posture`, consistent with `Ready`.
+///
+/// Their reason and message are those of the condition that explains the posture: `Progressing`
+/// while an operation runs, else `Ready`. A periodic re-check of a generation already `Ready` is
+/// not reconciling: kstatus would otherwise flap to InProgress on every interval.
+pub fn set_kstatus(conditions: &mut Vec<Condition>, posture: Posture, generation: i64, now: Timestamp) {
+    let ready = get(conditions, ConditionType::Ready);
+    let ready_now = ready.is_some_and(|c| c.status == "True" && c.observed_generation == Some(generation));
+    let progressing = get(conditions, ConditionType::Progressing).filter(|c| c.status == "True");
+    let (posture, source) = match posture {
+        Posture::Working if ready_now => (Posture::Settled, ready),
+        Posture::Working => (posture, progressing.or(ready)),
+        _ => (posture, ready),
+    };
+    let reason = source
+        .and_then(|c| c.reason.parse::<Reason>().ok())
+        .unwrap_or(Reason::Pending);
+    let message = source.map(|c| c.message.clone()).unwrap_or_default();
+    for (type_, on) in [
+        (ConditionType::Reconciling, posture == Posture::Working),
+        (ConditionType::Stalled, posture == Posture::Stuck),
+    ] {
+        let status = Status::from_bool(on);
+        set(
+            conditions,
+            type_,
+            status,
+            reason,
+            message.clone(),
+            Some(generation),
+            now,
+        );
+    }
+}
+
 /// Messages are bounded and free of control characters: they may quote API-server text.
 fn bounded(message: String) -> String {
     const MAX: usize = 1024;

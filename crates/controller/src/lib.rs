@@ -9,3 +9,6 @@ pub mod migration;
 pub mod operation;
 pub mod schema;
 pub mod shell;
+
+#[cfg(test)]
+mod health;

@@ -593,6 +593,80 @@ fn services_route_the_webhook_and_metrics_to_the_manager_pods() {
 }
 
 #[test]
+fn the_service_monitor_is_off_by_default_and_scrapes_only_the_metrics_service() {
+    assert!(rendered(&[]).iter().all(|d| d["kind"] != "ServiceMonitor"));
+    let docs = rendered(&[
+        "--set",
+        "metrics.serviceMonitor.enabled=true",
+        "--set",
+        "metrics.serviceMonitor.labels.release=kube-prometheus",
+        "--set",
+        "metrics.serviceMonitor.interval=15s",
+    ]);
+    let monitor = one(&docs, "ServiceMonitor");
+    assert_eq!(monitor["metadata"]["namespace"], RELEASE_NAMESPACE);
+    assert_eq!(monitor["metadata"]["labels"]["release"], "kube-prometheus");
+    assert_eq!(
+        monitor["spec"]["namespaceSelector"],
+        json!({"matchNames": [RELEASE_NAMESPACE]})
+    );
+    let endpoints = monitor["spec"]["endpoints"].as_array().expect("endpoints");
+    assert_eq!(endpoints.len(), 1);
+    let endpoint = &endpoints[0];
+    assert_eq!(endpoint["path"], "/metrics");
+    assert_eq!(endpoint["interval"], "15s");
+    assert_eq!(endpoint["scrapeTimeout"], "10s");
+
+    // prometheus-operator scrapes the named port of each Service the selector matches.
+    let selector = monitor["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .expect("matchLabels");
+    let services: Vec<&Value> = docs
+        .iter()
+        .filter(|d| d["kind"] == "Service")
+        .filter(|d| selector.iter().all(|(k, v)| &d["metadata"]["labels"][k] == v))
+        .collect();
+    let scraped: Vec<&str> = services
+        .iter()
+        .filter(|svc| {
+            svc["spec"]["ports"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == endpoint["port"])
+        })
+        .filter_map(|svc| svc["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        scraped,
+        ["ptah-ptah-operator-metrics"],
+        "matched: {}",
+        services.len()
+    );
+    let container = manager_container(&docs);
+    let target = &named(&docs, "Service", "ptah-ptah-operator-metrics")["spec"]["ports"][0]["targetPort"];
+    assert!(
+        container["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| &p["name"] == target && p["containerPort"] == 8080),
+        "the metrics Service reaches the manager's /metrics port"
+    );
+
+    let err = render(&[
+        "--set",
+        "metrics.serviceMonitor.enabled=true",
+        "--set",
+        "metrics.service.enabled=false",
+    ])
+    .expect_err("a ServiceMonitor without the Service it scrapes");
+    assert!(err.contains("needs metrics.service.enabled"), "{err}");
+    let err = render(&["--set", "metrics.serviceMonitor.interval=often"]).expect_err("not a duration");
+    assert!(err.contains("/metrics/serviceMonitor/interval"), "{err}");
+}
+
+#[test]
 fn pod_labels_cannot_make_the_manager_an_operation_pod() {
     let docs = rendered(&[
         "--set",

@@ -28,6 +28,10 @@ pub fn next(o: &Observed<'_>) -> Action {
     let idle = until(o.now, due_at(o));
     if o.spec.suspend {
         let mut s = edit(o);
+        // Suspending is itself a spec change: kstatus reads the suspension as current only once
+        // the status names this generation. Resuming changes the spec again, so the next cycle
+        // still starts with a Resolve.
+        s.observed_generation = Some(o.meta.generation);
         phase(
             o,
             &mut s,

@@ -21,4 +21,4 @@ pub use observed::{AcknowledgmentView, ApprovalView, Observed, PlanState};
 pub use settle::MIGRATION_ARTIFACT_TYPE;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -13,7 +13,7 @@ use super::{
     action::{Action, Event},
     observed::Observed,
 };
-use crate::conditions::{self, Status};
+use crate::conditions::{self, Posture, Status};
 
 /// A copy of the status to edit.
 pub fn edit(o: &Observed<'_>) -> PtahMigrationStatus {
@@ -55,13 +55,40 @@ pub fn phase(
     cond(o, s, ConditionType::Ready, Status::from_bool(ready), r, m);
 }
 
-/// Writes `s` (with an optional Event) unless it equals the recorded status; then waits `idle`.
+/// How kstatus should read a phase: every phase is named, so a new one must be placed here.
+pub fn posture(phase: Option<MigrationPhase>) -> Posture {
+    use MigrationPhase as P;
+    match phase {
+        Some(P::InSync | P::Suspended) => Posture::Settled,
+        Some(P::Blocked | P::Failed) => Posture::Stuck,
+        Some(
+            P::Pending
+            | P::Resolving
+            | P::Verifying
+            | P::Reading
+            | P::Planning
+            | P::AwaitingApproval
+            | P::Applying
+            | P::VerifyingHistory,
+        )
+        | None => Posture::Working,
+    }
+}
+
+/// Sets `Reconciling` and `Stalled` on `s` from its phase (see [`conditions::set_kstatus`]).
+pub fn kstatus(o: &Observed<'_>, s: &mut PtahMigrationStatus) {
+    conditions::set_kstatus(&mut s.conditions, posture(s.phase), o.meta.generation, o.now);
+}
+
+/// Writes `s` (with an optional Event and its kstatus conditions) unless it equals the recorded
+/// status; then waits `idle`.
 pub fn write_or_wait(
     o: &Observed<'_>,
-    s: PtahMigrationStatus,
+    mut s: PtahMigrationStatus,
     event: Option<Event>,
     idle: Duration,
 ) -> Action {
+    kstatus(o, &mut s);
     if &s == o.status {
         Action::Wait {
             after: idle,

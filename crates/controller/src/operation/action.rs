@@ -138,6 +138,30 @@ impl<S, D> Action<S, D> {
     }
 }
 
+impl<S, D> Action<S, D> {
+    /// Edits every status this step may write, so a rule that follows from the whole status (the
+    /// kstatus conditions) is applied once, at the decision's exit, whatever step built it.
+    pub fn edit_statuses(&mut self, mut edit: impl FnMut(&mut S)) {
+        match self {
+            Action::ReleaseLease { status, .. }
+            | Action::WriteStatus { status, .. }
+            | Action::Dispatch { status, .. }
+            | Action::AdoptJob { status }
+            | Action::PublishAndRecord { status, .. } => edit(status),
+            Action::Wait {
+                renew: Some(renewal), ..
+            } => edit(&mut renewal.lost),
+            Action::AddFinalizer
+            | Action::RemoveFinalizer
+            | Action::AcquireLease { .. }
+            | Action::ScheduleJobCleanup
+            | Action::MarkApprovals { .. }
+            | Action::MarkAcknowledgments { .. }
+            | Action::Wait { renew: None, .. } => {}
+        }
+    }
+}
+
 /// A Lease to renew while a dispatched operation runs, and what to record if it was lost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Renewal<S> {

@@ -24,8 +24,14 @@ use crate::{
     operation::{Supervision, supervise},
 };
 
-/// The one step to take now.
+/// The one step to take now, every status it writes carrying its kstatus conditions.
 pub fn decide(o: &Observed<'_>) -> Action {
+    let mut action = step(o);
+    action.edit_statuses(|s| record::kstatus(o, s));
+    action
+}
+
+fn step(o: &Observed<'_>) -> Action {
     if let Some(release) = &o.status.pending_lock_release {
         let mut s = edit(o);
         s.pending_lock_release = None;

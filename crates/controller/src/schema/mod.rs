@@ -20,4 +20,4 @@ pub use observed::{
 pub use settle::SCHEMA_ARTIFACT_TYPE;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -13,7 +13,7 @@ use super::{
     action::{Action, Event},
     observed::Observed,
 };
-use crate::conditions::{self, Status};
+use crate::conditions::{self, Posture, Status};
 
 pub use crate::operation::time::{POLL, after, until};
 
@@ -34,8 +34,41 @@ pub fn cond(
     conditions::set(&mut s.conditions, t, st, r, m, Some(o.meta.generation), o.now);
 }
 
-/// Writes `s` (with an optional Event) unless it equals the recorded status; then waits `idle`.
-pub fn write_or_wait(o: &Observed<'_>, s: PtahSchemaStatus, event: Option<Event>, idle: Duration) -> Action {
+/// How kstatus should read a phase: every phase is named, so a new one must be placed here.
+pub fn posture(phase: Option<SchemaPhase>) -> Posture {
+    use SchemaPhase as P;
+    match phase {
+        Some(P::InSync | P::Suspended) => Posture::Settled,
+        Some(P::Blocked | P::Failed) => Posture::Stuck,
+        Some(
+            P::Pending
+            | P::Resolving
+            | P::Verifying
+            | P::Observing
+            | P::Planning
+            | P::ReadyToApply
+            | P::AwaitingApproval
+            | P::Applying
+            | P::VerifyingConvergence,
+        )
+        | None => Posture::Working,
+    }
+}
+
+/// Sets `Reconciling` and `Stalled` on `s` from its phase (see [`conditions::set_kstatus`]).
+pub fn kstatus(o: &Observed<'_>, s: &mut PtahSchemaStatus) {
+    conditions::set_kstatus(&mut s.conditions, posture(s.phase), o.meta.generation, o.now);
+}
+
+/// Writes `s` (with an optional Event and its kstatus conditions) unless it equals the recorded
+/// status; then waits `idle`.
+pub fn write_or_wait(
+    o: &Observed<'_>,
+    mut s: PtahSchemaStatus,
+    event: Option<Event>,
+    idle: Duration,
+) -> Action {
+    kstatus(o, &mut s);
     if &s == o.status {
         Action::Wait {
             after: idle,

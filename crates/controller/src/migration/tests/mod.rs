@@ -1,3 +1,4 @@
 mod guarantees;
 mod outcomes;
+pub(crate) mod situations;
 mod world;

@@ -3,4 +3,5 @@
 mod claims;
 mod gates;
 mod lifecycle;
+pub(crate) mod situations;
 mod world;
