@@ -1,6 +1,6 @@
 //! `cargo xtask`: the project's developer and CI tasks.
 //!
-//! Thin dispatch: the CRDs, the dependency check, the test command, the fuzz runner, the e2e
+//! Thin dispatch: the CRDs, the dependency check, the test command, the docs site, the fuzz runner, the e2e
 //! driver, the gate and the CI workflow live here; the development environment (`services`,
 //! `k8s-bin`, `cluster`, `images`) is the `ptah-testenv` crate and the benchmarks and demo are
 //! `ptah-bench`, both reached by forwarding, so `cargo xtask crds --check` compiles neither a
@@ -8,6 +8,7 @@
 
 mod crds;
 mod depscheck;
+mod docs;
 mod e2e;
 mod forward;
 mod fuzz;
@@ -29,8 +30,10 @@ enum Task {
     Crds(crds::Args),
     /// Fail when a binary's dependency closure crosses a boundary of DESIGN.md section 4.
     DepsCheck(depscheck::Args),
-    /// The README's test command: fmt, clippy, crds --check, deps-check, nextest, fuzz, e2e suites.
+    /// The README's test command: fmt, clippy, crds --check, deps-check, docs, nextest, fuzz, e2e suites.
     Test(test::Args),
+    /// Build docs/ as an mdBook site into target/book and check every relative link.
+    Docs(docs::Args),
     /// Build the cargo-fuzz targets of fuzz/ (nightly) and run each for a while; fail on a crash.
     Fuzz(fuzz::Args),
     /// Run suites of support/e2e-suites.json against a cluster and write their result files.
@@ -59,6 +62,7 @@ fn main() -> anyhow::Result<()> {
         Task::Crds(args) => crds::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
         Task::Test(args) => test::run(args),
+        Task::Docs(args) => docs::run(args),
         Task::Fuzz(args) => fuzz::run(args),
         Task::E2e(args) => e2e::run(args),
         Task::Gate(args) => e2e::gate::run(args),

@@ -50,6 +50,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     step("deps-check", || {
         crate::depscheck::run(crate::depscheck::Args::default())
     })?;
+    step("cargo xtask docs", || {
+        crate::docs::run(crate::docs::Args::default())
+    })?;
     step("cargo nextest run (all but e2e)", || {
         run_command(
             cargo()
