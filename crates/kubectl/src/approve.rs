@@ -123,7 +123,7 @@ where
         .create(&PostParams::default(), &object)
         .await
         .map_err(|e| match &e {
-            kube::Error::Api(status) if status.code == 409 => Error::NotFound(format!(
+            kube::Error::Api(status) if status.code == 409 => Error::Exists(format!(
                 "{} {} exists already: this plan has an approval (kubectl get {} -n {ns})",
                 K::kind(&()),
                 object.name_any(),

@@ -50,6 +50,9 @@ pub enum Error {
         /// The failed check.
         reason: String,
     },
+    /// The object to create exists already.
+    #[error("{0}")]
+    Exists(String),
     /// The approval was not confirmed.
     #[error("{0}")]
     NotConfirmed(String),
@@ -64,9 +67,11 @@ impl Error {
         match self {
             Error::Config(_) | Error::NotConfirmed(_) => ExitCode::Usage,
             Error::NothingStored(_) => ExitCode::NothingStored,
-            Error::Api { .. } | Error::NotFound(_) | Error::Refused { .. } | Error::Output(_) => {
-                ExitCode::Failed
-            }
+            Error::Api { .. }
+            | Error::NotFound(_)
+            | Error::Exists(_)
+            | Error::Refused { .. }
+            | Error::Output(_) => ExitCode::Failed,
         }
     }
 

@@ -286,3 +286,25 @@ fn from_path_reads_files_and_directories_in_name_order() {
     assert!(matches!(e, ReadError::UnknownKind(_)), "{e}");
     std::fs::remove_dir_all(&dir).expect("cleanup");
 }
+
+/// Found by the `schema_sql` fuzz campaign: an extension `WITH SCHEMA pudlic` read from SQL, and
+/// its HCL then failed to read back. Both readers now take a declared schema, `public`, or the
+/// catalog (where old pg_dump versions install plpgsql), and refuse anything else.
+#[test]
+fn an_extension_in_an_undeclared_schema_is_refused_and_the_catalog_is_not() {
+    match err(PG, "CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA pudlic;") {
+        ReadError::BadReference { what, .. } => assert_eq!(what, "schema pudlic"),
+        other => panic!("{other}"),
+    }
+    for doc in [
+        "CREATE EXTENSION IF NOT EXISTS plpgsql WITH SCHEMA pg_catalog;",
+        "CREATE EXTENSION citext WITH SCHEMA public;",
+        "CREATE SCHEMA app; CREATE EXTENSION citext WITH SCHEMA app;",
+    ] {
+        let s = sql::parse(PG, "x.sql", doc).expect(doc);
+        let written = ptah_schema::write::hcl::to_hcl(PG, &s);
+        let back =
+            ptah_schema::read::hcl::parse(PG, "x.hcl", &written).unwrap_or_else(|e| panic!("{e}\n{written}"));
+        assert_eq!(back, s, "{written}");
+    }
+}

@@ -71,6 +71,10 @@ pub struct Schema {
     pub sequences: BTreeMap<QualifiedName, Sequence>,
 }
 
+/// The one undeclared schema besides `public` an extension may be installed into (`plpgsql`
+/// lives there, and older pg_dump versions write `WITH SCHEMA pg_catalog`).
+pub const EXTENSION_CATALOG: &str = "pg_catalog";
+
 /// A PostgreSQL extension.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {

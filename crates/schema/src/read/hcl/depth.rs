@@ -9,9 +9,14 @@
 //!
 //! It knows just enough HCL to not count brackets that are text: comments (`#`, `//`, `/* */`),
 //! quoted strings with their escapes, and heredocs (`<<EOT`, `<<-EOT`). Inside strings and
-//! heredocs, `${ … }` and `%{ … }` open expressions again (`$${` and `%%{` are escapes); those
-//! count as a level, since the parser descends into them too. Unbalanced closers are left to
+//! heredocs, `${ … }` opens an expression again (`$${` and `%%{` are escapes); it
+//! counts as a level, since the parser descends into it too. Unbalanced closers are left to
 //! the parser, which reports them as syntax errors.
+//!
+//! It also refuses every template directive (`%{`, in a template or not). A schema document
+//! never needs one (a literal `%{` is written `%%{`), and `hcl-edit` 0.10 takes exponential
+//! time on some short inputs mixing `%{` with `-` (the `schema_hcl` fuzz campaign found 985
+//! bytes that took over a minute).
 
 /// The deepest nesting a `schema.hcl` document may have: blocks, `[`, `(`, `{` and template
 /// interpolations together. Real documents stay under 10 (`table { column { … } }`,
@@ -35,15 +40,23 @@ enum Text<'a> {
     Heredoc(&'a [u8]),
 }
 
-/// The byte offset of the first opener past [`MAX_NESTING`], if any.
-pub(super) fn too_deep(text: &str) -> Option<usize> {
+/// Why the scan refused a document, with the byte offset of the opener that made it refuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// An opener past [`MAX_NESTING`].
+    TooDeep(usize),
+    /// A template directive `%{`.
+    Directive(usize),
+}
+
+/// Scans `text`: the first refusal, if any.
+pub(super) fn check(text: &str) -> Result<(), Refusal> {
     Scan {
         b: text.as_bytes(),
         i: 0,
         stack: Vec::new(),
     }
     .run()
-    .err()
 }
 
 struct Scan<'a> {
@@ -53,13 +66,14 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn run(mut self) -> Result<(), usize> {
+    fn run(mut self) -> Result<(), Refusal> {
         while self.i < self.b.len() {
             let rest = &self.b[self.i..];
             match rest[0] {
                 b'#' => self.skip_line(),
                 b'/' if rest.get(1) == Some(&b'/') => self.skip_line(),
                 b'/' if rest.get(1) == Some(&b'*') => self.skip_block_comment(),
+                b'%' if rest.get(1) == Some(&b'{') => return Err(Refusal::Directive(self.i)),
                 b'{' | b'[' | b'(' => {
                     self.i += 1;
                     self.open(Frame::Bracket)?;
@@ -91,9 +105,9 @@ impl<'a> Scan<'a> {
 
     /// Pushes a level (its opener ends just before the current position); past the limit, the
     /// opener's offset is the error.
-    fn open(&mut self, frame: Frame<'a>) -> Result<(), usize> {
+    fn open(&mut self, frame: Frame<'a>) -> Result<(), Refusal> {
         if self.stack.len() >= MAX_NESTING {
-            return Err(self.i - 1);
+            return Err(Refusal::TooDeep(self.i - 1));
         }
         self.stack.push(frame);
         Ok(())
@@ -115,14 +129,17 @@ impl<'a> Scan<'a> {
 
     /// Reads template text until it ends, or an interpolation opens and the expression inside
     /// it continues in [`Scan::run`].
-    fn text(&mut self, text: Text<'a>) -> Result<(), usize> {
+    fn text(&mut self, text: Text<'a>) -> Result<(), Refusal> {
         while self.i < self.b.len() {
             let rest = &self.b[self.i..];
             if rest.starts_with(b"$${") || rest.starts_with(b"%%{") {
                 self.i += 3;
                 continue;
             }
-            if rest.starts_with(b"${") || rest.starts_with(b"%{") {
+            if rest.starts_with(b"%{") {
+                return Err(Refusal::Directive(self.i));
+            }
+            if rest.starts_with(b"${") {
                 self.i += 2;
                 return self.open(match text {
                     Text::Quoted => Frame::InString,

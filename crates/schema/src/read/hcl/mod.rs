@@ -25,7 +25,7 @@ use hcl_edit::Span;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Attribute, Block, BlockLabel, Body};
 
-use crate::model::{Dialect, EnumType, Extension, QualifiedName, RoutineKind, Schema};
+use crate::model::{Dialect, EXTENSION_CATALOG, EnumType, Extension, QualifiedName, RoutineKind, Schema};
 use crate::names::Namer;
 
 use super::check::{PendingForeignKey, foreign_keys};
@@ -42,14 +42,23 @@ mod sequence;
 mod table;
 mod value;
 
-/// Reads a `schema.hcl` document; one nested deeper than [`MAX_NESTING`] is refused before it is
-/// parsed.
+/// Reads a `schema.hcl` document; one nested deeper than [`MAX_NESTING`], or holding a template
+/// directive, is refused before it is parsed.
 pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadError> {
-    if let Some(offset) = depth::too_deep(text) {
-        return Err(ReadError::NestingTooDeep {
-            at: super::LineIndex::new(text).locate(file, text, offset),
-            limit: MAX_NESTING,
-        });
+    match depth::check(text) {
+        Ok(()) => {}
+        Err(depth::Refusal::TooDeep(offset)) => {
+            return Err(ReadError::NestingTooDeep {
+                at: super::LineIndex::new(text).locate(file, text, offset),
+                limit: MAX_NESTING,
+            });
+        }
+        Err(depth::Refusal::Directive(offset)) => {
+            return Err(ReadError::Unsupported {
+                at: super::LineIndex::new(text).locate(file, text, offset),
+                what: "template directives (`%{`; write a literal one as `%%{`)".to_owned(),
+            });
+        }
     }
     let body = hcl_edit::parser::parse_body(text).map_err(|e| ReadError::Syntax {
         at: Location {
@@ -314,7 +323,10 @@ impl<'a> Reader<'a> {
         let (mut attrs, blocks) = self.split("extension", &block.body)?;
         self.no_blocks(&blocks, "extension")?;
         let schema = match attrs.take("schema") {
-            Some(a) => Some(self.schema_ref(Some(a))?),
+            Some(a) => Some(match self.reference(&a.value)?.as_slice() {
+                [kind, name] if kind == "schema" && name == EXTENSION_CATALOG => name.clone(),
+                _ => self.schema_ref(Some(a))?,
+            }),
             None => None,
         };
         let version = match attrs.take("version") {

@@ -25,7 +25,7 @@ use sqlparser::ast::{
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan, Tokenizer};
 
-use crate::model::{Dialect, EnumType, Extension, QualifiedName, Schema};
+use crate::model::{Dialect, EXTENSION_CATALOG, EnumType, Extension, QualifiedName, Schema};
 use crate::names::Namer;
 use crate::normalize::sql_dialect;
 
@@ -341,9 +341,14 @@ impl Reader {
                         })
                     };
                 }
+                let schema = ext.schema.as_ref().map(|s| self.ident(s));
+                // As the HCL reader has it: a declared schema, `public`, or the catalog.
+                if let Some(schema) = schema.as_deref().filter(|s| *s != EXTENSION_CATALOG) {
+                    self.check_namespace(&QualifiedName::new(schema, &name), &at)?;
+                }
                 let extension = Extension {
                     name: name.clone(),
-                    schema: ext.schema.as_ref().map(|s| self.ident(s)),
+                    schema,
                     version: ext.version.as_ref().map(|v| v.value.clone()),
                 };
                 self.schema.extensions.insert(name, extension);
