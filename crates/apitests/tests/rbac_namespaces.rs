@@ -13,7 +13,7 @@ use kube::{
     api::{DeleteParams, Patch, PatchParams, PostParams},
 };
 use ptah_apitests::{
-    admissionpolicy::{image_sets, render_template},
+    admissionpolicy::{eventually, image_sets, render_template},
     client::{FIXTURE_MANAGER, admin_client, namespace},
 };
 use serde_json::Value;
@@ -102,12 +102,14 @@ async fn the_manager_creates_jobs_and_reads_logs_only_in_listed_namespaces() {
     }
     let user = format!("system:serviceaccount:{release_ns}:{release_ns}-ptah-operator-manager");
 
+    // The authorizer reads RBAC from an informer: a grant just applied shows up a moment later,
+    // so the grants are awaited first and the refusals asked once they are visible.
     assert!(
-        allowed(&admin, &user, &listed, "create", "jobs", None).await,
+        eventually(|| allowed(&admin, &user, &listed, "create", "jobs", None)).await,
         "create Jobs where listed"
     );
     assert!(
-        allowed(&admin, &user, &listed, "get", "pods", Some("log")).await,
+        eventually(|| allowed(&admin, &user, &listed, "get", "pods", Some("log"))).await,
         "read logs where listed"
     );
     assert!(
@@ -120,7 +122,7 @@ async fn the_manager_creates_jobs_and_reads_logs_only_in_listed_namespaces() {
     );
     for ns in [&listed, &other] {
         assert!(
-            allowed(&admin, &user, ns, "watch", "jobs", None).await,
+            eventually(|| allowed(&admin, &user, ns, "watch", "jobs", None)).await,
             "the Job watch spans {ns}"
         );
         assert!(

@@ -238,3 +238,28 @@ fn casts_that_type_array_elements_are_kept() {
         expression(Dialect::Postgres, "7 = n")
     );
 }
+
+/// Found by the `schema_sql` fuzz campaign: `Abc\n-- note\nmore` does not parse, so it was kept
+/// with its whitespace collapsed, `Abc -- note more`; that text parses (the comment now runs to
+/// the end), so normalizing it again gave `abc`. Normalizing is now the same once or twice.
+#[test]
+fn normalizing_is_idempotent_when_a_comment_spans_collapsed_lines() {
+    for text in [
+        "Abc\n\n-- Dump TABLE `t` (\n  `id` int(11)",
+        "a > 0 -- note\n)",
+        "VALUE ~ 'x'\n-- trailing\n",
+        "((a))",
+        "f(\n-- c\n1)",
+    ] {
+        for dialect in [PG, MY] {
+            let once = expression(dialect, text);
+            assert_eq!(expression(dialect, &once), once, "{dialect:?} {text:?}");
+            let default = default_value(dialect, text);
+            let again = match &default {
+                DefaultValue::Expression(e) => default_value(dialect, e),
+                DefaultValue::Literal(_) => default.clone(),
+            };
+            assert_eq!(again, default, "{dialect:?} {text:?}");
+        }
+    }
+}

@@ -72,12 +72,23 @@ fn parse(dialect: Dialect, text: &str) -> Option<Expr> {
     Some(expr)
 }
 
+/// `text` parsed, else its whitespace-collapsed form parsed, else that form. Collapsing can
+/// change what a `--` comment covers (a line break ended it), so a text that only parses once
+/// collapsed must be read collapsed: normalizing normalized text then gives the same result.
+fn parse_or_collapse(dialect: Dialect, text: &str) -> Result<Expr, String> {
+    if let Some(expr) = parse(dialect, text) {
+        return Ok(expr);
+    }
+    let collapsed = collapse_whitespace(text);
+    parse(dialect, &collapsed).ok_or(collapsed)
+}
+
 /// The canonical text of an expression (see the module docs); unparsable text comes back with
 /// its whitespace collapsed.
 pub fn expression(dialect: Dialect, text: &str) -> String {
-    match parse(dialect, text) {
-        Some(expr) => canonical(dialect, expr),
-        None => collapse_whitespace(text),
+    match parse_or_collapse(dialect, text) {
+        Ok(expr) => canonical(dialect, expr),
+        Err(collapsed) => collapsed,
     }
 }
 
@@ -88,8 +99,9 @@ pub fn expression(dialect: Dialect, text: &str) -> String {
 /// `TRUE`/`FALSE` are the numbers `1`/`0`, as its catalog reports them. Anything else, or text
 /// that does not parse, is an [`DefaultValue::Expression`] with [`expression`]'s text.
 pub fn default_value(dialect: Dialect, text: &str) -> DefaultValue {
-    let Some(expr) = parse(dialect, text) else {
-        return DefaultValue::Expression(collapse_whitespace(text));
+    let expr = match parse_or_collapse(dialect, text) {
+        Ok(expr) => expr,
+        Err(collapsed) => return DefaultValue::Expression(collapsed),
     };
     let expr = rewrite(dialect, expr);
     match literal(&expr) {
