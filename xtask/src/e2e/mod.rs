@@ -124,7 +124,15 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
     let all = suites::load(&root)?;
     let plan = plan::plan(args, &matrix, &all)?;
     let commit = git(&root, &["rev-parse", "HEAD"])?;
-    let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+    let changed = git(&root, &["status", "--porcelain", "--untracked-files=no"])?;
+    let dirty = !changed.is_empty();
+    if dirty {
+        // The gate refuses a dirty run; on the CI path say so before half an hour of suites.
+        if args.ci {
+            bail!("the working tree differs from HEAD, so the gate would refuse this run:\n{changed}");
+        }
+        eprintln!("e2e: the working tree differs from HEAD; the gate will refuse this run:\n{changed}");
+    }
     let started_at = unix_now();
     let run = Run {
         format_version: FORMAT_VERSION,

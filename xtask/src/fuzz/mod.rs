@@ -58,6 +58,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "the first build takes about 10 minutes on 2 idle cores (later ones about 1), in {}",
         build_dir.display()
     );
+    // cargo-fuzz has no --locked: a stale lock would be rewritten by the build and leave the
+    // tree dirty, which the e2e gate then refuses half an hour later.
+    step("fuzz/Cargo.lock is current", || {
+        output(cargo().current_dir(&root).args([
+            "metadata",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+            "fuzz/Cargo.toml",
+        ]))
+        .map(drop)
+        .context(
+            "fuzz/Cargo.lock does not match the workspace's dependencies: run `cargo update \
+             --manifest-path fuzz/Cargo.toml --workspace` and commit the lock",
+        )
+    })?;
     step("cargo +nightly fuzz build (all targets)", || {
         run_command(
             nightly_cargo(&root)
