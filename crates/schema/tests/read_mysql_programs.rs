@@ -138,3 +138,25 @@ fn duplicates_and_missing_tables_are_errors() {
         "{missing:?}"
     );
 }
+
+/// Found by the schema_sql fuzz campaign: under `DELIMITER ;;` a trigger that runs to the end of
+/// the file keeps its last `;`, which HCL dropped, so the SQL and HCL readers disagreed.
+#[test]
+fn a_trigger_running_to_the_end_of_the_file_reads_back_from_hcl_unchanged() {
+    let doc = read(
+        "CREATE TABLE `t` (`a` int);\nDELIMITER ;;\n\
+         CREATE TRIGGER `trg` BEFORE INSERT ON `t` FOR EACH ROW SET NEW.a = 1 ; ;\n",
+    );
+    let definition = &doc.schema.triggers[&q("t.trg")].definition;
+    assert_eq!(
+        definition,
+        "CREATE TRIGGER `trg` BEFORE INSERT ON `t` FOR EACH ROW SET NEW.a = 1"
+    );
+    let written = ptah_schema::write::hcl::to_hcl(MY, &doc.schema);
+    let back = ptah_schema::read::hcl::parse(MY, "schema.hcl", &written)
+        .unwrap_or_else(|e| panic!("reads back: {e}\n{written}"));
+    assert!(
+        back == doc.schema,
+        "SQL → HCL → model changed the model:\n{written}"
+    );
+}

@@ -120,6 +120,15 @@ pub struct Trigger {
 }
 
 impl Trigger {
+    /// A trigger statement without what never changes its meaning: surrounding whitespace and
+    /// trailing `;` (a MySQL body read up to the end of a file keeps its last delimiter, and
+    /// HCL drops it). Idempotent, so every reader can apply it.
+    pub fn canonical_definition(text: &str) -> String {
+        text.trim_start()
+            .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+            .to_owned()
+    }
+
     /// The map key: the table's namespace and `table.trigger`.
     pub fn key(&self) -> QualifiedName {
         QualifiedName::new(

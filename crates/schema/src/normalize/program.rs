@@ -14,7 +14,7 @@
 //!   FOR EACH ROW <body>``, the body exactly as written (`ACTION_STATEMENT`), surrounding whitespace
 //!   trimmed ([`mysql_trigger_definition`]).
 
-use crate::model::View;
+use crate::model::{Trigger, View};
 
 /// A MySQL identifier in backticks.
 pub fn mysql_quote(name: &str) -> String {
@@ -23,14 +23,14 @@ pub fn mysql_quote(name: &str) -> String {
 
 /// The canonical `CREATE TRIGGER` text of a MySQL trigger from its parts.
 pub fn mysql_trigger_definition(name: &str, timing: &str, event: &str, table: &str, body: &str) -> String {
-    format!(
+    Trigger::canonical_definition(&format!(
         "CREATE TRIGGER {} {} {} ON {} FOR EACH ROW {}",
         mysql_quote(name),
         timing.to_ascii_uppercase(),
         event.to_ascii_uppercase(),
         mysql_quote(table),
         body.trim()
-    )
+    ))
 }
 
 /// `information_schema.VIEWS.VIEW_DEFINITION` of a view in `database`, as `SHOW CREATE VIEW`

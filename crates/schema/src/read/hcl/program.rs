@@ -140,7 +140,7 @@ impl Reader<'_> {
         let trigger = Trigger {
             table,
             name,
-            definition: definition.trim().trim_end_matches(';').trim_end().to_owned(),
+            definition: Trigger::canonical_definition(&definition),
         };
         self.insert_unique(block, trigger.key(), |s| &mut s.triggers, trigger)
     }

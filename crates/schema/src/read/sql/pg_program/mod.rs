@@ -180,7 +180,7 @@ impl Reader {
         let trigger = Trigger {
             table,
             name,
-            definition,
+            definition: Trigger::canonical_definition(&definition),
         };
         let key = trigger.key();
         if self.schema.triggers.contains_key(&key) && !replace {
