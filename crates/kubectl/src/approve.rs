@@ -3,7 +3,7 @@
 //! bindings and stamps who approved; values a client sends for those are overwritten.
 
 use kube::{Api, Client, Resource, ResourceExt as _, api::PostParams};
-use ptah_api::{PtahMigrationApproval, PtahSchemaApproval};
+use ptah_api::{PtahMigrationApproval, PtahSchemaApproval, conditions::ConditionType};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -108,6 +108,11 @@ fn approval(kind: &str, plan_name: &str, spec: Value) -> Value {
 }
 
 /// Creates the approval; returns `kind/name` of what the API server stored.
+///
+/// The derived name is taken when the same plan was approved before. A plan is named by its
+/// fingerprint, so the same plan comes back when the database returns to a state it was in
+/// (drift undone by hand, a spec put back): an approval already spent or stale then no longer
+/// counts, and a new one gets a generated name. An approval still waiting to be spent is refused.
 async fn create<K>(client: &Client, ns: &str, manifest: Value) -> Result<String, Error>
 where
     K: Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
@@ -119,17 +124,45 @@ where
     let object: K = serde_json::from_value(manifest)
         .map_err(|e| Error::Output(std::io::Error::other(format!("building the approval: {e}"))))?;
     let api: Api<K> = Api::namespaced(client.clone(), ns);
-    let created = api
-        .create(&PostParams::default(), &object)
-        .await
-        .map_err(|e| match &e {
-            kube::Error::Api(status) if status.code == 409 => Error::Exists(format!(
-                "{} {} exists already: this plan has an approval (kubectl get {} -n {ns})",
-                K::kind(&()),
-                object.name_any(),
-                K::plural(&()),
-            )),
-            _ => Error::api(format!("creating the {}", K::kind(&())))(e),
-        })?;
+    let failed = |e| Error::api(format!("creating the {}", K::kind(&())))(e);
+    let created = match api.create(&PostParams::default(), &object).await {
+        Ok(created) => created,
+        Err(kube::Error::Api(status)) if status.code == 409 => {
+            let name = object.name_any();
+            let existing = api
+                .get(&name)
+                .await
+                .map_err(Error::api(format!("reading {} {name}", K::kind(&()))))?;
+            if !spent(&existing) {
+                return Err(Error::Exists(format!(
+                    "{} {name} exists already and is not spent yet: this plan has an approval \
+                     waiting (kubectl get {} -n {ns})",
+                    K::kind(&()),
+                    K::plural(&()),
+                )));
+            }
+            let mut again = object.clone();
+            let meta = again.meta_mut();
+            meta.generate_name = Some(format!("{name}-"));
+            meta.name = None;
+            api.create(&PostParams::default(), &again).await.map_err(failed)?
+        }
+        Err(e) => return Err(failed(e)),
+    };
     Ok(format!("{}/{}", K::plural(&()), created.name_any()))
+}
+
+/// Whether an approval was spent on an Apply or marked stale (its `Consumed` or `Stale`
+/// condition is true), so it no longer approves anything.
+fn spent<K: serde::Serialize>(approval: &K) -> bool {
+    let value = serde_json::to_value(approval).unwrap_or(Value::Null);
+    let conditions = value["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    conditions.iter().any(|c| {
+        let ty = c["type"].as_str().unwrap_or_default();
+        (ty == ConditionType::Consumed.as_str() || ty == ConditionType::Stale.as_str())
+            && c["status"] == "True"
+    })
 }

@@ -133,6 +133,12 @@ impl Fixture {
         child.wait_with_output().expect("kubectl-ptah ends")
     }
 
+    /// The PtahSchemaApprovals of the namespace.
+    async fn schema_approvals(&self) -> Vec<PtahSchemaApproval> {
+        let api: Api<PtahSchemaApproval> = Api::namespaced(self.client.clone(), &self.ns);
+        api.list(&Default::default()).await.expect("list approvals").items
+    }
+
     async fn cleanup(self) {
         let api: Api<Namespace> = Api::all(self.client);
         let _ = api.delete(&self.ns, &DeleteParams::default()).await;
@@ -243,23 +249,13 @@ async fn a_tampered_chunk_is_reported_as_refused_and_nothing_is_printed() {
             "{args:?}: {err}"
         );
     }
-    let approvals: Api<PtahSchemaApproval> = Api::namespaced(fx.client.clone(), &fx.ns);
-    assert!(
-        approvals
-            .list(&Default::default())
-            .await
-            .expect("list")
-            .items
-            .is_empty()
-    );
+    assert!(fx.schema_approvals().await.is_empty());
     fx.cleanup().await;
 }
 
 #[tokio::test]
-async fn approve_shows_the_plan_asks_and_creates_the_bound_approval_once() {
+async fn approve_shows_the_plan_asks_and_creates_one_bound_approval_until_it_is_spent() {
     let fx = Fixture::new("kptah-approve").await;
-    let approvals: Api<PtahSchemaApproval> = Api::namespaced(fx.client.clone(), &fx.ns);
-
     let declined = fx.run_with_input(&["approve", &fx.plan.name_any()], Some("n\n"));
     assert_eq!(code(&declined), 2, "{}", text(&declined.stderr));
     assert!(
@@ -274,18 +270,11 @@ async fn approve_shows_the_plan_asks_and_creates_the_bound_approval_once() {
         "{}",
         text(&unanswered.stderr)
     );
-    assert!(
-        approvals
-            .list(&Default::default())
-            .await
-            .expect("list")
-            .items
-            .is_empty()
-    );
+    assert!(fx.schema_approvals().await.is_empty());
 
     let approved = fx.run_with_input(&["approve", "orders"], Some("yes\n"));
     assert_eq!(code(&approved), 0, "{}", text(&approved.stderr));
-    let items = approvals.list(&Default::default()).await.expect("list").items;
+    let items = fx.schema_approvals().await;
     assert_eq!(items.len(), 1);
     let spec = &items[0].spec;
     assert_eq!(spec.plan_ref.name, fx.plan.name_any());
@@ -301,6 +290,33 @@ async fn approve_shows_the_plan_asks_and_creates_the_bound_approval_once() {
         "{}",
         text(&again.stderr)
     );
+
+    // The manager spends the approval on an Apply. A plan is named by its fingerprint, so the
+    // same plan comes back when the database returns to an earlier state (drift undone): it
+    // needs, and gets, a new approval.
+    let first = items[0].name_any();
+    let api: Api<PtahSchemaApproval> = Api::namespaced(fx.client.clone(), &fx.ns);
+    let consumed = json!({"status": {"conditions": [{
+        "type": "Consumed", "status": "True", "reason": "Dispatched",
+        "message": "spent on an Apply", "lastTransitionTime": "2026-12-04T00:00:00Z"
+    }]}});
+    api.patch_status(&first, &PatchParams::default(), &Patch::Merge(&consumed))
+        .await
+        .expect("mark the approval consumed, as the manager does");
+    let renewed = fx.run(&["approve", "orders", "--yes"]);
+    assert_eq!(code(&renewed), 0, "{}", text(&renewed.stderr));
+    let items = fx.schema_approvals().await;
+    assert_eq!(items.len(), 2, "a second approval of the plan that came back");
+    let second = items
+        .iter()
+        .find(|a| a.name_any() != first)
+        .expect("the second approval");
+    assert!(
+        second.name_any().starts_with(&format!("{first}-")),
+        "{}",
+        second.name_any()
+    );
+    assert_eq!(second.spec.plan_ref, items[0].spec.plan_ref);
     fx.cleanup().await;
 }
 
