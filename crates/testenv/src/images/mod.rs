@@ -8,7 +8,11 @@
 //!   binaries, the shared libraries `ldd` names, CA certificates, `/etc/passwd` with the non-root
 //!   user 65532 and `/tmp` ([`rootfs`]); it is imported into the local cluster's containerd and
 //!   pushed to the TLS registry of `cargo xtask services` through it, and its pinned reference
-//!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`.
+//!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`;
+//! * then the kubectl image ([`KUBECTL_IMAGE`]): the static `kubectl` of `cargo xtask k8s-bin` at
+//!   the running cluster's Kubernetes version (built when missing), with the same passwd, CA
+//!   certificates and `/tmp`, for Pods that run kubectl themselves (the wait-for-schema pattern,
+//!   docs/wait-for-schema.md).
 
 pub mod oci;
 mod revision;
@@ -25,7 +29,10 @@ use anyhow::{Context, bail};
 use ptah_testservices::TestServices;
 use serde_json::Value;
 
-use crate::step::{cargo, output, run, step, workspace_root};
+use crate::{
+    k8s::{Binaries, Component, Matrix},
+    step::{cargo, output, run, step, workspace_root},
+};
 
 /// The data-plane image's repository in the services registry.
 pub const DATA_PLANE_REPOSITORY: &str = "ptah/data-plane";
@@ -35,6 +42,8 @@ pub const MANAGER_REPOSITORY: &str = "ptah/manager";
 pub const CERT_ROTATOR_REPOSITORY: &str = "ptah/cert-rotator";
 /// The release-lifecycle hook image's repository.
 pub const CRD_MANAGER_REPOSITORY: &str = "ptah/crd-manager";
+/// The kubectl image's repository.
+pub const KUBECTL_REPOSITORY: &str = "ptah/kubectl";
 /// Their tag.
 pub const TAG: &str = "dev";
 
@@ -81,6 +90,28 @@ pub const IMAGES: &[Image] = &[
     },
 ];
 
+/// An image of one program `cargo xtask k8s-bin` builds (a static Go binary, so no shared
+/// library), at the Kubernetes version of the running cluster.
+pub struct ProgramImage {
+    /// Directory under `target/images/` (which holds `reference`).
+    pub name: &'static str,
+    /// Repository in the services registry.
+    pub repository: &'static str,
+    /// The program, its entrypoint.
+    pub component: Component,
+    /// Its path in the image.
+    pub at: &'static str,
+}
+
+/// `kubectl` alone, run as 65532 like the other images; built after [`IMAGES`] (never for
+/// `--rev`: no release ships it).
+pub const KUBECTL_IMAGE: ProgramImage = ProgramImage {
+    name: "kubectl",
+    repository: KUBECTL_REPOSITORY,
+    component: Component::Kubectl,
+    at: "/usr/local/bin/kubectl",
+};
+
 /// Arguments of `cargo xtask images`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -120,6 +151,13 @@ pub fn run_task(args: Args) -> anyhow::Result<()> {
     let cluster = Cluster::require(&root)?;
     for image in wanted {
         let pinned = build_and_push(&out, profile, image, &tag, &services, &cluster)?;
+        println!("{pinned}");
+    }
+    if args.rev.is_none() {
+        let program = cluster.program(&root, KUBECTL_IMAGE.component)?;
+        let reference = format!("{}/{}:{TAG}", services.registry.host, KUBECTL_IMAGE.repository);
+        let built = program_layout(&root, &KUBECTL_IMAGE, &program, &reference)?;
+        let pinned = import_and_push(&root, KUBECTL_IMAGE.name, &reference, &built, &services, &cluster)?;
         println!("{pinned}");
     }
     Ok(())
@@ -181,17 +219,39 @@ pub fn build_command(root: &Path, image: &Image, release: bool) -> Command {
 /// Builds `image`'s OCI layout named `reference` from the binaries of `profile`, under
 /// `target/images/<name>/`.
 pub fn layout(root: &Path, profile: &str, image: &Image, reference: &str) -> anyhow::Result<oci::Built> {
-    let work = root.join("target").join("images").join(image.name);
+    let bins = root.join("target").join(profile);
+    let files: Vec<(PathBuf, &str)> = image
+        .binaries
+        .iter()
+        .map(|(_, bin, at)| (bins.join(bin), *at))
+        .collect();
+    layout_of(root, image.name, &files, reference)
+}
+
+/// Builds the OCI layout of a [`ProgramImage`] holding `program`, under
+/// `target/images/<name>/`.
+pub fn program_layout(
+    root: &Path,
+    image: &ProgramImage,
+    program: &Path,
+    reference: &str,
+) -> anyhow::Result<oci::Built> {
+    layout_of(root, image.name, &[(program.to_path_buf(), image.at)], reference)
+}
+
+/// The layout of `files` (`(path on the host, path in the image)`, the first the entrypoint)
+/// under `target/images/<name>/`.
+fn layout_of(
+    root: &Path,
+    name: &str,
+    files: &[(PathBuf, &str)],
+    reference: &str,
+) -> anyhow::Result<oci::Built> {
+    let work = root.join("target").join("images").join(name);
     step(&format!("OCI layout {reference}"), || {
-        let bins = root.join("target").join(profile);
-        let files: Vec<(PathBuf, &str)> = image
-            .binaries
-            .iter()
-            .map(|(_, bin, at)| (bins.join(bin), *at))
-            .collect();
         let rootfs = work.join("rootfs");
-        rootfs::build(&rootfs, &files)?;
-        let entrypoint = image.binaries.first().map_or("/", |(_, _, at)| *at);
+        rootfs::build(&rootfs, files)?;
+        let entrypoint = files.first().map_or("/", |(_, at)| *at);
         oci::build(
             &rootfs,
             &work.join("oci"),
@@ -210,12 +270,8 @@ pub fn layout(root: &Path, profile: &str, image: &Image, reference: &str) -> any
 
 /// Writes `pinned` (`<reference>@sha256:…`) to `target/images/<name>/reference`, where tests,
 /// the e2e driver and chart installs read it (the manager needs digests).
-pub fn write_reference(root: &Path, image: &Image, pinned: &str) -> anyhow::Result<()> {
-    let path = root
-        .join("target")
-        .join("images")
-        .join(image.name)
-        .join("reference");
+pub fn write_reference(root: &Path, name: &str, pinned: &str) -> anyhow::Result<()> {
+    let path = root.join("target").join("images").join(name).join("reference");
     fs::write(&path, format!("{pinned}\n")).with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -242,10 +298,13 @@ fn bin_targets(metadata: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The local cluster's containerd, which imports and pushes the images.
+/// The local cluster's containerd, which imports and pushes the images, and the Kubernetes
+/// version it runs.
 struct Cluster {
     socket: PathBuf,
     hosts_dir: PathBuf,
+    /// `version` of `target/cluster/cluster.json` (`v1.35.4`).
+    version: String,
 }
 
 impl Cluster {
@@ -259,10 +318,29 @@ impl Cluster {
                 socket.display()
             );
         }
+        let state = root.join("target").join("cluster").join("cluster.json");
+        let text = fs::read_to_string(&state).with_context(|| format!("cannot read {}", state.display()))?;
+        let json: Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not JSON", state.display()))?;
+        let version = json["version"]
+            .as_str()
+            .with_context(|| format!("{} names no `version`", state.display()))?
+            .to_owned();
         Ok(Self {
             socket,
             hosts_dir: dir.join("certs.d"),
+            version,
         })
+    }
+
+    /// `component` at the cluster's Kubernetes version, built by `k8s-bin` when not cached.
+    fn program(&self, root: &Path, component: Component) -> anyhow::Result<PathBuf> {
+        let matrix = Matrix::load(root)?;
+        let bins = Binaries::new(matrix.select(Some(&self.version))?, &matrix)?;
+        step(&format!("{component} {}", self.version), || {
+            bins.ensure(&[component])
+        })?;
+        Ok(bins.path(component))
     }
 
     fn ctr(&self) -> Command {
@@ -281,13 +359,25 @@ fn build_and_push(
     services: &TestServices,
     cluster: &Cluster,
 ) -> anyhow::Result<String> {
-    let registry = &services.registry;
-    let reference = tagged_name(&registry.host, image, tag);
+    let reference = tagged_name(&services.registry.host, image, tag);
     let built = layout(root, profile, image, &reference)?;
-    step(
-        &format!("import {} into the cluster's containerd", image.name),
-        || run(cluster.ctr().args(["images", "import"]).arg(&built.tarball)),
-    )?;
+    import_and_push(root, image.name, &reference, &built, services, cluster)
+}
+
+/// Imports the layout `built` of image `name`, pushes it as `reference` and writes its pinned
+/// reference.
+fn import_and_push(
+    root: &Path,
+    name: &str,
+    reference: &str,
+    built: &oci::Built,
+    services: &TestServices,
+    cluster: &Cluster,
+) -> anyhow::Result<String> {
+    let registry = &services.registry;
+    step(&format!("import {name} into the cluster's containerd"), || {
+        run(cluster.ctr().args(["images", "import"]).arg(&built.tarball))
+    })?;
     step(&format!("push {reference}"), || {
         // The password goes through ctr's argv: a throw-away test registry credential.
         let user = format!("{}:{}", registry.username, registry.password.expose());
@@ -296,13 +386,13 @@ fn build_and_push(
                 .ctr()
                 .args(["images", "push", "--hosts-dir"])
                 .arg(&cluster.hosts_dir)
-                .args(["--user", &user, &reference]),
+                .args(["--user", &user, reference]),
         )
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace(registry.password.expose(), "***")))
     })?;
     let pinned = format!("{reference}@{}", built.manifest_digest);
-    write_reference(root, image, &pinned)?;
+    write_reference(root, name, &pinned)?;
     Ok(pinned)
 }
 
@@ -358,6 +448,15 @@ mod tests {
         );
         let optional: Vec<&str> = IMAGES.iter().filter(|i| i.optional).map(|i| i.name).collect();
         assert_eq!(optional, ["cert-rotator", "crd-manager"]);
+    }
+
+    #[test]
+    fn the_kubectl_image_runs_the_k8s_bin_kubectl_under_its_own_name() {
+        assert_eq!(KUBECTL_IMAGE.component, Component::Kubectl);
+        assert_eq!(KUBECTL_IMAGE.repository, "ptah/kubectl");
+        assert!(KUBECTL_IMAGE.at.starts_with('/') && KUBECTL_IMAGE.at.ends_with("/kubectl"));
+        // Its reference file sits beside the others and must not overwrite one of them.
+        assert!(IMAGES.iter().all(|i| i.name != KUBECTL_IMAGE.name));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Root filesystems for images of workspace binaries (glibc-linked: `ldd` names what to copy).
+//! Root filesystems for images of workspace binaries (glibc-linked: `ldd` names what to copy)
+//! and of static programs (kubectl: nothing to copy).
 
 use std::{
     fs,
@@ -7,9 +8,7 @@ use std::{
     process::Command,
 };
 
-use anyhow::Context;
-
-use crate::step::output;
+use anyhow::{Context, bail};
 
 /// A root filesystem for workspace binaries: each binary at its path in the image, their shared
 /// libraries at the paths `ldd` names, CA certificates, passwd/group with 65532, /tmp.
@@ -25,7 +24,7 @@ pub fn build(rootfs: &Path, binaries: &[(PathBuf, &str)]) -> anyhow::Result<()> 
             fs::create_dir_all(parent)?;
         }
         fs::copy(binary, &target).with_context(|| format!("cannot copy {}", binary.display()))?;
-        libs.extend(shared_libraries(&output(Command::new("ldd").arg(binary))?));
+        libs.extend(libraries_of(binary)?);
     }
     libs.sort();
     libs.dedup();
@@ -54,6 +53,30 @@ pub fn build(rootfs: &Path, binaries: &[(PathBuf, &str)]) -> anyhow::Result<()> 
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777))?;
     fs::create_dir_all(rootfs.join("home/nonroot"))?;
     Ok(())
+}
+
+/// The shared libraries `binary` loads: none for a static executable (`ldd` says "not a dynamic
+/// executable" and fails), else what its `ldd` output names.
+fn libraries_of(binary: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let out = Command::new("ldd")
+        .arg(binary)
+        .output()
+        .with_context(|| format!("cannot start ldd {}", binary.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() {
+        return Ok(shared_libraries(&stdout));
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stdout.contains("not a dynamic executable") || stderr.contains("not a dynamic executable") {
+        return Ok(Vec::new());
+    }
+    bail!(
+        "`ldd {}` failed with {}: {}{}",
+        binary.display(),
+        out.status,
+        stdout.trim(),
+        stderr.trim()
+    )
 }
 
 /// The absolute library paths of `ldd` output (`libc.so.6 => /lib/… (0x…)`, `/lib64/ld-…`).

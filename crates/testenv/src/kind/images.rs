@@ -2,7 +2,8 @@
 //! [`crate::images`] (no Docker build), named for the kind registry's host address so that a
 //! pinned reference Pods use is already present, archived with `tar` and imported into every
 //! node with `kind load image-archive`. The pinned reference goes to
-//! `target/images/<name>/reference`, where tests and chart installs read it.
+//! `target/images/<name>/reference`, where tests and chart installs read it. The kubectl image
+//! ([`crate::images::KUBECTL_IMAGE`]) follows, from the minor's kubectl.
 
 use std::{fs, path::Path};
 
@@ -10,15 +11,19 @@ use anyhow::Context;
 
 use super::config::{archive_command, load_command};
 use crate::{
-    images::{IMAGES, build_command, image_name, layout, wanted, workspace_bins, write_reference},
+    images::{
+        IMAGES, KUBECTL_IMAGE, TAG, build_command, image_name, layout, oci::Built, program_layout, wanted,
+        workspace_bins, write_reference,
+    },
     step::{describe, run, step},
 };
 
-/// Builds every image for `registry_host`, loads it into `cluster` and returns the pinned
-/// references. `archives` receives one `<name>.tar` per image.
+/// Builds every image for `registry_host` (the kubectl image from `kubectl`), loads it into
+/// `cluster` and returns the pinned references. `archives` receives one `<name>.tar` per image.
 pub fn build_and_load(
     root: &Path,
     kind: &Path,
+    kubectl: &Path,
     cluster: &str,
     registry_host: &str,
     archives: &Path,
@@ -30,22 +35,47 @@ pub fn build_and_load(
         step(&describe(&build), || run(&mut build))?;
         let name = image_name(registry_host, image);
         let built = layout(root, "debug", image, &name)?;
-        let archive = archives.join(format!("{}.tar", image.name));
-        let oci_layout = root
-            .join("target")
-            .join("images")
-            .join(image.name)
-            .join("oci")
-            .join("layout");
-        step(&format!("kind load {name}"), || {
-            run(&mut archive_command(&oci_layout, &archive))?;
-            run(&mut load_command(kind, &archive, cluster))
-        })?;
-        let reference = format!("{name}@{}", built.manifest_digest);
-        write_reference(root, image, &reference)?;
-        pinned.push(reference);
+        pinned.push(load(root, kind, cluster, image.name, &name, &built, archives)?);
     }
+    let name = format!("{registry_host}/{}:{TAG}", KUBECTL_IMAGE.repository);
+    let built = program_layout(root, &KUBECTL_IMAGE, kubectl, &name)?;
+    pinned.push(load(
+        root,
+        kind,
+        cluster,
+        KUBECTL_IMAGE.name,
+        &name,
+        &built,
+        archives,
+    )?);
     Ok(pinned)
+}
+
+/// Archives the layout of image `image` (under `target/images/<image>/`), loads it into every
+/// node and writes its pinned reference.
+fn load(
+    root: &Path,
+    kind: &Path,
+    cluster: &str,
+    image: &str,
+    name: &str,
+    built: &Built,
+    archives: &Path,
+) -> anyhow::Result<String> {
+    let archive = archives.join(format!("{image}.tar"));
+    let oci_layout = root
+        .join("target")
+        .join("images")
+        .join(image)
+        .join("oci")
+        .join("layout");
+    step(&format!("kind load {name}"), || {
+        run(&mut archive_command(&oci_layout, &archive))?;
+        run(&mut load_command(kind, &archive, cluster))
+    })?;
+    let reference = format!("{name}@{}", built.manifest_digest);
+    write_reference(root, image, &reference)?;
+    Ok(reference)
 }
 
 #[cfg(test)]

@@ -99,6 +99,7 @@ pub fn provide(root: &Path, minor: &Minor, matrix: &Matrix) -> anyhow::Result<Pa
         images::build_and_load(
             root,
             &kind,
+            &bins.path(Component::Kubectl),
             &name,
             &endpoints.registry_host(),
             &dir.join("images"),
