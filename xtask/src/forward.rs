@@ -12,7 +12,7 @@ pub const TESTENV: &str = "ptah-testenv";
 pub const BENCH: &str = "ptah-bench";
 
 /// Everything after the task's name, passed through untouched (`--help` included).
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 #[command(disable_help_flag = true)]
 pub struct Forwarded {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -31,7 +31,8 @@ pub enum Profile {
 /// The command that runs `task` of `package` with `args`.
 pub fn command(package: &str, task: &str, args: &[String], profile: Profile) -> std::process::Command {
     let mut cmd = cargo();
-    cmd.args(["run", "--quiet"]);
+    // Not `--quiet`: a cold build of the task's package takes minutes and should show progress.
+    cmd.arg("run");
     if profile == Profile::Release {
         cmd.arg("--release");
     }
@@ -61,13 +62,13 @@ mod tests {
             Profile::Dev,
         );
         assert!(
-            describe(&cmd).ends_with("run --quiet --package ptah-testenv -- cluster up --tier api"),
+            describe(&cmd).ends_with("run --package ptah-testenv -- cluster up --tier api"),
             "{}",
             describe(&cmd)
         );
         let bench = command(BENCH, "bench", &["executor".into()], Profile::Release);
         assert!(
-            describe(&bench).ends_with("run --quiet --release --package ptah-bench -- bench executor"),
+            describe(&bench).ends_with("run --release --package ptah-bench -- bench executor"),
             "{}",
             describe(&bench)
         );

@@ -1,12 +1,13 @@
 //! `cargo xtask`: the project's developer and CI tasks.
 //!
 //! Thin dispatch: the CRDs, the dependency check, the test command, the docs site, the fuzz runner, the e2e
-//! driver, the gate and the CI workflow live here; the development environment (`services`,
-//! `k8s-bin`, `cluster`, `images`) is the `ptah-testenv` crate and the benchmarks and demo are
-//! `ptah-bench`, both reached by forwarding, so `cargo xtask crds --check` compiles neither a
-//! database driver nor the environment's binary.
+//! driver, the gate, the CI workflow and the operator demo's stages live here; the development
+//! environment (`services`, `k8s-bin`, `cluster`, `images`) is the `ptah-testenv` crate and the
+//! benchmarks and the executor demo are `ptah-bench`, both reached by forwarding, so `cargo xtask
+//! crds --check` compiles neither a database driver nor the environment's binary.
 
 mod crds;
+mod demo;
 mod depscheck;
 mod docs;
 mod e2e;
@@ -52,8 +53,9 @@ enum Task {
     Images(Forwarded),
     /// Benchmarks measured as ratios against a same-run baseline (ptah-bench, release build).
     Bench(Forwarded),
-    /// The executor end to end against the local services (ptah-bench).
-    Demo(Forwarded),
+    /// The operator demo: services, cluster, images, helm install, a person with kubectl and
+    /// kubectl ptah through checked steps recorded as casts (`--executor`: the executor alone).
+    Demo(demo::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -72,6 +74,6 @@ fn main() -> anyhow::Result<()> {
         Task::Cluster(args) => forward::exec(forward::TESTENV, "cluster", args, Dev),
         Task::Images(args) => forward::exec(forward::TESTENV, "images", args, Dev),
         Task::Bench(args) => forward::exec(forward::BENCH, "bench", args, Release),
-        Task::Demo(args) => forward::exec(forward::BENCH, "demo", args, Dev),
+        Task::Demo(args) => demo::run(args),
     }
 }

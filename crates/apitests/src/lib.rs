@@ -205,6 +205,7 @@ mod tests {
 }
 
 pub mod admissionpolicy;
+pub mod cast;
 pub mod chartsource;
 pub mod client;
 pub mod e2e;

@@ -112,6 +112,12 @@ fn git(root: &Path, args: &[&str]) -> anyhow::Result<String> {
         .to_owned())
 }
 
+/// The default minor's local full-tier cluster with the suites' tools and this checkout's images
+/// (what `cargo xtask demo` needs); returns the cluster directory.
+pub fn provide_local(minor: &Minor, matrix: &Matrix, root: &Path) -> anyhow::Result<std::path::PathBuf> {
+    provide::provide(Provider::Local, minor, matrix, root, false, None)
+}
+
 /// Runs `cargo xtask e2e`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     run_plan(&args).map(|_| ())

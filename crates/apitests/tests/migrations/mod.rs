@@ -2,7 +2,7 @@
 //! by helm, artifacts pushed with `ptah`, approvals made with kubectl, and observers of Jobs.
 
 // Each suite that includes this module uses a different part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 mod observe;
 mod release;
