@@ -30,12 +30,7 @@ use lifecycle::{
     wait_for,
 };
 use migrations::{File, Mig, NAME, push_migrations, v1_files};
-use ptah_api::{
-    PtahSchema,
-    conditions::ConditionType,
-    migration::{MigrationPhase, RunOutcome},
-    schema::SchemaPhase,
-};
+use ptah_api::{PtahSchema, conditions::ConditionType, schema::SchemaPhase};
 use ptah_apitests::{ClusterFiles, e2e::create};
 use serde_json::json;
 
@@ -351,18 +346,7 @@ async fn migration_steps(d: &mut Demo, app: &Mig) {
     point_migration_at(d, &mut step, app, "v2-broken");
     let (_, plan) = app.wait_plan(None, 1).await;
     approve(d, &mut step, &plan.name_any());
-    let blocked = app
-        .wait("a Partial, unresolved run", |m| {
-            m.status.as_ref().is_some_and(|st| {
-                st.phase == Some(MigrationPhase::Blocked)
-                    && st.unresolved_run.is_some()
-                    && st
-                        .last_run
-                        .as_ref()
-                        .is_some_and(|r| r.outcome == RunOutcome::Partial)
-            })
-        })
-        .await;
+    let blocked = app.wait_partial().await;
     step.held("PtahMigration billing: Blocked, last run Partial, unresolvedRun recorded");
     let shown = d.ptah(&mut step, &["migration", NAME]);
     let ack = acknowledgment(&shown);
@@ -491,21 +475,9 @@ fn schema_manifest(app: &Mig, o: &Orders, tag: &str) -> serde_json::Value {
     })
 }
 
+/// The suites' PtahMigration, in a realm of its own: its database is not the PtahSchema's.
 fn migration_manifest(app: &Mig, tag: &str) -> serde_json::Value {
-    json!({
-        "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahMigration",
-        "metadata": {"name": NAME, "namespace": app.ns},
-        "spec": {
-            "target": {"engine": "mariadb", "coordinationKey": "billing", "urlFrom": {"name": "db", "key": "url"}},
-            "artifact": {
-                "ociRef": app.oci(tag),
-                "registryAuthFrom": {"name": "registry"},
-                "verificationPolicyFrom": {"name": "policy", "key": "policy.yaml"},
-                "transport": {"caFrom": {"name": "registry-ca", "key": "ca.pem"}}
-            },
-            "interval": "10s",
-            "policy": {"apply": "OnApproval"},
-            "execution": {"activeDeadlineSeconds": 300, "imagePullSecrets": [{"name": "pull"}]}
-        }
-    })
+    let mut manifest = app.manifest(tag, false);
+    manifest["spec"]["target"]["coordinationKey"] = json!("billing");
+    manifest
 }

@@ -84,18 +84,7 @@ async fn lifecycle(engine: Engine) {
         app.point_at("v3-broken").await;
         let (m, plan3) = app.wait_plan(None, 1).await;
         app.approve(&m, &plan3).await;
-        let blocked = app
-            .wait("a Partial, unresolved run blocking the migration", |m| {
-                m.status.as_ref().is_some_and(|st| {
-                    st.phase == Some(MigrationPhase::Blocked)
-                        && st.unresolved_run.is_some()
-                        && st
-                            .last_run
-                            .as_ref()
-                            .is_some_and(|r| r.outcome == RunOutcome::Partial)
-                })
-            })
-            .await;
+        let blocked = app.wait_partial().await;
         let run_id = blocked
             .status
             .as_ref()

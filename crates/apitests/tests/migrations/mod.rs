@@ -21,7 +21,10 @@ use kube::{
     Api, Client, ResourceExt,
     api::{ListParams, LogParams, Patch, PatchParams},
 };
-use ptah_api::{PtahMigration, PtahMigrationPlan, migration::MigrationPhase};
+use ptah_api::{
+    PtahMigration, PtahMigrationPlan,
+    migration::{MigrationPhase, RunOutcome},
+};
 use ptah_apitests::{
     ClusterFiles,
     e2e::{build_bin, create, data_plane_image, host_ptah, kubectl, pod_endpoints},
@@ -182,10 +185,11 @@ impl Mig {
         format!("oci://{}/{}:{tag}", self.registry, self.repository)
     }
 
-    pub(crate) async fn create_migration(&self, tag: &str, shared: bool) -> PtahMigration {
-        create(&self.migrations, json!({
+    /// The PtahMigration `billing` (OnApproval, every 10 s) of artifact `tag`.
+    pub(crate) fn manifest(&self, tag: &str, shared: bool) -> serde_json::Value {
+        json!({
             "apiVersion": "operator.ptah.run/v1alpha1", "kind": "PtahMigration",
-            "metadata": {"name": NAME},
+            "metadata": {"name": NAME, "namespace": self.ns},
             "spec": {
                 "target": {"engine": self.engine_name(), "coordinationKey": "orders", "sharedRealm": shared,
                            "urlFrom": {"name": "db", "key": "url"}},
@@ -199,7 +203,25 @@ impl Mig {
                 "policy": {"apply": "OnApproval"},
                 "execution": {"activeDeadlineSeconds": 300, "imagePullSecrets": [{"name": "pull"}]}
             }
-        }))
+        })
+    }
+
+    pub(crate) async fn create_migration(&self, tag: &str, shared: bool) -> PtahMigration {
+        create(&self.migrations, self.manifest(tag, shared)).await
+    }
+
+    /// Waits for a run that failed halfway: Blocked, the last run Partial and unresolved.
+    pub(crate) async fn wait_partial(&self) -> PtahMigration {
+        self.wait("a Partial, unresolved run blocking the migration", |m| {
+            m.status.as_ref().is_some_and(|st| {
+                st.phase == Some(MigrationPhase::Blocked)
+                    && st.unresolved_run.is_some()
+                    && st
+                        .last_run
+                        .as_ref()
+                        .is_some_and(|r| r.outcome == RunOutcome::Partial)
+            })
+        })
         .await
     }
 
