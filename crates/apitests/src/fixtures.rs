@@ -1,7 +1,11 @@
 //! Objects the T3 tests of several crates create: a PtahSchema, and schema and migration plan
-//! specs with every binding filled (placeholders where the publisher derives the value).
+//! specs with every binding filled (placeholders where the publisher derives the value); and the
+//! states the suites wait for.
 
-use ptah_api::{PtahMigrationPlanSpec, PtahSchemaPlanSpec};
+use ptah_api::{
+    PtahMigration, PtahMigrationPlanSpec, PtahSchemaPlanSpec,
+    migration::{MigrationPhase, RunOutcome},
+};
 use serde_json::{Value, json};
 
 /// `sha256:` and 64 times `c`.
@@ -96,4 +100,16 @@ pub fn migration_plan_spec(
         "currentVersion": current,
     })))
     .unwrap_or_else(|e| panic!("a migration plan spec: {e}"))
+}
+
+/// A migration whose run failed halfway: Blocked, its last run Partial and still unresolved.
+pub fn partial_unresolved(m: &PtahMigration) -> bool {
+    m.status.as_ref().is_some_and(|st| {
+        st.phase == Some(MigrationPhase::Blocked)
+            && st.unresolved_run.is_some()
+            && st
+                .last_run
+                .as_ref()
+                .is_some_and(|r| r.outcome == RunOutcome::Partial)
+    })
 }

@@ -28,10 +28,7 @@ use std::{
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{Api, Client, ResourceExt, api::ListParams};
-use ptah_api::{
-    PtahMigration, PtahMigrationPlan,
-    migration::{MigrationPhase, RunOutcome},
-};
+use ptah_api::{PtahMigration, PtahMigrationPlan, migration::MigrationPhase};
 use ptah_apitests::{
     ClusterFiles,
     e2e::{build_bin, create, data_plane_image, helm, host_ptah, kubectl, pod_endpoints},
@@ -444,16 +441,7 @@ async fn e2e_alerting_unresolved_run_and_failing_operations_fire_the_chart_alert
         "a Partial, unresolved run",
         &client,
         &release_ns,
-        |m| {
-            m.status.as_ref().is_some_and(|st| {
-                st.phase == Some(MigrationPhase::Blocked)
-                    && st.unresolved_run.is_some()
-                    && st
-                        .last_run
-                        .as_ref()
-                        .is_some_and(|r| r.outcome == RunOutcome::Partial)
-            })
-        },
+        ptah_apitests::fixtures::partial_unresolved,
     )
     .await;
     eprintln!(

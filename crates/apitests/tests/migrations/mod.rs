@@ -21,10 +21,7 @@ use kube::{
     Api, Client, ResourceExt,
     api::{ListParams, LogParams, Patch, PatchParams},
 };
-use ptah_api::{
-    PtahMigration, PtahMigrationPlan,
-    migration::{MigrationPhase, RunOutcome},
-};
+use ptah_api::{PtahMigration, PtahMigrationPlan, migration::MigrationPhase};
 use ptah_apitests::{
     ClusterFiles,
     e2e::{build_bin, create, data_plane_image, host_ptah, kubectl, pod_endpoints},
@@ -212,16 +209,10 @@ impl Mig {
 
     /// Waits for a run that failed halfway: Blocked, the last run Partial and unresolved.
     pub(crate) async fn wait_partial(&self) -> PtahMigration {
-        self.wait("a Partial, unresolved run blocking the migration", |m| {
-            m.status.as_ref().is_some_and(|st| {
-                st.phase == Some(MigrationPhase::Blocked)
-                    && st.unresolved_run.is_some()
-                    && st
-                        .last_run
-                        .as_ref()
-                        .is_some_and(|r| r.outcome == RunOutcome::Partial)
-            })
-        })
+        self.wait(
+            "a Partial, unresolved run blocking the migration",
+            ptah_apitests::fixtures::partial_unresolved,
+        )
         .await
     }
 
