@@ -1,8 +1,8 @@
 //! `cargo xtask demo`: the operator as people meet it. It starts the test services and the local
 //! full-tier cluster, builds and pushes the images, then runs the `e2e_demo_…` test of
 //! `ptah-apitests` with its output shown: `helm install`, then a person with `kubectl` and
-//! `kubectl ptah` through six checked steps, each recorded as an asciinema cast in
-//! `target/demo/`. `--executor` is the earlier walkthrough of the `ptah` executor alone.
+//! `kubectl ptah` through eight checked steps (docs/first-hour.md), each recorded as an asciinema
+//! cast in `target/demo/`. `--executor` is the earlier walkthrough of the `ptah` executor alone.
 
 use std::time::Instant;
 
