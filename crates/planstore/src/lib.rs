@@ -1,8 +1,9 @@
 //! Publish a schema plan as an immutable PtahSchemaPlan plus chunks, and load it back with every check.
 //!
 //! Publication is not transactional; it is ordered so that a crash anywhere leaves a state the
-//! next `publish` of the same plan resumes from: plan object → chunk objects → read-back of every
-//! chunk → `status` (`publishedChunks`, `Ready=True`). A reader trusts a plan only once `Ready`,
+//! next `publish` of the same plan resumes from: plan object → chunk objects, each checked as the
+//! API server stored it (the answer to its create, or a read of the one already there) →
+//! `status` (`publishedChunks`, `Ready=True`). A reader trusts a plan only once `Ready`,
 //! and even then re-checks every byte ([`PlanStore::load`]). Every read here goes to the API
 //! server, never to a cache. Plan bytes are never logged.
 

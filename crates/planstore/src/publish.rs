@@ -1,4 +1,4 @@
-//! Publication: plan object → chunk objects → read-back → status, each step resumable.
+//! Publication: plan object → chunk objects, each checked as stored → status, each step resumable.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -50,22 +50,13 @@ impl PlanStore {
         let labels = chunk_labels(&name, &schema.name);
         let chunks: Api<PtahSchemaPlanChunk> = Api::namespaced(self.client.clone(), ns);
         // At most 16 requests; concurrent because each is a round trip of up to 700 KB of base64.
-        try_join_all(
-            plan.spec
-                .chunks
-                .iter()
-                .zip(&pieces)
-                .map(|(chunk, piece)| create_chunk(&chunks, &chunk.name, piece, &owner, &labels)),
-        )
-        .await?;
-
-        // Read back every chunk as stored: only bytes the API server returns count as published.
+        // Only bytes the API server returns count as published: the answer to a create is the
+        // object as stored (decoded from what was written to etcd), so it is checked as a read
+        // back would be, without a second round trip of the same bytes.
         let published = try_join_all(plan.spec.chunks.iter().zip(&pieces).map(|(chunk, piece)| {
-            let chunks = chunks.clone();
-            let owner = &owner;
-            let labels = &labels;
+            let (chunks, owner, labels) = (&chunks, &owner, &labels);
             async move {
-                let live = chunks.get(&chunk.name).await?;
+                let live = create_chunk(chunks, &chunk.name, piece, owner, labels).await?;
                 check_chunk(&live, owner, labels, piece)?;
                 Ok::<_, PlanStoreError>(PublishedChunk {
                     name: chunk.name.clone(),
@@ -126,7 +117,7 @@ impl PlanStore {
         }
     }
 
-    /// Records the read-back chunks and `Ready=True` for the plan's generation, unless already so.
+    /// Records the checked chunks and `Ready=True` for the plan's generation, unless already so.
     async fn mark_ready(
         &self,
         plans: &Api<PtahSchemaPlan>,
@@ -171,14 +162,14 @@ impl PlanStore {
     }
 }
 
-/// Creates one chunk, or accepts an existing one that is exactly it.
+/// Creates one chunk, or finds the existing one; returns it as the API server stores it.
 async fn create_chunk(
     chunks: &Api<PtahSchemaPlanChunk>,
     name: &str,
     piece: &[u8],
     owner: &Owner,
     labels: &BTreeMap<String, String>,
-) -> Result<(), PlanStoreError> {
+) -> Result<PtahSchemaPlanChunk, PlanStoreError> {
     let mut obj = PtahSchemaPlanChunk::new(
         name,
         PtahSchemaPlanChunkSpec {
@@ -189,11 +180,8 @@ async fn create_chunk(
     obj.metadata.labels = Some(labels.clone());
     obj.metadata.owner_references = Some(vec![owner.reference()]);
     match chunks.create(&PostParams::default(), &obj).await {
-        Ok(_) => Ok(()),
-        Err(err) if is_already_exists(&err) => {
-            let live = chunks.get(name).await?;
-            check_chunk(&live, owner, labels, piece)
-        }
+        Ok(created) => Ok(created),
+        Err(err) if is_already_exists(&err) => Ok(chunks.get(name).await?),
         Err(err) => Err(err.into()),
     }
 }
