@@ -20,12 +20,10 @@ use tracing::info;
 
 /// Runs the manager until SIGTERM or SIGINT.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the Kubernetes API")?;
+    let metrics = Arc::new(ptah_telemetry::Metrics::new());
+    let client = counted_client(metrics.clone()).await?;
     let binding = binding(&client, &args).await?;
     info!(epoch = %binding.epoch.as_str(), executor = %binding.executor_image.as_str(), "execution binding");
-    let metrics = Arc::new(ptah_telemetry::Metrics::new());
     let (ready_tx, ready_rx) = watch::channel(false);
     // Without a certificate directory no webhooks are configured, so readiness does not wait for them.
     let (webhooks_tx, webhooks_rx) = watch::channel(!args.webhook_cert_dir.is_dir());
@@ -66,6 +64,27 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     server.await.context("the HTTP server panicked")??;
     webhooks.await.context("the webhook server panicked")??;
     Ok(())
+}
+
+/// The client of the inferred configuration, counting every request it sends by verb
+/// (`ptah_kube_api_requests_total`).
+async fn counted_client(metrics: Arc<ptah_telemetry::Metrics>) -> anyhow::Result<kube::Client> {
+    let config = kube::Config::infer()
+        .await
+        .context("reading the Kubernetes client configuration")?;
+    let count = tower::util::MapRequestLayer::new(move |req: ::http::Request<kube::client::Body>| {
+        let uri = req.uri();
+        metrics.api_request(ptah_telemetry::Verb::of(
+            req.method().as_str(),
+            uri.path(),
+            uri.query(),
+        ));
+        req
+    });
+    Ok(kube::client::ClientBuilder::try_from(config)
+        .context("connecting to the Kubernetes API")?
+        .with_layer(&count)
+        .build())
 }
 
 async fn binding(client: &kube::Client, args: &Args) -> anyhow::Result<Binding> {

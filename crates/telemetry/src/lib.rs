@@ -22,10 +22,12 @@
 mod labels;
 mod logging;
 mod metrics;
+mod requests;
 
 pub use labels::{Kind, Operation, OperationResult, Phase, ReconcileOutcome};
 pub use logging::{DEFAULT_FILTER, LogFormat, filter_from, init};
 pub use metrics::Metrics;
+pub use requests::Verb;
 
 /// Why telemetry could not be set up or exported.
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,10 @@ use prometheus_client::{
     registry::Registry,
 };
 
-use crate::{Kind, Operation, OperationResult, Phase, ReconcileOutcome, TelemetryError};
+use crate::{
+    Kind, Operation, OperationResult, Phase, ReconcileOutcome, TelemetryError,
+    requests::{self, Verb, VerbLabels},
+};
 
 /// Labels of `ptah_reconciliations_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -79,6 +82,7 @@ pub struct Metrics {
     unresolved_runs: Gauge,
     oldest_unresolved_run: Gauge,
     pending_lock_releases: Family<KindLabels, Gauge>,
+    api_requests: Family<VerbLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -102,6 +106,7 @@ impl Metrics {
         let unresolved_runs = Gauge::default();
         let oldest_unresolved_run = Gauge::default();
         let pending_lock_releases = Family::<KindLabels, Gauge>::default();
+        let api_requests = requests::family();
         registry.register(
             "reconciliations",
             "Reconciliations finished, by kind and outcome",
@@ -152,6 +157,11 @@ impl Metrics {
             "Lease releases staged in status and not yet performed, by kind",
             pending_lock_releases.clone(),
         );
+        registry.register(
+            "kube_api_requests",
+            "Requests sent to the Kubernetes API server, by verb",
+            api_requests.clone(),
+        );
         let metrics = Self {
             registry,
             reconciliations,
@@ -164,6 +174,7 @@ impl Metrics {
             unresolved_runs,
             oldest_unresolved_run,
             pending_lock_releases,
+            api_requests,
         };
         // Every series exists from the start at zero: a family that first appears with its first
         // event makes `rate()` miss that event, and the label ranges are small and closed. Only
@@ -301,6 +312,11 @@ impl Metrics {
         self.pending_lock_releases
             .get_or_create(&KindLabels { kind })
             .set(gauge_value(count));
+    }
+
+    /// Counts one request sent to the Kubernetes API server.
+    pub fn api_request(&self, verb: Verb) {
+        requests::count(&self.api_requests, verb);
     }
 
     /// The OpenMetrics text exposition of every family, as served on `/metrics`.

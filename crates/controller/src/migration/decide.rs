@@ -21,7 +21,12 @@ use super::{
 };
 use crate::{
     conditions::Status,
-    operation::{Supervision, claim::holder, supervise, time::POLL},
+    operation::{
+        Supervision,
+        claim::holder,
+        supervise,
+        time::{POLL, running_poll},
+    },
 };
 
 /// The one step to take now, every status it writes carrying its kstatus conditions.
@@ -121,7 +126,11 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
             );
             write_or_wait(o, s, Some(Event::warning("PodAdmissionRefused", refused)), POLL)
         }
-        Supervision::Running(None) | Supervision::AwaitResult => Action::Wait {
+        Supervision::Running(None) => Action::Wait {
+            after: running_poll(o.now, c.started_at.0, c.lease_duration_seconds),
+            renew: renewal(o, c),
+        },
+        Supervision::AwaitResult => Action::Wait {
             after: POLL,
             renew: renewal(o, c),
         },

@@ -7,12 +7,17 @@ use futures_util::StreamExt;
 use k8s_openapi::api::batch::v1::Job;
 use kube::{
     Api, ResourceExt,
-    runtime::{Controller, reflector::ObjectRef, watcher},
+    runtime::{
+        Controller, WatchStreamExt,
+        reflector::{self, ObjectRef},
+        watcher::{self, watcher},
+    },
 };
 use ptah_api::{
     PtahMigration, PtahMigrationApproval, PtahMigrationPlan, PtahMigrationRunAcknowledgment, PtahSchema,
     PtahSchemaApproval, PtahSchemaPlan,
 };
+use serde::de::DeserializeOwned;
 use tracing::info;
 
 use super::{
@@ -38,6 +43,36 @@ fn jobs_config() -> watcher::Config {
     ))
 }
 
+/// A controller over `api` whose store keeps each object without what no pass reads: the
+/// field managers' bookkeeping (which grows with every status write) and `kubectl apply`'s copy
+/// of the spec. Every write is conditional on the resourceVersion, which stays.
+fn primary<K>(api: Api<K>) -> Controller<K>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + Sync + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let stream = watcher(api, watcher::Config::default().any_semantic())
+        .default_backoff()
+        .modify(|o: &mut K| {
+            o.meta_mut().managed_fields = None;
+            if let Some(a) = o.meta_mut().annotations.as_mut() {
+                a.remove(ptah_managercache::LAST_APPLIED_ANNOTATION);
+            }
+        })
+        .reflect(writer)
+        .applied_objects();
+    Controller::for_stream(stream, reader)
+}
+
+/// How many passes of one kind run at once. Unbounded, a start over a thousand resources sends
+/// a thousand passes' reads at once: the API server queues them and the manager holds every
+/// response in memory together, a peak the allocator keeps long after.
+const CONCURRENT_PASSES: u16 = 32;
+
+fn controller_config() -> kube::runtime::controller::Config {
+    kube::runtime::controller::Config::default().concurrency(CONCURRENT_PASSES)
+}
+
 /// Runs both controllers (over `watch_namespace`, or all) until `shutdown` resolves.
 pub async fn run(
     ctx_parts: impl FnOnce(Stores) -> Context,
@@ -45,14 +80,8 @@ pub async fn run(
     watch_namespace: Option<&str>,
     shutdown: impl std::future::Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let schemas = Controller::new(
-        scoped::<PtahSchema>(&client, watch_namespace),
-        watcher::Config::default().any_semantic(),
-    );
-    let migrations = Controller::new(
-        scoped::<PtahMigration>(&client, watch_namespace),
-        watcher::Config::default().any_semantic(),
-    );
+    let schemas = primary(scoped::<PtahSchema>(&client, watch_namespace));
+    let migrations = primary(scoped::<PtahMigration>(&client, watch_namespace));
     let stores = Stores {
         schemas: schemas.store(),
         migrations: migrations.store(),
@@ -104,6 +133,7 @@ pub async fn run(
             watcher::Config::default(),
             |a: PtahSchemaApproval| Some(ObjectRef::new(&a.spec.schema_ref.name).within(&a.namespace()?)),
         )
+        .with_config(controller_config())
         .graceful_shutdown_on(stopped.clone())
         .run(reconcile::<PtahSchema>, error_policy::<PtahSchema>, ctx.clone())
         .for_each(log_event);
@@ -132,6 +162,7 @@ pub async fn run(
                 Some(ObjectRef::new(&a.spec.migration_ref.name).within(&a.namespace()?))
             },
         )
+        .with_config(controller_config())
         .graceful_shutdown_on(stopped)
         .run(
             reconcile::<PtahMigration>,
