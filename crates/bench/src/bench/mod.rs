@@ -7,6 +7,7 @@
 mod executor;
 mod floor;
 mod generate;
+mod migrations;
 mod programs;
 mod samples;
 mod split;
@@ -26,6 +27,9 @@ enum What {
     /// Split 16 MiB migration files of long blank runs against 16 MiB of ordinary statements
     /// (the baseline), interleaved round by round; writes target/bench/split.json.
     Split(split::Args),
+    /// Apply the same 1,000 seeded migrations with ptah, golang-migrate and Flyway to fresh
+    /// databases, interleaved round by round; writes target/bench/migrations.json.
+    Migrations(migrations::Args),
 }
 
 /// Runs the chosen benchmark.
@@ -33,5 +37,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Executor(args) => executor::run(args),
         What::Split(args) => split::run(args),
+        What::Migrations(args) => migrations::run(args),
     }
 }
