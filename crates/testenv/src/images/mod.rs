@@ -8,12 +8,16 @@
 //!   binaries, the shared libraries `ldd` names, CA certificates, `/etc/passwd` with the non-root
 //!   user 65532 and `/tmp` ([`rootfs`]); it is imported into the local cluster's containerd and
 //!   pushed to the TLS registry of `cargo xtask services` through it, and its pinned reference
-//!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`;
+//!   (`<registry>/<repository>:dev@sha256:…`) is written to `target/images/<name>/reference`.
+//!   The binaries are release builds (stripped; [`build`]) and the one
+//!   layer is gzip-compressed ([`oci`]): 9–14 MB per image as pushed, where the dev profile's
+//!   uncompressed layers were 72–130 MB;
 //! * then the kubectl image ([`KUBECTL_IMAGE`]): the static `kubectl` of `cargo xtask k8s-bin` at
 //!   the running cluster's Kubernetes version (built when missing), with the same passwd, CA
 //!   certificates and `/tmp`, for Pods that run kubectl themselves (the wait-for-schema pattern,
 //!   docs/wait-for-schema.md).
 
+mod build;
 pub mod oci;
 mod revision;
 pub mod rootfs;
@@ -26,12 +30,13 @@ use std::{
 };
 
 use anyhow::{Context, bail};
+pub use build::{Profile, build_command, build_commands, wanted, workspace_bins};
 use ptah_testservices::TestServices;
 use serde_json::Value;
 
 use crate::{
     k8s::{Binaries, Component, Matrix},
-    step::{cargo, output, run, step, workspace_root},
+    step::{output, run, step, workspace_root},
 };
 
 /// The data-plane image's repository in the services registry.
@@ -115,12 +120,13 @@ pub const KUBECTL_IMAGE: ProgramImage = ProgramImage {
 /// Arguments of `cargo xtask images`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Build the binaries with `--release` (default: the dev profile, faster to build here).
+    /// Build the binaries with the dev profile instead of the release profile (quicker after
+    /// the tests built them; images about five times larger).
     #[arg(long)]
-    release: bool,
+    dev: bool,
     /// Build the images of another commit (a previous release, for the upgrade suite) from a
-    /// worktree under `target/rev/<commit>/`, in a target directory of its own outside the clone;
-    /// references go to `target/rev/<commit>/target/images/`.
+    /// worktree under `target/rev/<commit>/`, in a target directory of its own outside the clone,
+    /// always with the dev profile; references go to `target/rev/<commit>/target/images/`.
     #[arg(long)]
     rev: Option<String>,
 }
@@ -128,21 +134,20 @@ pub struct Args {
 /// Runs `cargo xtask images`.
 pub fn run_task(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
-    let profile = if args.release { "release" } else { "debug" };
+    let profile = match (&args.rev, args.dev) {
+        (None, false) => Profile::Release,
+        _ => Profile::Dev,
+    };
     let (out, tag, wanted) = match &args.rev {
         None => {
             let wanted = wanted(IMAGES, &workspace_bins(&root)?)?;
-            // One cargo invocation per image, with the same packages the tests build on their
-            // own: features unify per invocation, so a combined build would recompile the
-            // dependencies in yet another feature set.
-            for image in &wanted {
-                let mut build = build_command(&root, image, args.release);
+            for mut build in build_commands(&root, &wanted, profile) {
                 step(&crate::step::describe(&build), || run(&mut build))?;
             }
             (root.clone(), TAG.to_owned(), wanted)
         }
         Some(rev) => {
-            let built = revision::build(&root, rev, args.release)?;
+            let built = revision::build(&root, rev)?;
             (built.out, format!("rev-{}", &built.commit[..12]), built.images)
         }
     };
@@ -163,36 +168,6 @@ pub fn run_task(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The images to build given the workspace's binary targets: an optional image whose binary does
-/// not exist yet is left out with a message, a required one is an error.
-pub fn wanted<'a>(images: &'a [Image], bins: &[String]) -> anyhow::Result<Vec<&'a Image>> {
-    let mut wanted = Vec::new();
-    for image in images {
-        let missing: Vec<&str> = image
-            .binaries
-            .iter()
-            .map(|(_, bin, _)| *bin)
-            .filter(|bin| !bins.iter().any(|b| b == bin))
-            .collect();
-        match (missing.is_empty(), image.optional) {
-            (true, _) => wanted.push(image),
-            (false, true) => eprintln!(
-                "    image {}: skipped, the workspace has no binary {} yet (`cargo build --bin {}` \
-                 would fail); it is built once the binary exists",
-                image.name,
-                missing.join(", "),
-                missing[0]
-            ),
-            (false, false) => bail!(
-                "image {}: the workspace has no binary {}",
-                image.name,
-                missing.join(", ")
-            ),
-        }
-    }
-    Ok(wanted)
-}
-
 /// `<registry host>/<repository>:dev`.
 pub fn image_name(registry_host: &str, image: &Image) -> String {
     tagged_name(registry_host, image, TAG)
@@ -203,29 +178,21 @@ pub fn tagged_name(registry_host: &str, image: &Image, tag: &str) -> String {
     format!("{registry_host}/{}:{tag}", image.repository)
 }
 
-/// `cargo build [--release] -p <package> --bin <bin> …` for one image.
-pub fn build_command(root: &Path, image: &Image, release: bool) -> Command {
-    let mut cmd = cargo();
-    cmd.arg("build").current_dir(root);
-    if release {
-        cmd.arg("--release");
-    }
-    for (package, bin, _) in image.binaries {
-        cmd.args(["-p", package, "--bin", bin]);
-    }
-    cmd
-}
-
 /// Builds `image`'s OCI layout named `reference` from the binaries of `profile`, under
 /// `target/images/<name>/`.
-pub fn layout(root: &Path, profile: &str, image: &Image, reference: &str) -> anyhow::Result<oci::Built> {
-    let bins = root.join("target").join(profile);
+pub fn layout(root: &Path, profile: Profile, image: &Image, reference: &str) -> anyhow::Result<oci::Built> {
+    let work = root.join("target").join("images").join(image.name);
+    layout_in(&work, &root.join("target").join(profile.dir()), image, reference)
+}
+
+/// Builds `image`'s OCI layout named `reference` from the binaries in `bins`, under `work`.
+pub fn layout_in(work: &Path, bins: &Path, image: &Image, reference: &str) -> anyhow::Result<oci::Built> {
     let files: Vec<(PathBuf, &str)> = image
         .binaries
         .iter()
         .map(|(_, bin, at)| (bins.join(bin), *at))
         .collect();
-    layout_of(root, image.name, &files, reference)
+    files_layout(work, &files, reference)
 }
 
 /// Builds the OCI layout of a [`ProgramImage`] holding `program`, under
@@ -236,18 +203,13 @@ pub fn program_layout(
     program: &Path,
     reference: &str,
 ) -> anyhow::Result<oci::Built> {
-    layout_of(root, image.name, &[(program.to_path_buf(), image.at)], reference)
+    let work = root.join("target").join("images").join(image.name);
+    files_layout(&work, &[(program.to_path_buf(), image.at)], reference)
 }
 
 /// The layout of `files` (`(path on the host, path in the image)`, the first the entrypoint)
-/// under `target/images/<name>/`.
-fn layout_of(
-    root: &Path,
-    name: &str,
-    files: &[(PathBuf, &str)],
-    reference: &str,
-) -> anyhow::Result<oci::Built> {
-    let work = root.join("target").join("images").join(name);
+/// under `work`.
+fn files_layout(work: &Path, files: &[(PathBuf, &str)], reference: &str) -> anyhow::Result<oci::Built> {
     step(&format!("OCI layout {reference}"), || {
         let rootfs = work.join("rootfs");
         rootfs::build(&rootfs, files)?;
@@ -273,29 +235,6 @@ fn layout_of(
 pub fn write_reference(root: &Path, name: &str, pinned: &str) -> anyhow::Result<()> {
     let path = root.join("target").join("images").join(name).join("reference");
     fs::write(&path, format!("{pinned}\n")).with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// The binary targets of the workspace's packages (`cargo metadata --no-deps`).
-pub fn workspace_bins(root: &Path) -> anyhow::Result<Vec<String>> {
-    let text = output(
-        cargo()
-            .args(["metadata", "--no-deps", "--format-version", "1"])
-            .current_dir(root),
-    )?;
-    Ok(bin_targets(
-        &serde_json::from_str(&text).context("cargo metadata printed no JSON")?,
-    ))
-}
-
-fn bin_targets(metadata: &Value) -> Vec<String> {
-    metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
-        .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin")))
-        .filter_map(|t| t["name"].as_str().map(str::to_owned))
-        .collect()
 }
 
 /// The local cluster's containerd, which imports and pushes the images, and the Kubernetes
@@ -353,7 +292,7 @@ impl Cluster {
 /// Builds the layout of `image`, imports it, pushes it and writes its pinned reference.
 fn build_and_push(
     root: &Path,
-    profile: &str,
+    profile: Profile,
     image: &Image,
     tag: &str,
     services: &TestServices,
@@ -433,8 +372,6 @@ pub fn pause(rootfs: &Path, work: &Path) -> anyhow::Result<oci::Built> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -457,15 +394,5 @@ mod tests {
         assert!(KUBECTL_IMAGE.at.starts_with('/') && KUBECTL_IMAGE.at.ends_with("/kubectl"));
         // Its reference file sits beside the others and must not overwrite one of them.
         assert!(IMAGES.iter().all(|i| i.name != KUBECTL_IMAGE.name));
-    }
-
-    #[test]
-    fn bin_targets_are_read_from_cargo_metadata() {
-        let metadata = json!({"packages": [
-            {"targets": [{"name": "manager", "kind": ["bin"]}, {"name": "ptah_manager", "kind": ["lib"]}]},
-            {"targets": [{"name": "ptah", "kind": ["bin"]}]},
-        ]});
-        assert_eq!(bin_targets(&metadata), ["manager", "ptah"]);
-        assert!(bin_targets(&json!({})).is_empty());
     }
 }

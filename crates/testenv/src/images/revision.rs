@@ -1,6 +1,7 @@
 //! The images of another commit (`cargo xtask images --rev <commit>`): a detached worktree under
 //! `target/rev/<commit>/src`, built in a target directory of its own, `<cache>/rev/target` beside
-//! the Kubernetes cache (so a fresh clone on the same machine reuses it). Never this workspace's
+//! the Kubernetes cache (so a fresh clone on the same machine reuses it), with the dev profile:
+//! a release build of it would be a second cold release build of every dependency in CI. Never this workspace's
 //! target directory: cargo names a path package's artifacts by its path *relative to the
 //! workspace*, so two revisions would share them, and the older sources' mtimes would let cargo
 //! take the other revision's artifacts for fresh. The binaries are kept per commit under
@@ -15,7 +16,7 @@ use std::{
 
 use anyhow::{Context, bail};
 
-use super::{IMAGES, Image, build_command, wanted, workspace_bins};
+use super::{IMAGES, Image, Profile, build_command, wanted, workspace_bins};
 use crate::step::{output, run, step};
 
 /// A built revision.
@@ -29,9 +30,9 @@ pub struct Built {
     pub images: Vec<&'static Image>,
 }
 
-/// Checks `rev` out, builds (or reuses) its binaries and places them under `out/target/<profile>`.
-pub fn build(root: &Path, rev: &str, release: bool) -> anyhow::Result<Built> {
-    let profile = if release { "release" } else { "debug" };
+/// Checks `rev` out, builds (or reuses) its binaries and places them under `out/target/debug`.
+pub fn build(root: &Path, rev: &str) -> anyhow::Result<Built> {
+    let profile = Profile::Dev.dir();
     let commit = resolve(root, rev)?;
     let out = root.join("target").join("rev").join(&commit);
     let source = checkout(root, &out, &commit)?;
@@ -46,7 +47,7 @@ pub fn build(root: &Path, rev: &str, release: bool) -> anyhow::Result<Built> {
     for image in &images {
         let missing = image.binaries.iter().any(|(_, bin, _)| !kept.join(bin).is_file());
         if missing {
-            let mut build = build_command(&source, image, release);
+            let mut build = build_command(&source, &[image], Profile::Dev);
             build.env("CARGO_TARGET_DIR", cache.join("target"));
             step(&crate::step::describe(&build), || run(&mut build))?;
             fs::create_dir_all(&kept)?;
