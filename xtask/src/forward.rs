@@ -19,6 +19,18 @@ pub struct Forwarded {
     args: Vec<String>,
 }
 
+impl Forwarded {
+    /// The first forwarded argument (a subcommand's name).
+    pub fn first(&self) -> Option<&str> {
+        self.args.first().map(String::as_str)
+    }
+
+    /// Whether the arguments ask for help, which needs no environment.
+    pub fn asks_for_help(&self) -> bool {
+        self.args.iter().any(|a| a == "--help" || a == "-h")
+    }
+}
+
 /// How the forwarded task's binary is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {

@@ -6,6 +6,7 @@
 //! benchmarks and the executor demo are `ptah-bench`, both reached by forwarding, so `cargo xtask
 //! crds --check` compiles neither a database driver nor the environment's binary.
 
+mod bench;
 mod crds;
 mod demo;
 mod depscheck;
@@ -51,7 +52,8 @@ enum Task {
     Cluster(Forwarded),
     /// Build, import and push the workspace's images (ptah-testenv).
     Images(Forwarded),
-    /// Benchmarks measured as ratios against a same-run baseline (ptah-bench, release build).
+    /// Benchmarks measured as ratios against a same-run baseline (ptah-bench, release build);
+    /// `bench converge` first provides the services, the local cluster and the images.
     Bench(Forwarded),
     /// The operator demo: services, cluster, images, helm install, a person with kubectl and
     /// kubectl ptah through checked steps recorded as casts (`--executor`: the executor alone).
@@ -59,7 +61,7 @@ enum Task {
 }
 
 fn main() -> anyhow::Result<()> {
-    use forward::Profile::{Dev, Release};
+    use forward::Profile::Dev;
     match Cli::parse().task {
         Task::Crds(args) => crds::run(args),
         Task::DepsCheck(args) => depscheck::run(args),
@@ -73,7 +75,7 @@ fn main() -> anyhow::Result<()> {
         Task::K8sBin(args) => forward::exec(forward::TESTENV, "k8s-bin", args, Dev),
         Task::Cluster(args) => forward::exec(forward::TESTENV, "cluster", args, Dev),
         Task::Images(args) => forward::exec(forward::TESTENV, "images", args, Dev),
-        Task::Bench(args) => forward::exec(forward::BENCH, "bench", args, Release),
+        Task::Bench(args) => bench::run(args),
         Task::Demo(args) => demo::run(args),
     }
 }
