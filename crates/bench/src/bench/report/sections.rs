@@ -102,8 +102,13 @@ pub(super) fn section(r: &Result, charted: bool) -> String {
     let _ = writeln!(s, "## {}\n", title(r.name));
     let _ = writeln!(
         s,
-        "Measure again: `cargo xtask bench {}`{}.\n",
+        "Measure again: `cargo xtask bench {}`{}{}.\n",
         command(r.name),
+        if r.name == "manager" {
+            " (API tier, a cluster of its own: `cargo xtask cluster up --tier api`)"
+        } else {
+            ""
+        },
         r.written
             .as_ref()
             .map_or(String::new(), |w| format!("; this run: {w}"))
@@ -116,7 +121,7 @@ pub(super) fn section(r: &Result, charted: bool) -> String {
         );
         return s;
     };
-    if let Some(build) = json["build"].as_str() {
+    if let Some(build) = json["manager_build"].as_str().or(json["build"].as_str()) {
         let _ = writeln!(s, "Build measured: {build}.\n");
     }
     s.push_str(&match r.name {
@@ -141,7 +146,7 @@ fn title(name: &str) -> &'static str {
 
 fn command(name: &str) -> &str {
     match name {
-        "manager" => "manager --scales 100,300,1000,3000` (API tier: `cargo xtask cluster up --tier api`",
+        "manager" => "manager --scales 100,300,1000,3000",
         other => other,
     }
 }
@@ -223,17 +228,18 @@ fn manager(json: &Value, charted: bool) -> String {
         );
         let _ = writeln!(
             s,
-            "| PtahSchemas | settled RSS MiB | peak RSS MiB | every Job after s | CPU s |\n| --- | --- | --- | --- | --- |"
+            "| PtahSchemas | settled RSS MiB | peak RSS MiB | every Job after s | CPU s | note |\n| --- | --- | --- | --- | --- | --- |"
         );
         for p in curve {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 p["schemas"],
                 p["settled_rss_mib"],
                 p["peak_rss_mib"],
                 p["seconds_to_dispatch_all"],
-                p["cpu_seconds_total"]
+                p["cpu_seconds_total"],
+                p["note"].as_str().unwrap_or("")
             );
         }
         if charted {
