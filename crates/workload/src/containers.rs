@@ -255,10 +255,12 @@ pub(crate) fn fetch(
     Ok((c, wiring.volumes))
 }
 
-/// The main container: the installed runner supervising `ptah` for `op`. `env` is ordered by
-/// the caller; mounts beyond runner and work come from the operation.
+/// The main container: the runner supervising `ptah` for `op`, the copy `install-runner` made
+/// when `installed`, else the image's own. `env` is ordered by the caller; mounts beyond runner
+/// and work come from the operation.
 pub(crate) fn main(
     image: &str,
+    installed: bool,
     op: ptah_dataplane::Operation,
     env: Vec<EnvVar>,
     extra_mounts: Vec<VolumeMount>,
@@ -277,20 +279,18 @@ pub(crate) fn main(
     .into_iter()
     .map(str::to_owned)
     .collect();
-    let mut mounts = vec![
-        v::mount(v::RUNNER_VOLUME, v::RUNNER_DIR, true),
-        v::mount(v::WORK_VOLUME, v::WORK_DIR, false),
-    ];
+    let mut mounts = Vec::new();
+    if installed {
+        mounts.push(v::mount(v::RUNNER_VOLUME, v::RUNNER_DIR, true));
+    }
+    mounts.push(v::mount(v::WORK_VOLUME, v::WORK_DIR, false));
     mounts.extend(extra_mounts);
-    let mut c = container(
-        MAIN_CONTAINER,
-        image,
-        v::RUNNER_PATH,
-        args,
-        env,
-        mounts,
-        resources,
-    );
+    let runner = if installed {
+        v::RUNNER_PATH
+    } else {
+        v::IMAGE_RUNNER_PATH
+    };
+    let mut c = container(MAIN_CONTAINER, image, runner, args, env, mounts, resources);
     c.working_dir = Some(v::WORK_DIR.to_owned());
     c
 }

@@ -25,8 +25,17 @@ pub struct ManagerIdentity {
 pub struct Images {
     /// Runs `ptah` (and the runner installed next to it); the fetch init container uses it too.
     pub executor: String,
-    /// Provides `ptah-runner`, copied into a shared volume by the `install-runner` init container.
+    /// Provides `ptah-runner`, copied into a shared volume by the `install-runner` init container
+    /// when it is another image than the executor's.
     pub runner: String,
+}
+
+impl Images {
+    /// Whether one image provides both `ptah` and `ptah-runner`: the main container then runs the
+    /// runner where the image has it, and the Pod needs no `install-runner`.
+    pub fn shared(&self) -> bool {
+        self.executor == self.runner
+    }
 }
 
 /// How a container reaches the registry: credentials, plain HTTP, a custom CA.

@@ -2,9 +2,10 @@
 //!
 //! [`build`] turns a [`JobIntent`] (the claim the controller persisted, plus its execution
 //! settings) into a `batch/v1` Job: deterministic name ([`job_name`]), the label and annotation
-//! envelope ([`labels`]), an `install-runner` init container, a fetch init container for
-//! database operations (`fetch-schema` pulling the desired schema, `fetch-migrations` the
-//! migration directory), and the main `ptah` container running `ptah-runner` with exactly the
+//! envelope ([`labels`]), an `install-runner` init container when the runner comes from an image
+//! of its own, a fetch init container for database operations (`fetch-schema` pulling the
+//! desired schema, `fetch-migrations` the migration directory), and the main `ptah` container
+//! running `ptah-runner` with exactly the
 //! environment of the data-plane contract ([`ptah_dataplane::env`]). [`compare`] checks a Job read
 //! back from the API server against it. The crate is pure: it names Secrets and never reads them,
 //! and never talks to a cluster.

@@ -791,3 +791,48 @@ fn a_fetch_is_limited_below_the_volume_it_pulls_into() {
     }
     assert!(fetches > 0, "no fetch container was checked");
 }
+
+#[test]
+fn one_image_for_both_binaries_spares_the_install_runner_container() {
+    for op in ALL_OPS {
+        for access in access_variants() {
+            let separate = build(&intent_with(op, access.clone())).expect("builds");
+            let mut shared = intent_with(op, access);
+            shared.images.runner = shared.images.executor.clone();
+            let job = build(&shared).expect("builds");
+            let p = pod(&job);
+            let init: Vec<&str> = p
+                .init_containers
+                .iter()
+                .flatten()
+                .map(|c| c.name.as_str())
+                .collect();
+            assert!(!init.contains(&INSTALL_RUNNER_CONTAINER), "{op}: {init:?}");
+            // No empty list: the API server would drop it and the read-back would differ.
+            assert!(p.init_containers.as_ref().is_none_or(|i| !i.is_empty()), "{op}");
+            assert!(
+                p.volumes.iter().flatten().all(|v| v.name != "runner"),
+                "{op}: a runner volume nothing fills"
+            );
+            let main = main_container(&job);
+            assert_eq!(
+                main.command.as_deref(),
+                Some(&["/usr/local/bin/ptah-runner".to_owned()][..]),
+                "{op}: the image's own runner"
+            );
+            assert!(
+                main.volume_mounts.iter().flatten().all(|m| m.name != "runner"),
+                "{op}"
+            );
+            // Otherwise the two-image Job's containers, in the same order.
+            let rest: Vec<&str> = pod(&separate)
+                .init_containers
+                .iter()
+                .flatten()
+                .map(|c| c.name.as_str())
+                .filter(|n| *n != INSTALL_RUNNER_CONTAINER)
+                .collect();
+            assert_eq!(init, rest, "{op}");
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! resource's time, where the time went (operation kinds × phases, the critical path), the
 //! manager's RSS and CPU. Everything it created is removed at the end, also after a failure.
 
+mod podstatus;
 mod report;
 mod rss;
 mod setup;
@@ -215,6 +216,13 @@ async fn measure(
     );
 
     let sampler = rss::Sampler::start(&client, &release_ns).await?;
+    let others = rss::other_managers(&sampler);
+    for (pid, cmdline) in &others {
+        eprintln!(
+            "bench converge: WARNING: another manager runs on this host (PID {pid}: {cmdline}); if it watches \
+             every namespace it reconciles these PtahSchemas too and the figures are not the release's"
+        );
+    }
     let recorder = watch::Recorder::default();
     let watches = recorder.start(&client, &ns);
     // Let the watches list the (empty) namespace first, so no early event is missed.
@@ -257,8 +265,15 @@ async fn measure(
         snapshot: &snapshot,
         manager,
         apply_seconds,
+        data_plane: &image,
     })
     .await?;
+    report["other_managers"] = json!(
+        others
+            .iter()
+            .map(|(pid, c)| json!({"pid": pid, "cmdline": c}))
+            .collect::<Vec<_>>()
+    );
     report["images"] = json!({
         "manager": ptah_apitests::e2e::image_reference("manager"),
         "data_plane": image,
@@ -378,6 +393,11 @@ async fn cleanup(client: &Client, services: &TestServices, created: &Shared) {
             }
         }
     }
+    // An install that failed returned no namespace; it is the one named after this process.
+    let release_ns = match release_ns {
+        Some(n) => Some(n),
+        None => own_release_namespace(client).await,
+    };
     if let Some(release_ns) = release_ns.clone() {
         // The guard's drop runs `helm uninstall --wait` and removes the release's policies.
         let _ = tokio::task::spawn_blocking(move || drop(ptah_apitests::release::Release(release_ns))).await;
@@ -408,4 +428,19 @@ async fn cleanup(client: &Client, services: &TestServices, created: &Shared) {
             eprintln!("bench converge: {e:#}");
         }
     }
+}
+
+/// The release namespace `ptah_apitests::release::install` created in this process, if any
+/// (`ptah-system-<pid>-…`, see `ptah_apitests::client::unique`).
+async fn own_release_namespace(client: &Client) -> Option<String> {
+    let prefix = format!("ptah-system-{}-", std::process::id());
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    namespaces
+        .list(&ListParams::default())
+        .await
+        .ok()?
+        .items
+        .into_iter()
+        .map(|n| kube::ResourceExt::name_any(&n))
+        .find(|n| n.starts_with(&prefix))
 }

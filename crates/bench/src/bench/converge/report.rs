@@ -1,10 +1,13 @@
 //! The converge report: the JSON document and the table printed after a run.
 
-use k8s_openapi::api::{batch::v1::Job, core::v1::Event};
+use k8s_openapi::api::{
+    batch::v1::Job,
+    core::v1::{Event, Pod},
+};
 use kube::{Api, Client, api::ListParams};
 use serde_json::{Value, json};
 
-use super::{setup::Engine, timeline, watch::Snapshot};
+use super::{podstatus, setup::Engine, timeline, watch::Snapshot};
 use crate::bench::samples::Samples;
 
 /// The reference's cold start of 20 resources (`peers.md` §4, capacity run "lab-20").
@@ -22,6 +25,8 @@ pub(super) struct Inputs<'a> {
     pub(super) snapshot: &'a Snapshot,
     pub(super) manager: Value,
     pub(super) apply_seconds: f64,
+    /// The release's data-plane image: a Job of another was not the release's.
+    pub(super) data_plane: &'a str,
 }
 
 fn round(x: f64) -> f64 {
@@ -83,7 +88,22 @@ pub(super) async fn build(i: &Inputs<'_>) -> anyhow::Result<Value> {
         .iter()
         .filter(|j| j.status.as_ref().and_then(|s| s.failed).unwrap_or(0) > 0)
         .count();
+    // A Job of another image was created by some other manager, not the release's.
+    let foreign = listed
+        .iter()
+        .filter(|j| {
+            let image = j
+                .spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|p| p.containers.first())
+                .and_then(|c| c.image.as_deref());
+            image != Some(i.data_plane)
+        })
+        .count();
     let (pulled, present) = pulls(i.client, i.ns).await;
+    let pods: Api<Pod> = Api::namespaced(i.client.clone(), i.ns);
+    let pods = pods.list(&ListParams::default()).await?.items;
     let converged = all.then(|| round(times.max()));
     let pg = i.engines.iter().filter(|e| **e == Engine::Postgres).count();
     Ok(json!({
@@ -98,11 +118,12 @@ pub(super) async fn build(i: &Inputs<'_>) -> anyhow::Result<Value> {
         "reference_seconds": REFERENCE_SECONDS,
         "kubectl_apply_seconds": round(i.apply_seconds),
         "in_sync_seconds": {"median": round(times.median()), "min": round(times.min()), "max": round(times.max())},
-        "jobs": {"count": listed.len(), "failed": failed, "claims_seen": s.claims.len()},
+        "jobs": {"count": listed.len(), "failed": failed, "foreign": foreign, "claims_seen": s.claims.len()},
         "job_completion_seconds": timeline::job_completion(s),
         "image_pulls": {"pulled": pulled, "already_present": present},
         "manager": i.manager,
         "breakdown": timeline::breakdown(s, i.names),
+        "inside_pods_seconds": podstatus::inside_pods(&pods, &s.claims),
         "resources": resources,
     }))
 }
@@ -138,9 +159,10 @@ pub(super) fn print(r: &Value) {
     );
     let j = &r["job_completion_seconds"];
     println!(
-        "  Jobs: {} ({} failed); Job created → finished p50/p95/max {}/{}/{} s; image pulls {} (already present {})",
+        "  Jobs: {} ({} failed, {} of another manager); Job created → finished p50/p95/max {}/{}/{} s; image pulls {} (already present {})",
         r["jobs"]["count"],
         r["jobs"]["failed"],
+        r["jobs"]["foreign"],
         num(&j["median"]),
         num(&j["p95"]),
         num(&j["max"]),
@@ -189,6 +211,16 @@ pub(super) fn print(r: &Value) {
             print!(" {:>14}", num(&v[p]["median"]));
         }
         println!();
+    }
+    println!("  inside the Pods, medians from the kubelet's container timestamps (whole seconds):");
+    for (kind, v) in r["inside_pods_seconds"].as_object().into_iter().flatten() {
+        let cells: Vec<String> = v
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(n, s)| format!("{n} {}", num(&s["median"])))
+            .collect();
+        println!("  {kind:<16} {}", cells.join(", "));
     }
     println!(
         "  apply → first claim median {} s; settled → next claim median {} s; last settled → InSync median {} s",

@@ -73,6 +73,33 @@ fn find_pid(uid: &str) -> Option<u32> {
     None
 }
 
+/// Other manager processes on this host (PID and command line): one watching every namespace
+/// reconciles this run's PtahSchemas too, and two managers' claims replace each other.
+pub(super) fn other_managers(sampler: &Sampler) -> Vec<(u32, String)> {
+    let known: Vec<u32> = sampler
+        .replicas
+        .lock()
+        .map(|r| r.iter().map(|r| r.pid).collect())
+        .unwrap_or_default();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|pid| !known.contains(pid))
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim().starts_with("manager"))
+        })
+        .map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let text: String = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (pid, text.chars().take(200).collect())
+        })
+        .collect()
+}
+
 impl Sampler {
     /// Finds the running manager Pods of the release in `release_ns` and samples them every 250 ms.
     pub(super) async fn start(client: &Client, release_ns: &str) -> anyhow::Result<Sampler> {

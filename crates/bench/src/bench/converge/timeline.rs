@@ -16,8 +16,9 @@ const PHASES: [(&str, &str, &str); 11] = [
     // The Job controller creates the Pod.
     ("job→pod", "created", "pod:created"),
     ("schedule", "pod:created", "pod:PodScheduled"),
-    // Sandbox, network, volumes and the first image lookup, up to the first init container.
-    ("sandbox", "pod:PodScheduled", "pod:init:install-runner:running"),
+    // Sandbox, network, volumes and the first image lookup, up to the first container.
+    ("sandbox", "pod:PodScheduled", "pod:first:running"),
+    // Only when the runner comes from an image of its own.
     (
         "install-runner",
         "pod:init:install-runner:running",

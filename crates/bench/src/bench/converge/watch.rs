@@ -169,6 +169,21 @@ impl Recorder {
             for c in status.conditions.iter().flatten().filter(|c| c.status == "True") {
                 m.mark(&key, &c.type_, at);
             }
+            // The first container of any kind to run ends the sandbox phase: a Pod without an
+            // `install-runner` (one image for runner and executor) starts with its fetch or main.
+            let started = status
+                .init_container_statuses
+                .iter()
+                .flatten()
+                .chain(status.container_statuses.iter().flatten())
+                .any(|c| {
+                    c.state
+                        .as_ref()
+                        .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+                });
+            if started {
+                m.mark(&key, "first:running", at);
+            }
             for c in status.init_container_statuses.iter().flatten() {
                 if c.state.as_ref().is_some_and(|s| s.running.is_some()) {
                     m.mark(&key, &format!("init:{}:running", c.name), at);

@@ -31,13 +31,19 @@ fn missing(goal: &str, bench: &str) -> Goal {
 /// The goals of every benchmark but the manager.
 pub(super) fn goals(results: &[Result]) -> Vec<Goal> {
     let mut rows = Vec::new();
-    match get(results, "converge").and_then(|c| f(&c["seconds_to_all_in_sync"]).map(|s| (c, s))) {
-        Some((c, secs)) => rows.push(Goal {
-            goal: "20 PtahSchemas from cold to InSync ≤ 56 s".into(),
-            measured: format!("{secs:.1} s (manager RSS {} MiB)", c["manager_rss_mib"]),
-            baseline: "reference: 112 s (1 min 52 s)".into(),
-            met: yes(secs <= 56.0),
-        }),
+    match get(results, "converge").and_then(|c| f(&c["converged_seconds"]).map(|s| (c, s))) {
+        Some((c, secs)) => {
+            let leader = c["manager"]["replicas"]
+                .as_array()
+                .and_then(|r| r.iter().find(|r| r["leader"] == Value::Bool(true)))
+                .map_or(Value::Null, |r| r["rss_max_mib"].clone());
+            rows.push(Goal {
+                goal: format!("{} PtahSchemas from cold to InSync ≤ 56 s", c["schemas"]),
+                measured: format!("{secs:.1} s (leading manager's RSS at most {leader} MiB)"),
+                baseline: "reference: 112 s (1 min 52 s)".into(),
+                met: yes(secs <= 56.0),
+            });
+        }
         None => rows.push(missing("20 PtahSchemas from cold to InSync ≤ 56 s", "converge")),
     }
     match get(results, "migrations").and_then(|m| m["results"].as_array()) {
