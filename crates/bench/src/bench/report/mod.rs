@@ -1,5 +1,6 @@
 //! `cargo xtask bench --report`: docs/performance.md from the JSON every benchmark leaves in
-//! target/bench/, each figure next to its baseline from the same run, the machine, and the command
+//! target/bench/ (or, for a benchmark not run again, the copy an earlier report kept in
+//! docs/performance/), each figure next to its baseline from the same run, the machine, and the command
 //! that measures it again; plus the SVG chart of the manager's memory against its load.
 
 mod chart;
@@ -16,6 +17,8 @@ use serde_json::Value;
 const PAGE: &str = "docs/performance.md";
 /// The chart, next to the page.
 const CHART: &str = "docs/performance-manager-rss.svg";
+/// The results the page was written from, kept with it.
+const KEPT: &str = "docs/performance";
 
 /// One benchmark's JSON, if it was run.
 pub(super) struct Result {
@@ -27,24 +30,54 @@ pub(super) struct Result {
     pub(super) written: Option<String>,
 }
 
-fn read(dir: &Path, name: &'static str) -> Result {
-    let path = dir.join(format!("{name}.json"));
-    let json = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok());
-    let written = std::fs::metadata(&path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| jiff::Timestamp::try_from(t).ok())
-        .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string());
-    Result { name, json, written }
+/// The key under which a kept result records when its benchmark wrote it.
+const MEASURED_AT: &str = "measured_at";
+
+/// This run's result from `fresh` if the benchmark left one there, else the one kept in `kept`
+/// by an earlier `--report`; a fresh one is copied into `kept`, stamped with the time it was
+/// written, so the page can be rebuilt from what is committed after a partial rerun.
+fn read(fresh: &Path, kept: &Path, name: &'static str) -> anyhow::Result<Result> {
+    let path = fresh.join(format!("{name}.json"));
+    let parse = |p: &Path| {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+    };
+    let kept_path = kept.join(format!("{name}.json"));
+    if let Some(mut json) = parse(&path) {
+        let written = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| jiff::Timestamp::try_from(t).ok())
+            .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string());
+        json[MEASURED_AT] = written.clone().map_or(Value::Null, Value::String);
+        std::fs::create_dir_all(kept)?;
+        let mut bytes = serde_json::to_vec_pretty(&json)?;
+        bytes.push(b'\n');
+        std::fs::write(&kept_path, bytes).with_context(|| format!("cannot write {}", kept_path.display()))?;
+        return Ok(Result {
+            name,
+            json: Some(json),
+            written,
+        });
+    }
+    let json = parse(&kept_path);
+    let written = json
+        .as_ref()
+        .and_then(|j| j[MEASURED_AT].as_str())
+        .map(str::to_owned);
+    Ok(Result { name, json, written })
 }
 
 /// Writes docs/performance.md and its chart from target/bench/*.json.
 pub fn run() -> anyhow::Result<()> {
     let root = workspace_root();
-    let dir = root.join("target/bench");
-    let results: Vec<Result> = sections::ORDER.iter().map(|n| read(&dir, n)).collect();
+    let fresh = root.join("target/bench");
+    let kept = root.join(KEPT);
+    let results = sections::ORDER
+        .iter()
+        .map(|n| read(&fresh, &kept, n))
+        .collect::<anyhow::Result<Vec<Result>>>()?;
     let chart = sections::chart_points(&results);
     let charted = match chart {
         Some(points) if !points.is_empty() => {
@@ -58,7 +91,8 @@ pub fn run() -> anyhow::Result<()> {
     writeln!(
         page,
         "Written by `cargo xtask bench --report` from the results the benchmarks left in \
-         `target/bench/`. This machine's absolute times move 2–3× between runs, so each figure \
+         `target/bench/`, kept in `docs/performance/` (a benchmark not run again keeps its \
+         earlier result, with the time it was measured). This machine's absolute times move 2–3× between runs, so each figure \
          stands next to a baseline measured in the same run, and the ratio is what to compare. \
          Each section names the command that measures it again; none of these figures is a \
          test, and nothing here fails a build.\n"

@@ -111,12 +111,12 @@ pub(super) fn section(r: &Result, charted: bool) -> String {
         },
         r.written
             .as_ref()
-            .map_or(String::new(), |w| format!("; this run: {w}"))
+            .map_or(String::new(), |w| format!("; measured {w}"))
     );
     let Some(json) = &r.json else {
         let _ = writeln!(
             s,
-            "Not measured in this report: `target/bench/{}.json` is missing.",
+            "Not measured yet: neither `target/bench/{0}.json` nor `docs/performance/{0}.json` exists.",
             r.name
         );
         return s;
