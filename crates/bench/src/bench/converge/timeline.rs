@@ -205,6 +205,7 @@ mod tests {
                 ("created", 1.5),
                 ("pod:created", 1.6),
                 ("pod:PodScheduled", 1.7),
+                ("pod:first:running", 2.5),
                 ("pod:init:install-runner:running", 2.5),
                 ("pod:init:install-runner:done", 3.0),
                 ("pod:Initialized", 3.2),
