@@ -25,7 +25,6 @@ use super::{
     floor, generate, programs,
     samples::{Samples, round},
 };
-use ptah_testenv::step::workspace_root;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -109,11 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the tokio runtime")?;
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     eprintln!(
         "bench executor: {build} build, seed {}, {} rounds, sizes {:?}",
         args.seed, args.rounds, args.sizes
@@ -156,15 +151,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "results": results.iter().map(Measured::to_json).collect::<Vec<_>>(),
         "failures": failures,
     });
-    let path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| workspace_root().join("target/bench/executor.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output.clone(), "executor");
+    super::output::write(&path, &report)?;
     eprintln!("wrote {}", path.display());
     if !failures.is_empty() {
         bail!("{} failure(s):\n  {}", failures.len(), failures.join("\n  "));

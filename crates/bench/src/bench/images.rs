@@ -56,11 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--rounds must be at least 1");
     }
     let root = workspace_root();
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     eprintln!(
         "bench images: {build} build of the bench; images of release binaries against the dev profile's"
     );
@@ -111,14 +107,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "rounds": args.rounds,
         "results": results.iter().map(to_json).collect::<Vec<_>>(),
     });
-    let path = args
-        .output
-        .unwrap_or_else(|| root.join("target/bench/images.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output, "images");
+    super::output::write(&path, &report)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -11,6 +11,7 @@ mod generate;
 mod images;
 mod manager;
 mod migrations;
+mod output;
 mod plans;
 mod programs;
 mod report;

@@ -36,7 +36,6 @@ use ptah_apitests::{
     fixtures,
 };
 use ptah_planstore::PlanStore;
-use ptah_testenv::step::workspace_root;
 use serde_json::json;
 
 use super::samples::{Samples, round};
@@ -73,11 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.rounds == 0 || args.mib == 0 || args.mib > GOAL_MIB {
         bail!("--rounds must be at least 1 and --mib in 1..=8");
     }
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     eprintln!(
         "bench plans: {build} build, {} MiB plans, {} rounds, against the API server of target/cluster",
         args.mib, args.rounds
@@ -101,14 +96,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "publish_over_configmap_writes": ratio(0, 4),
         "reload_over_configmap_reads": ratio(2, 5),
     });
-    let path = args
-        .output
-        .unwrap_or_else(|| workspace_root().join("target/bench/plans.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output, "plans");
+    super::output::write(&path, &report)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

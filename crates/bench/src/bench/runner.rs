@@ -76,11 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--rounds must be at least 1");
     }
     let root = workspace_root();
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     if !args.no_build {
         super::images::build_binaries(&root, Profile::Release)?;
     }
@@ -141,14 +137,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "overhead_ms_paired_median": round(paired.median() * 1e3),
         "ratio": round(runner / direct),
     });
-    let path = args
-        .output
-        .unwrap_or_else(|| root.join("target/bench/runner.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output, "runner");
+    super::output::write(&path, &report)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -9,13 +9,12 @@
 
 use std::{path::PathBuf, time::Instant};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use ptah_engine::Dialect;
 use ptah_migrate::split;
 use serde_json::{Value, json};
 
 use super::samples::{Samples, round};
-use ptah_testenv::step::workspace_root;
 
 /// Arguments of `cargo xtask bench split`.
 #[derive(clap::Args)]
@@ -72,11 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.rounds == 0 || args.mib == 0 {
         bail!("--rounds and --mib must be at least 1");
     }
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     eprintln!(
         "bench split: {build} build, {} MiB inputs, {} rounds",
         args.mib, args.rounds
@@ -124,14 +119,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "baseline": inputs[0].name,
         "results": results.iter().map(|(d, s)| dialect_json(&inputs, *d, s)).collect::<Vec<_>>(),
     });
-    let path = args
-        .output
-        .unwrap_or_else(|| workspace_root().join("target/bench/split.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output, "split");
+    super::output::write(&path, &report)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

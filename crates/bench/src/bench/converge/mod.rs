@@ -72,11 +72,7 @@ fn note(created: &Shared, f: impl FnOnce(&mut Created)) {
 
 /// Runs the benchmark.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     let cluster = ptah_apitests::ClusterFiles::load()
         .map_err(|e| anyhow::anyhow!("{e}; this benchmark needs `cargo xtask cluster up` (the full tier)"))?;
     if cluster.tier != "full" {
@@ -128,15 +124,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut report = report;
     report["build"] = json!(build);
     report["kubernetes"] = json!(cluster.version);
-    let path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| workspace_root().join("target/bench/converge.json"));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let path = super::output::path(args.output.clone(), "converge");
+    super::output::write(&path, &report)?;
     report::print(&report);
     eprintln!("wrote {}", path.display());
     Ok(())

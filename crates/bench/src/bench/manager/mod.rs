@@ -80,11 +80,7 @@ fn mib(kib: Option<u64>) -> Value {
 
 /// Runs the benchmark.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     let cluster = ptah_apitests::ClusterFiles::load()
         .map_err(|e| anyhow::anyhow!("{e}; start it with `cargo xtask cluster up --tier api`"))?;
     let binary = match &args.manager_binary {

@@ -114,11 +114,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     args.tools.dedup();
     args.engines.dedup();
-    let build = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let build = super::output::build();
     let services = TestServices::load().map_err(|e| anyhow::anyhow!("{e}"))?;
     let corpus = corpus::generate(args.migrations, args.seed);
     eprintln!(
