@@ -111,7 +111,7 @@ pub enum JobState {
         uid: String,
         /// It equals the Job the claim would build (owner, labels, annotations, spec).
         matches_intent: bool,
-        /// Terminal state, if finished.
+        /// Terminal state, if finished (its condition, or its one Pod having ended).
         finished: Option<Finished>,
         /// The cleanup TTL is set.
         ttl_set: bool,
@@ -121,12 +121,12 @@ pub enum JobState {
     },
 }
 
-/// How a Job finished.
+/// How a Job finished: its condition, or before that its one Pod's phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Finished {
-    /// `Complete`.
+    /// `Complete`, or the Pod `Succeeded`.
     Succeeded,
-    /// `Failed` (including the deadline).
+    /// `Failed` (including the deadline), or the Pod `Failed`.
     Failed,
 }
 

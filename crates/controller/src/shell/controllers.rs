@@ -1,10 +1,11 @@
 //! Running both controllers over one shared context: the PtahSchema and the PtahMigration
-//! watches, their owned Jobs and plans, and the decision objects that wake them.
+//! watches, their owned Jobs and plans, their operation Pods' ends, and the decision objects that
+//! wake them.
 
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::{batch::v1::Job, core::v1::Pod};
 use kube::{
     Api, ResourceExt,
     runtime::{
@@ -32,6 +33,33 @@ where
     match namespace {
         Some(ns) => Api::namespaced(client.clone(), ns),
         None => Api::all(client.clone()),
+    }
+}
+
+/// The operation Pods of one family (`component`), and only those: the watch never grows with
+/// the cluster's other Pods.
+fn pods_config(component: &str) -> watcher::Config {
+    watcher::Config::default().labels(&format!(
+        "{}={},{}={component}",
+        ptah_workload::MANAGED_BY_LABEL,
+        ptah_workload::MANAGED_BY_VALUE,
+        ptah_workload::COMPONENT_LABEL,
+    ))
+}
+
+/// Wakes the resource named by `owner_label` when an operation Pod ends: its result may be read
+/// then, seconds before the Job controller marks the Job finished. Pods still starting or
+/// running wake nobody; the Job's own watch and the running pass's renewal cover those.
+fn ended_pod_owner<K>(owner_label: &'static str) -> impl Fn(Pod) -> Option<ObjectRef<K>>
+where
+    K: kube::Resource<DynamicType = ()>,
+{
+    move |pod: Pod| {
+        let phase = pod.status.as_ref()?.phase.as_deref()?;
+        if !matches!(phase, "Succeeded" | "Failed") {
+            return None;
+        }
+        Some(ObjectRef::new(pod.labels().get(owner_label)?).within(&pod.namespace()?))
     }
 }
 
@@ -124,6 +152,11 @@ pub async fn run(
             policy_users(stores.schemas.clone()),
         )
         .owns(scoped::<Job>(&client, watch_namespace), jobs_config())
+        .watches(
+            scoped::<Pod>(&client, watch_namespace),
+            pods_config(ptah_workload::SCHEMA_COMPONENT),
+            ended_pod_owner::<PtahSchema>(ptah_workload::SCHEMA_LABEL),
+        )
         .owns(
             scoped::<PtahSchemaPlan>(&client, watch_namespace),
             watcher::Config::default(),
@@ -144,6 +177,11 @@ pub async fn run(
             migration_policy_users(stores.migrations.clone()),
         )
         .owns(scoped::<Job>(&client, watch_namespace), jobs_config())
+        .watches(
+            scoped::<Pod>(&client, watch_namespace),
+            pods_config(ptah_workload::MIGRATION_COMPONENT),
+            ended_pod_owner::<PtahMigration>(ptah_workload::MIGRATION_LABEL),
+        )
         .owns(
             scoped::<PtahMigrationPlan>(&client, watch_namespace),
             watcher::Config::default(),

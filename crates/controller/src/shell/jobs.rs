@@ -1,5 +1,6 @@
 //! The claim's Job as it is: read back by name, compared with the Job the claim builds now,
-//! terminal state, the cleanup TTL, a stuck Pod, and the one Pod's result once it may be read.
+//! terminal state (its condition, or its one Pod having ended), the cleanup TTL, a stuck Pod, and
+//! the one Pod's result once it may be read.
 
 use k8s_openapi::api::batch::v1::Job;
 use kube::{Api, ResourceExt};
@@ -40,22 +41,25 @@ pub async fn observe(
             .iter()
             .any(|jc| jc.type_ == t && jc.status == "True")
     };
-    let finished = if is("Complete") {
+    let by_condition = if is("Complete") {
         Some(Finished::Succeeded)
     } else if is("Failed") {
         Some(Finished::Failed)
     } else {
         None
     };
+    // Without a condition yet, the one Pod having ended is as final (see `results::Progress`).
+    let (finished, stuck) = match by_condition {
+        Some(f) => (Some(f), None),
+        None => {
+            let p = results::progress(&ctx.client, ns, &uid).await;
+            (p.ended, p.stuck)
+        }
+    };
     let result = if finished.is_some() && ttl_set && c.job_uid() == Some(uid.as_str()) {
         results::read(&ctx.client, ns, c.job_name(), &uid).await
     } else {
         ResultRead::NotRead
-    };
-    let stuck = if finished.is_none() {
-        results::stuck(&ctx.client, ns, &uid).await
-    } else {
-        None
     };
     Ok((
         JobState::Present {
