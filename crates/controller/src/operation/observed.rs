@@ -128,6 +128,9 @@ pub enum Finished {
     Succeeded,
     /// `Failed` (including the deadline), or the Pod `Failed`.
     Failed,
+    /// The Pod's main container has exited but neither the Pod nor the Job is terminal yet: a
+    /// result that cannot be read now is waited for, not judged (its log may still be flushing).
+    Exited,
 }
 
 /// What the Pods of a finished Job said.

@@ -9,7 +9,7 @@ use ptah_dataplane::ResultPayload;
 use super::{
     bind,
     claim::Claim,
-    observed::{Binding, JobState, ResultRead},
+    observed::{Binding, Finished, JobState, ResultRead},
 };
 
 /// Where a claim stands.
@@ -75,8 +75,11 @@ pub fn supervise<'a>(
     if !ttl_set {
         return Supervision::ScheduleCleanup;
     }
+    let settled = *finished != Some(Finished::Exited);
     match result {
         ResultRead::NotRead | ResultRead::Unavailable(_) => Supervision::AwaitResult,
+        // Read before the Pod is terminal, a missing frame or Pod count is only early.
+        ResultRead::PodCount(_) | ResultRead::NoFrame(_) if !settled => Supervision::AwaitResult,
         ResultRead::PodCount(n) => Supervision::Unattributable(format!(
             "{n} Pods ran for one operation; nothing can be attributed"
         )),

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use tracing::info;
 
 use super::{
-    Context, Stores,
+    Context, Stores, results,
     run::{error_policy, reconcile},
 };
 
@@ -55,10 +55,7 @@ where
     K: kube::Resource<DynamicType = ()>,
 {
     move |pod: Pod| {
-        let phase = pod.status.as_ref()?.phase.as_deref()?;
-        if !matches!(phase, "Succeeded" | "Failed") {
-            return None;
-        }
+        results::ended(&pod)?;
         Some(ObjectRef::new(pod.labels().get(owner_label)?).within(&pod.namespace()?))
     }
 }

@@ -49,7 +49,7 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
 /// writes within both, so the tail holds the whole frame.
 fn log_params() -> LogParams {
     LogParams {
-        container: Some("ptah".into()),
+        container: Some(ptah_workload::containers::MAIN_CONTAINER.into()),
         tail_lines: Some(LOG_TAIL_LINES as i64),
         limit_bytes: Some(LOG_TAIL_BYTES as i64),
         ..LogParams::default()
@@ -68,9 +68,9 @@ const STUCK: &[&str] = &[
 /// What the Pods of a Job without a terminal condition show.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Progress {
-    /// The Job's one Pod has ended. With `backoffLimit: 0` and `restartPolicy: Never` nothing of
-    /// the operation runs any more and no other Pod follows, so its result may be read without
-    /// waiting for the Job controller to write the condition (about 2.5 s per Job here).
+    /// The Job's one Pod has ended (see [`ended`]). With `backoffLimit: 0` and `restartPolicy:
+    /// Never` no other Pod follows, so its result may be read without waiting for the kubelet's
+    /// terminal phase and the Job controller's condition (about 2.5 s per Job here).
     pub ended: Option<Finished>,
     /// Why the Pod cannot start (a missing Secret key, an image that cannot be pulled).
     pub stuck: Option<String>,
@@ -93,17 +93,31 @@ pub async fn progress(client: &Client, namespace: &str, job_uid: &str) -> Progre
 fn progress_of(pods: &[Pod], job_uid: &str) -> Progress {
     let owned: Vec<&Pod> = pods.iter().filter(|p| owned_by(p, job_uid)).collect();
     let ended = match owned.as_slice() {
-        [pod] => match pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
-            Some("Succeeded") => Some(Finished::Succeeded),
-            Some("Failed") => Some(Finished::Failed),
-            _ => None,
-        },
+        [pod] => ended(pod),
         _ => None,
     };
     Progress {
         ended,
         stuck: owned.iter().find_map(|pod| stuck(pod)),
     }
+}
+
+/// How far `pod` has ended: its terminal phase, or before the kubelet reports that (it first tears
+/// down the sandbox, seconds here) its main container having exited. Its init containers ran
+/// before the main one and no container restarts, so nothing of the operation runs any more.
+pub fn ended(pod: &Pod) -> Option<Finished> {
+    let status = pod.status.as_ref()?;
+    match status.phase.as_deref() {
+        Some("Succeeded") => return Some(Finished::Succeeded),
+        Some("Failed") => return Some(Finished::Failed),
+        _ => {}
+    }
+    let main = status
+        .container_statuses
+        .iter()
+        .flatten()
+        .find(|c| c.name == ptah_workload::containers::MAIN_CONTAINER)?;
+    main.state.as_ref()?.terminated.as_ref().map(|_| Finished::Exited)
 }
 
 /// True when `pod` is controlled by the Job `job_uid` (a label can be forged; the owner UID
@@ -146,7 +160,10 @@ mod tests {
     #[test]
     fn the_log_is_read_from_its_tail() {
         let p = log_params();
-        assert_eq!(p.container.as_deref(), Some("ptah"));
+        assert_eq!(
+            p.container.as_deref(),
+            Some(ptah_workload::containers::MAIN_CONTAINER)
+        );
         assert_eq!(p.tail_lines, Some(LOG_TAIL_LINES as i64));
         assert_eq!(p.limit_bytes, Some(LOG_TAIL_BYTES as i64));
     }
@@ -161,6 +178,16 @@ mod tests {
         .expect("a Pod")
     }
 
+    fn exited(mut p: Pod, container: &str) -> Pod {
+        p.status = Some(
+            serde_json::from_value(serde_json::json!({"phase": "Running", "containerStatuses": [{
+                "name": container, "image": "i", "imageID": "", "ready": false,
+                "restartCount": 0, "state": {"terminated": {"exitCode": 0}}}]}))
+            .expect("a status"),
+        );
+        p
+    }
+
     /// Only the one Pod the Job controls, once in a terminal phase, ends the operation early.
     #[test]
     fn the_one_owned_pod_ending_finishes_the_job() {
@@ -168,6 +195,12 @@ mod tests {
         assert_eq!(ended(&[pod("uid-1", "Succeeded")]), Some(Finished::Succeeded));
         assert_eq!(ended(&[pod("uid-1", "Failed")]), Some(Finished::Failed));
         assert_eq!(ended(&[pod("uid-1", "Running")]), None);
+        assert_eq!(
+            ended(&[exited(pod("uid-1", "Running"), "ptah")]),
+            Some(Finished::Exited)
+        );
+        // Only the main container's exit counts (an init container's leaves the main to run).
+        assert_eq!(ended(&[exited(pod("uid-1", "Running"), "fetch-schema")]), None);
         assert_eq!(ended(&[pod("uid-1", "Pending")]), None);
         assert_eq!(ended(&[]), None);
         // A Pod another Job (or nobody) controls carries the label but not the owner UID.

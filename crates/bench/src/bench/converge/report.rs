@@ -195,7 +195,6 @@ pub(super) fn print(r: &Value) {
         "fetch-schema",
         "main start",
         "main run",
-        "job finished",
         "result",
         "total",
     ];

@@ -274,6 +274,56 @@ fn more_than_one_pod_makes_an_apply_unknown() {
     );
 }
 
+/// The main container has exited but the Pod is not terminal yet: a log without a frame may
+/// still be flushing, so the Apply waits instead of being recorded as unknown; once the Pod is
+/// terminal the same reading is final.
+#[test]
+fn an_apply_read_before_its_pod_is_terminal_waits_for_its_frame() {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.reach_plan("CREATE TABLE t (id int);", false);
+    w.run_until_dispatched(Op::Apply);
+    let set = |w: &mut World, f: crate::schema::Finished| {
+        if let JobState::Present {
+            finished, ttl_set, ..
+        } = &mut w.job
+        {
+            *finished = Some(f);
+            *ttl_set = true;
+        }
+    };
+    set(&mut w, crate::schema::Finished::Exited);
+    w.result = ResultRead::NoFrame("no frame in the log".into());
+    assert!(matches!(w.step(), Action::Wait { .. }));
+    assert!(w.status.active_operation.is_some());
+    assert!(w.status.pending_observation.is_none());
+    w.result = ResultRead::PodCount(0);
+    assert!(matches!(w.step(), Action::Wait { .. }));
+    set(&mut w, crate::schema::Finished::Failed);
+    w.result = ResultRead::NoFrame("no frame in the log".into());
+    w.step();
+    assert_eq!(
+        w.status.pending_observation.as_ref().map(|p| p.outcome),
+        Some(PendingObservationOutcome::OutcomeUnknown)
+    );
+}
+
+/// A frame read as soon as the main container exited settles the claim like one read later.
+#[test]
+fn a_frame_read_once_the_main_container_exited_settles_the_claim() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    let p = w.success();
+    w.finish(p);
+    if let JobState::Present { finished, .. } = &mut w.job {
+        *finished = Some(crate::schema::Finished::Exited);
+    }
+    assert_eq!(w.step(), Action::ScheduleJobCleanup);
+    w.step();
+    assert!(w.status.active_operation.is_none());
+    assert!(w.status.source.as_ref().is_some_and(|s| s.resolved_at.is_some()));
+}
+
 #[test]
 fn finished_job_gets_its_cleanup_ttl_before_the_claim_is_settled() {
     let mut w = World::new();
