@@ -145,14 +145,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Written after each part: a later part that fails keeps what was measured.
         if !args.curve_only {
             report["main"] = bench.main(&args).await?;
-            write(&path, &report)?;
+            super::output::write(&path, &report)?;
         }
         for &n in &args.scales {
             let point = bench.curve_point(&args, n).await?;
             if let Some(curve) = report["curve"].as_array_mut() {
                 curve.push(point);
             }
-            write(&path, &report)?;
+            super::output::write(&path, &report)?;
         }
         anyhow::Ok(report)
     })?;
@@ -163,14 +163,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// How long a load's deletion may take before the next part starts anyway.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(300);
-
-fn write(path: &std::path::Path, report: &Value) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(path, serde_json::to_string_pretty(report)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))
-}
 
 struct Bench {
     client: Client,
