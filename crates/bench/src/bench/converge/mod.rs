@@ -10,7 +10,7 @@ mod podstatus;
 mod report;
 mod rss;
 mod setup;
-mod timeline;
+pub(super) mod timeline;
 mod watch;
 
 use std::{

@@ -186,28 +186,17 @@ pub(super) fn print(r: &Value) {
         );
     }
     let b = &r["breakdown"];
-    let phases = [
-        "dispatch",
-        "job→pod",
-        "schedule",
-        "sandbox",
-        "install-runner",
-        "fetch-schema",
-        "main start",
-        "main run",
-        "result",
-        "total",
-    ];
+    let phases: Vec<&str> = super::timeline::phase_names().collect();
     println!("  medians by operation (s):");
     print!("  {:<16}", "kind");
-    for p in phases {
+    for p in &phases {
         print!(" {p:>14}");
     }
     println!();
     for (kind, v) in b["by_kind"].as_object().into_iter().flatten() {
         print!("  {kind:<16}");
-        for p in phases {
-            print!(" {:>14}", num(&v[p]["median"]));
+        for p in &phases {
+            print!(" {:>14}", num(&v[*p]["median"]));
         }
         println!();
     }

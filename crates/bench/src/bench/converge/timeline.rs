@@ -40,6 +40,11 @@ const PHASES: [(&str, &str, &str); 10] = [
     ("total", "claimed", "released"),
 ];
 
+/// The phase names in order, `total` last, as the breakdown's keys hold them.
+pub(crate) fn phase_names() -> impl Iterator<Item = &'static str> {
+    PHASES.into_iter().map(|(name, _, _)| name)
+}
+
 fn span(s: &Snapshot, job: &str, from: &str, to: &str) -> Option<f64> {
     let key = format!("job/{job}");
     let (a, b) = (s.at(&key, from)?, s.at(&key, to)?);

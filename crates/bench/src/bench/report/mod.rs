@@ -4,6 +4,7 @@
 //! that measures it again; plus the SVG chart of the manager's memory against its load.
 
 mod chart;
+mod converge;
 mod sections;
 mod sections_peers;
 

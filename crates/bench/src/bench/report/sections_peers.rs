@@ -100,6 +100,7 @@ pub(super) fn goals(results: &[Result]) -> Vec<Goal> {
 /// The section of benchmark `name` from its JSON.
 pub(super) fn section(name: &str, json: &Value) -> String {
     match name {
+        "converge" => super::converge::section(json),
         "executor" => executor(json),
         "migrations" => migrations(json),
         _ => generic(json),
