@@ -47,9 +47,10 @@ fn pods_config(component: &str) -> watcher::Config {
     ))
 }
 
-/// Wakes the resource named by `owner_label` when an operation Pod ends: its result may be read
-/// then, seconds before the Job controller marks the Job finished. Pods still starting or
-/// running wake nobody; the Job's own watch and the running pass's renewal cover those.
+/// Wakes the resource named by `owner_label` when an operation Pod ends (see `results::ended`):
+/// its result may be read then, seconds before the kubelet reports the terminal phase and the Job
+/// controller marks the Job finished. Pods still starting or running wake nobody; the Job's own
+/// watch and the running pass's renewal cover those.
 fn ended_pod_owner<K>(owner_label: &'static str) -> impl Fn(Pod) -> Option<ObjectRef<K>>
 where
     K: kube::Resource<DynamicType = ()>,
