@@ -259,13 +259,7 @@ fn more_than_one_pod_makes_an_apply_unknown() {
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
     w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
-    if let JobState::Present {
-        finished, ttl_set, ..
-    } = &mut w.job
-    {
-        *finished = Some(crate::schema::Finished::Failed);
-        *ttl_set = true;
-    }
+    w.end(crate::schema::Finished::Failed);
     w.result = ResultRead::PodCount(2);
     w.step();
     assert_eq!(
@@ -283,23 +277,14 @@ fn an_apply_read_before_its_pod_is_terminal_waits_for_its_frame() {
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
     w.reach_plan("CREATE TABLE t (id int);", false);
     w.run_until_dispatched(Op::Apply);
-    let set = |w: &mut World, f: crate::schema::Finished| {
-        if let JobState::Present {
-            finished, ttl_set, ..
-        } = &mut w.job
-        {
-            *finished = Some(f);
-            *ttl_set = true;
-        }
-    };
-    set(&mut w, crate::schema::Finished::Exited);
+    w.end(crate::schema::Finished::Exited);
     w.result = ResultRead::NoFrame("no frame in the log".into());
     assert!(matches!(w.step(), Action::Wait { .. }));
     assert!(w.status.active_operation.is_some());
     assert!(w.status.pending_observation.is_none());
     w.result = ResultRead::PodCount(0);
     assert!(matches!(w.step(), Action::Wait { .. }));
-    set(&mut w, crate::schema::Finished::Failed);
+    w.end(crate::schema::Finished::Failed);
     w.result = ResultRead::NoFrame("no frame in the log".into());
     w.step();
     assert_eq!(

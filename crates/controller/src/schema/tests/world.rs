@@ -193,6 +193,17 @@ impl World {
         self.status.active_operation.as_ref().expect("an active claim")
     }
 
+    /// Marks the claim's Job ended as `how`, its cleanup TTL already scheduled.
+    pub fn end(&mut self, how: Finished) {
+        if let JobState::Present {
+            finished, ttl_set, ..
+        } = &mut self.job
+        {
+            *finished = Some(how);
+            *ttl_set = true;
+        }
+    }
+
     /// Marks the claim's Job finished with `payload` as its one Pod's frame.
     pub fn finish(&mut self, payload: ResultPayload) {
         if let JobState::Present { finished, .. } = &mut self.job {
