@@ -146,7 +146,7 @@ pub const EXPECTED_MIGRATION_SEQUENCE: &str = "PTAH_EXPECTED_MIGRATION_SEQUENCE"
 pub const EXPECTED_MIGRATION_SEQUENCE_DIGEST: &str = "PTAH_EXPECTED_MIGRATION_SEQUENCE_DIGEST";
 /// The reference to resolve or verify (`oci://…`).
 pub const REQUESTED_REFERENCE: &str = "PTAH_REQUESTED_REFERENCE";
-/// The verification policy file of Verify.
+/// The verification policy file of Verify, and of a Resolve that verifies what it resolved.
 pub const VERIFICATION_POLICY: &str = "PTAH_VERIFICATION_POLICY";
 /// Registry user name.
 pub const REGISTRY_USERNAME: &str = "PTAH_REGISTRY_USERNAME";
@@ -216,7 +216,8 @@ pub const VARS: &[Var] = &[
         &[MApply],
     ),
     var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, REGISTRY_OPS),
-    var(VERIFICATION_POLICY, Role::Child, &[Verify], &[Verify]),
+    // A Resolve that is given the policy verifies what it resolved, in the same Pod.
+    var(VERIFICATION_POLICY, Role::Child, REGISTRY_OPS, &[Verify]),
     var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(REGISTRY_PASSWORD, Role::Credential, REGISTRY_OPS, OPTIONAL),
     var(REGISTRY_TOKEN, Role::Credential, REGISTRY_OPS, OPTIONAL),

@@ -27,7 +27,7 @@ pub use parse::{ParseError, ParsedFrame, parse_last_frame};
 pub use payload::{
     ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_BLOCKED_REASON_BYTES, MAX_OPERATION_ID_BYTES,
     MAX_REPORTED_VERSIONS, MigrationHistoryResult, MigrationOutcome, MigrationRunResult, OperationId,
-    PlanOutcome, PlanResult, ResultError, ResultPayload, Truncation,
+    PlanOutcome, PlanResult, ResultError, ResultPayload, Truncation, VERIFICATION_FAILED,
 };
 pub use sequence::{
     MAX_SEQUENCE_STEPS, SequenceError, SequenceStep, expected_sequence, parse_expected_sequence,

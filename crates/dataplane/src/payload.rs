@@ -395,4 +395,19 @@ impl ResultPayload {
     pub fn is_success(&self) -> bool {
         self.error.is_none()
     }
+
+    /// True when the error is the verification policy's verdict on the artifact reported (a
+    /// refusal to record, not a failure to retry).
+    pub fn is_policy_refusal(&self) -> bool {
+        self.error
+            .as_ref()
+            .is_some_and(|e| e.child_code.as_deref() == Some(VERIFICATION_FAILED))
+            && self
+                .artifact
+                .as_ref()
+                .is_some_and(|a| a.verification_passed == Some(false))
+    }
 }
+
+/// The child code of an artifact the verification policy refused.
+pub const VERIFICATION_FAILED: &str = "verification_failed";

@@ -151,7 +151,9 @@ impl ResultPayload {
         let op = self.operation;
         let own = |present: bool, wanted: Operation| !present || op == wanted;
         let artifact_ok = self.artifact.is_none() || op.uses_registry();
-        if !(own(self.drift.is_some(), Operation::Observe)
+        // A Plan reads the drift first, so one Job both observes and plans.
+        let drift_ok = self.drift.is_none() || matches!(op, Operation::Observe | Operation::Plan);
+        if !(drift_ok
             && own(self.plan.is_some(), Operation::Plan)
             && own(self.migration_history.is_some(), Operation::MigrationHistory)
             && own(self.migration_run.is_some(), Operation::MigrationApply)

@@ -67,18 +67,8 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
     let mut args: Vec<String> = Vec::new();
     let json = || ["--format".to_owned(), "json".to_owned()];
     match op {
-        Operation::Resolve | Operation::Verify => {
-            let reference = required(env, env::REQUESTED_REFERENCE)?;
-            args.extend(["oci".into(), op_word(op).into()]);
-            args.extend(json());
-            if op == Operation::Verify {
-                args.push(format!("--policy={}", required(env, env::VERIFICATION_POLICY)?));
-            }
-            if boolean(env, env::PLAIN_HTTP)? {
-                args.push("--plain-http".into());
-            }
-            args.extend(["--".into(), reference]);
-        }
+        Operation::Resolve => return oci(env, Operation::Resolve, required(env, env::REQUESTED_REFERENCE)?),
+        Operation::Verify => return oci(env, Operation::Verify, required(env, env::REQUESTED_REFERENCE)?),
         Operation::Observe | Operation::Plan | Operation::Apply => {
             required(env, env::SCHEMA_FROM)?;
             args.extend(["schema".into(), op_word(op).into()]);
@@ -121,10 +111,42 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
             }
         }
     }
-    let child_env = env::child_vars(op)
-        .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
+    Ok(ChildCommand {
+        args,
+        env: child_env(env, op),
+    })
+}
+
+/// `ptah oci verify` of `pinned`, the digest-pinned reference a Resolve given the policy has
+/// just resolved: the verdict then covers exactly the digest every later operation uses.
+pub fn verify_resolved(env: &Env, pinned: &str) -> Result<ChildCommand, RunnerError> {
+    oci(env, Operation::Verify, pinned.to_owned())
+}
+
+/// `ptah oci resolve|verify` of `reference`, with the registry inputs of the environment.
+fn oci(env: &Env, op: Operation, reference: String) -> Result<ChildCommand, RunnerError> {
+    let mut args: Vec<String> = ["oci", op_word(op), "--format", "json"]
+        .into_iter()
+        .map(str::to_owned)
         .collect();
-    Ok(ChildCommand { args, env: child_env })
+    if op == Operation::Verify {
+        args.push(format!("--policy={}", required(env, env::VERIFICATION_POLICY)?));
+    }
+    if boolean(env, env::PLAIN_HTTP)? {
+        args.push("--plain-http".into());
+    }
+    args.extend(["--".into(), reference]);
+    Ok(ChildCommand {
+        args,
+        env: child_env(env, op),
+    })
+}
+
+/// The variables of the environment the child of `op` receives.
+fn child_env(env: &Env, op: Operation) -> Vec<(String, String)> {
+    env::child_vars(op)
+        .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
+        .collect()
 }
 
 /// `ptah schema apply --dry-run` of the plan file `plan` a Plan wrote: the same database and

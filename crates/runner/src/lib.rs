@@ -7,7 +7,9 @@
 //! variables its operation needs; stops it at the execution deadline or on SIGTERM; bounds and
 //! redacts its output; maps its JSON report into the result payload and writes one frame as the
 //! last stdout output, plus the termination summary. A Plan runs `ptah` twice and then dry-runs
-//! the plan bytes ([`planning`]): only a reproducible plan is reported.
+//! the plan bytes ([`planning`]): only a reproducible plan is reported. A Resolve given the
+//! verification policy then runs `ptah oci verify` on the digest-pinned reference it resolved,
+//! and reports resolution and verdict in one frame.
 //!
 //! It links no database driver and no Kubernetes client (`cargo xtask deps-check`).
 

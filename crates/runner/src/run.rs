@@ -192,10 +192,31 @@ async fn in_work_dir(
     let cmd = command::build(op, env, &files)?;
     let run = launcher.run(&cmd).await?;
     report::map(payload, &run, files.plan_output, config.max_plan_bytes, redactor);
+    if op == Operation::Resolve && payload.error.is_none() && env.get(env::VERIFICATION_POLICY).is_some() {
+        return verify_resolved(env, launcher, redactor, payload).await;
+    }
     if let Some(sequence) = &approved.sequence {
         report::check_sequence(payload, &sequence.digest, redactor);
     }
     Ok((op != Operation::Apply).then(|| run.stderr.redacted(redactor)))
+}
+
+/// A Resolve given the policy verifies the pinned reference it resolved, in the same Pod: one
+/// Job instead of a Resolve and a Verify, and the verdict names the digest that was resolved.
+async fn verify_resolved(
+    env: &Env,
+    launcher: &mut Launcher<'_>,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let pinned = payload
+        .artifact
+        .as_ref()
+        .map(|a| a.resolved_reference.clone())
+        .ok_or_else(|| RunnerError::Internal("a mapped Resolve has no artifact".into()))?;
+    let run = launcher.run(&command::verify_resolved(env, &pinned)?).await?;
+    report::map_verdict(payload, &run, redactor);
+    Ok(Some(run.stderr.redacted(redactor)))
 }
 
 /// The checked copy of the approved sequence `ptah` reads (`--expect-sequence=@<file>`).

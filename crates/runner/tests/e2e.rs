@@ -69,6 +69,8 @@ async fn observe_plan_apply(postgres: bool) {
     assert!(plan.statement_count >= 1);
     let plan_text = p.stdout.clone().expect("plan bytes");
     assert!(plan_text.contains("widgets"), "the plan names its table");
+    // The Plan read the raw drift first, in the same Pod, as an Observe does.
+    assert_eq!(p.drift, observed.frame().payload.drift, "the Plan's drift read");
 
     // The Apply Job mounts the plan as a projected volume of chunk ConfigMaps.
     let plan_dir = projected_plan(work.path(), plan_text.as_bytes(), 3);
@@ -94,6 +96,16 @@ async fn observe_plan_apply(postgres: bool) {
     let p = &again.frame().payload;
     assert_eq!(p.child_exit_code, 0);
     assert!(!p.drift.as_ref().expect("drift").drift, "converged");
+
+    // The proof Plan: no drift, no changes, from one Job.
+    let proof = run_runner("plan", &env, &bin, work.path());
+    let p = &proof.frame().payload;
+    assert!(p.error.is_none(), "{:?}", p.error);
+    assert!(!p.drift.as_ref().expect("the Plan's drift read").drift);
+    assert_eq!(
+        p.plan.as_ref().map(|plan| plan.plan_outcome),
+        Some(PlanOutcome::NoChanges)
+    );
 }
 
 /// `plan` split into `parts` chunks under `parent/plan`, laid out as kubelet's AtomicWriter writes

@@ -110,8 +110,8 @@ fn a_malformed_scope_is_refused_before_the_child() {
     }
 }
 
-/// A stand-in for `ptah`, using shell builtins only (the child's environment is cleared): each
-/// `schema plan` writes `$HOME/plan-N` (N counting runs) to its `--output` and prints a report of
+/// A stand-in for `ptah`, using shell builtins only (the child's environment is cleared):
+/// `schema drift` reports no drift; each `schema plan` writes `$HOME/plan-N` (N counting runs) to its `--output` and prints a report of
 /// one statement; `schema apply --dry-run` prints `$HOME/dry-run`. Every argument vector is
 /// appended to `$HOME/args`.
 const STAND_IN: &str = r#"#!/bin/sh
@@ -120,6 +120,10 @@ out=""
 for a in "$@"; do
   case "$a" in --output=*) out="${a#--output=}" ;; esac
 done
+if [ "$2" = "drift" ]; then
+  printf '%s\n' '{"format_version":1,"command":"schema drift","drift":false,"highest_severity":null,"findings":[],"live_fingerprint":"sha256:1111111111111111111111111111111111111111111111111111111111111111","desired_fingerprint":"sha256:2222222222222222222222222222222222222222222222222222222222222222"}'
+  exit 0
+fi
 if [ "$2" = "apply" ]; then
   while IFS= read -r line; do printf '%s\n' "$line"; done < "$HOME/dry-run"
   exit 0
@@ -169,8 +173,14 @@ fn a_reproducible_plan_is_dry_run_and_reported_once() {
     let result = p.plan.as_ref().expect("plan");
     assert_eq!(result.plan_content_digest, Digest::of(plan.as_bytes()));
     assert_eq!(p.child_exit_code, 1, "the plan runs' exit code");
+    assert!(!p.drift.as_ref().expect("the drift read first").drift);
     let lines: Vec<&str> = args.lines().collect();
-    assert_eq!(lines.len(), 3, "{args}");
+    assert_eq!(lines.len(), 4, "{args}");
+    assert_eq!(
+        lines[0], "schema drift --format json",
+        "the raw drift read: no scope"
+    );
+    let lines = &lines[1..];
     for line in &lines[..2] {
         assert!(line.starts_with("schema plan --format json --output="), "{line}");
         assert!(
@@ -205,8 +215,8 @@ fn two_different_plans_are_nondeterministic_and_neither_is_reported() {
     assert!(p.plan.is_none() && p.stdout.is_none());
     assert_eq!(
         args.lines().count(),
-        2,
-        "no dry-run of a plan that did not reproduce"
+        3,
+        "the drift read and two plans; no dry-run of a plan that did not reproduce"
     );
 }
 

@@ -9,12 +9,13 @@ use k8s_openapi::{
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
+use ptah_api::shared::ConfigMapKeySelector;
 use ptah_dataplane::{Operation, PROTOCOL_VERSION, env, scope};
 
 use crate::{
     JobIntent, OperationInputs, WorkloadError,
     containers::{self as c, FetchKind, RUN_AS, secret, value},
-    intent::{DatabaseAccess, ExpectedSequence, Fetch},
+    intent::{DatabaseAccess, ExpectedSequence, Fetch, SourceAccess},
     labels, names, volumes as v,
 };
 
@@ -206,6 +207,27 @@ struct Plan {
     fetch: Option<(FetchKind, Fetch)>,
 }
 
+/// What a registry operation's main container gets: the reference, the registry access, and
+/// the verification policy when it verifies (a Verify, or a Resolve that verifies).
+fn registry_wiring(
+    reference: &str,
+    access: &SourceAccess,
+    policy: Option<&ConfigMapKeySelector>,
+) -> Result<c::Wiring, WorkloadError> {
+    let mut wiring = c::registry_wiring(access, false)?;
+    wiring.env.insert(0, value(env::REQUESTED_REFERENCE, reference));
+    if let Some(policy) = policy {
+        wiring.env.push(value(env::VERIFICATION_POLICY, v::POLICY_FILE));
+        wiring
+            .mounts
+            .push(v::mount(v::POLICY_VOLUME, v::POLICY_DIR, true));
+        wiring
+            .volumes
+            .push(v::config_map_file(v::POLICY_VOLUME, policy, "policy.yaml"));
+    }
+    Ok(wiring)
+}
+
 fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
     let mut env_vars = vec![
         value(env::PROTOCOL_VERSION, PROTOCOL_VERSION.to_string()),
@@ -217,24 +239,24 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
     let mut fetch = None;
     match &intent.inputs {
         OperationInputs::Resolve {
-            requested_reference: reference,
+            requested_reference,
             access,
-        }
-        | OperationInputs::Verify {
-            resolved_reference: reference,
-            access,
-            ..
+            policy,
         } => {
-            env_vars.push(value(env::REQUESTED_REFERENCE, reference));
-            let wiring = c::registry_wiring(access, false)?;
+            let wiring = registry_wiring(requested_reference, access, policy.as_ref())?;
             env_vars.extend(wiring.env);
             mounts.extend(wiring.mounts);
             volumes.extend(wiring.volumes);
-            if let OperationInputs::Verify { policy, .. } = &intent.inputs {
-                env_vars.push(value(env::VERIFICATION_POLICY, v::POLICY_FILE));
-                mounts.push(v::mount(v::POLICY_VOLUME, v::POLICY_DIR, true));
-                volumes.push(v::config_map_file(v::POLICY_VOLUME, policy, "policy.yaml"));
-            }
+        }
+        OperationInputs::Verify {
+            resolved_reference,
+            access,
+            policy,
+        } => {
+            let wiring = registry_wiring(resolved_reference, access, Some(policy))?;
+            env_vars.extend(wiring.env);
+            mounts.extend(wiring.mounts);
+            volumes.extend(wiring.volumes);
         }
         OperationInputs::Observe { db, fetch: f } => {
             env_vars.extend(database_env(intent, db));

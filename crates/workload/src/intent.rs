@@ -129,6 +129,9 @@ pub enum OperationInputs {
         requested_reference: String,
         /// How to reach the registry.
         access: SourceAccess,
+        /// The ConfigMap key holding the verification policy, when the Resolve also verifies
+        /// the digest it resolved (one Pod instead of a Resolve and a Verify).
+        policy: Option<ConfigMapKeySelector>,
     },
     /// Verify the resolved artifact against a policy (registry only).
     Verify {

@@ -269,6 +269,27 @@ fn the_main_container_gets_exactly_the_contract_of_its_operation() {
 }
 
 #[test]
+fn a_resolve_gets_the_verification_policy_only_when_it_verifies() {
+    let verifying = build(&intent(Operation::Resolve)).expect("a verifying Resolve builds");
+    assert_eq!(
+        value(main_container(&verifying), env::VERIFICATION_POLICY),
+        value(
+            main_container(&build(&intent(Operation::Verify)).expect("a Verify builds")),
+            env::VERIFICATION_POLICY
+        ),
+        "the verifying Resolve reads the policy where a Verify does"
+    );
+    let mut plain = intent(Operation::Resolve);
+    if let OperationInputs::Resolve { policy, .. } = &mut plain.inputs {
+        *policy = None;
+    }
+    let job = build(&plain).expect("a Resolve without a policy builds");
+    assert_eq!(value(main_container(&job), env::VERIFICATION_POLICY), None);
+    let volumes = pod(&job).volumes.iter().flatten().count();
+    assert_eq!(volumes + 1, pod(&verifying).volumes.iter().flatten().count());
+}
+
+#[test]
 fn every_database_operation_has_exactly_one_fetch_and_registry_operations_none() {
     for (op, job) in every_job() {
         let fetches: Vec<&str> = pod(&job)

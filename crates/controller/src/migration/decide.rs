@@ -127,7 +127,7 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
             write_or_wait(o, s, Some(Event::warning("PodAdmissionRefused", refused)), POLL)
         }
         Supervision::Running(None) => Action::Wait {
-            after: running_poll(o.now, c.started_at.0, c.lease_duration_seconds),
+            after: running_poll(c.lease_duration_seconds),
             renew: renewal(o, c),
         },
         Supervision::AwaitResult => Action::Wait {

@@ -72,6 +72,9 @@ pub fn intent(
         Op::Resolve => OperationInputs::Resolve {
             requested_reference: source.resolved_reference.clone(),
             access: access(source),
+            // A migration claim does not record its policy, so its Resolve cannot tell a claim
+            // made under one from an earlier manager's: Verify stays a Job of its own.
+            policy: None,
         },
         Op::Verify => OperationInputs::Verify {
             resolved_reference: pinned(source),

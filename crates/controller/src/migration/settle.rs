@@ -139,6 +139,8 @@ fn run(
 pub fn settle(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) -> Action {
     match c.operation_type {
         Op::Apply => applied(o, c, p),
+        // A policy refusal is the verdict to record (Blocked), not a failure to retry.
+        Op::Resolve | Op::Verify if p.is_policy_refusal() => artifact(o, c, p),
         _ if p.error.is_some() => {
             let e = p
                 .error

@@ -182,6 +182,8 @@ pub fn from_spec<'a>(o: &'a Observed<'_>, op: SchemaOperationType) -> ClaimSourc
     match op {
         SchemaOperationType::Resolve => {
             s.requested_reference = Some(spec.desired.oci_ref.as_str());
+            // The Resolve verifies the digest it resolves under this policy (one Job, not two).
+            s.policy = policy;
             s.source = Some(OperationSource {
                 resolved_reference: spec.desired.oci_ref.clone(),
                 digest: placeholder_digest(),

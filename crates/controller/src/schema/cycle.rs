@@ -1,8 +1,9 @@
 //! With nothing in flight: which operation comes next, or which state to record.
 //!
-//! A cycle is Resolve → Verify → Observe → Plan, ordered by the times recorded in status; then
-//! the approval gate. Blocked waits for an input to change or the next interval; Failed waits for
-//! `failureRetryInterval`.
+//! A cycle is Resolve (which verifies under the policy) → Plan (which reads the drift first),
+//! ordered by the times recorded in status; Verify is a Job of its own only when the Resolve did
+//! not verify. Then the approval gate. Blocked waits for an input to change or the next interval;
+//! Failed waits for `failureRetryInterval`.
 
 use std::time::Duration;
 
@@ -215,12 +216,16 @@ fn step(o: &Observed<'_>) -> Step {
         .target
         .as_ref()
         .and_then(|t| t.last_observed_at.as_ref())
-        .map(|t| t.0);
-    let Some(observed_at) = observed_at.filter(|t| *t >= verified_at) else {
-        return Step::Claim(Op::Observe);
-    };
+        .map(|t| t.0)
+        .filter(|t| *t >= verified_at);
     let planned_at = s.last_successful_reconciliation.as_ref().map(|t| t.0);
-    if planned_at.is_none_or(|p| p < observed_at) {
+    // A Plan reads the drift before it plans, so one Plan Job is both the cycle's observation
+    // and its plan.
+    let stale = match observed_at {
+        None => true,
+        Some(observed_at) => planned_at.is_none_or(|p| p < observed_at),
+    };
+    if stale {
         if s.phase == Some(SchemaPhase::Blocked) && blocked_at_plan(o) {
             return rest(o);
         }
@@ -235,7 +240,8 @@ fn blocked_at_plan(o: &Observed<'_>) -> bool {
         .is_some_and(|c| c.reason == Reason::ProtectedTable.as_str())
 }
 
-/// The proof an Apply owes: Observe, then Plan, under the Apply's Lease.
+/// The proof an Apply owes: a Plan (which reads the drift first) under the Apply's Lease; an
+/// Observe claimed by an earlier manager is still followed by its Plan.
 fn proof(o: &Observed<'_>) -> Action {
     let Some(p) = o.status.pending_observation.as_ref() else {
         return Action::Wait {
@@ -256,10 +262,5 @@ fn proof(o: &Observed<'_>) -> Action {
             renew: None,
         };
     }
-    let op = if p.observation_completed == Some(true) {
-        Op::Plan
-    } else {
-        Op::Observe
-    };
-    start::new_claim(o, op, true)
+    start::new_claim(o, Op::Plan, true)
 }

@@ -151,7 +151,7 @@ fn running(o: &Observed<'_>, c: &SchemaOperationStatus, refused: Option<&str>) -
         return write_or_wait(o, s, Some(Event::warning("PodAdmissionRefused", message)), POLL);
     }
     Action::Wait {
-        after: crate::operation::time::running_poll(o.now, c.started_at.0, c.lease_duration_seconds),
+        after: crate::operation::time::running_poll(c.lease_duration_seconds),
         renew: renewal(o, c),
     }
 }

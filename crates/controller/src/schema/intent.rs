@@ -84,6 +84,12 @@ pub fn intent(
         Op::Resolve => OperationInputs::Resolve {
             requested_reference: source.resolved_reference.clone(),
             access: access(source),
+            // A Resolve claimed under a policy verifies what it resolves; one claimed without
+            // (by an earlier manager) keeps the Job it was created with.
+            policy: c
+                .verification_policy_uid
+                .is_some()
+                .then(|| spec.desired.verification_policy_from.clone()),
         },
         Op::Verify => OperationInputs::Verify {
             resolved_reference: pinned(source),

@@ -47,16 +47,19 @@ fn pods_config(component: &str) -> watcher::Config {
     ))
 }
 
-/// Wakes the resource named by `owner_label` when an operation Pod ends (see `results::ended`):
-/// its result may be read then, seconds before the kubelet reports the terminal phase and the Job
-/// controller marks the Job finished. Pods still starting or running wake nobody; the Job's own
-/// watch and the running pass's renewal cover those.
-fn ended_pod_owner<K>(owner_label: &'static str) -> impl Fn(Pod) -> Option<ObjectRef<K>>
+/// Wakes the resource named by `owner_label` when an operation Pod ends (its result may be read
+/// then, seconds before the kubelet reports the terminal phase and the Job controller marks the
+/// Job finished) or cannot start, which the resource reports (`results::wakes_owner`). Pods
+/// starting or running normally wake nobody, so a running Job needs no polling pass, only the
+/// Lease renewals of one that holds a Lease.
+fn pod_owner<K>(owner_label: &'static str) -> impl Fn(Pod) -> Option<ObjectRef<K>>
 where
     K: kube::Resource<DynamicType = ()>,
 {
     move |pod: Pod| {
-        results::ended(&pod)?;
+        if !results::wakes_owner(&pod) {
+            return None;
+        }
         Some(ObjectRef::new(pod.labels().get(owner_label)?).within(&pod.namespace()?))
     }
 }
@@ -153,7 +156,7 @@ pub async fn run(
         .watches(
             scoped::<Pod>(&client, watch_namespace),
             pods_config(ptah_workload::SCHEMA_COMPONENT),
-            ended_pod_owner::<PtahSchema>(ptah_workload::SCHEMA_LABEL),
+            pod_owner::<PtahSchema>(ptah_workload::SCHEMA_LABEL),
         )
         .owns(
             scoped::<PtahSchemaPlan>(&client, watch_namespace),
@@ -178,7 +181,7 @@ pub async fn run(
         .watches(
             scoped::<Pod>(&client, watch_namespace),
             pods_config(ptah_workload::MIGRATION_COMPONENT),
-            ended_pod_owner::<PtahMigration>(ptah_workload::MIGRATION_LABEL),
+            pod_owner::<PtahMigration>(ptah_workload::MIGRATION_LABEL),
         )
         .owns(
             scoped::<PtahMigrationPlan>(&client, watch_namespace),

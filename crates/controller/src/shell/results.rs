@@ -129,6 +129,14 @@ fn owned_by(pod: &Pod, job_uid: &str) -> bool {
         .is_some_and(|o| o.iter().any(|r| r.uid == job_uid && r.controller == Some(true)))
 }
 
+/// True when `pod`'s change is worth a pass over its resource: it ended, or it cannot start.
+/// Pods starting or running normally are left alone.
+pub fn wakes_owner(pod: &Pod) -> bool {
+    ended(pod).is_some() || stuck(pod).is_some()
+}
+
+/// Why `pod` cannot start, when one of its containers waits on something that will not come by
+/// itself (an image that cannot be pulled, a missing Secret key).
 fn stuck(pod: &Pod) -> Option<String> {
     let status = pod.status.as_ref()?;
     let all = status
@@ -188,6 +196,15 @@ mod tests {
         p
     }
 
+    #[test]
+    fn only_an_ended_or_stuck_pod_wakes_its_resource() {
+        assert!(!wakes_owner(&pod("uid-1", "Pending")));
+        assert!(!wakes_owner(&pod("uid-1", "Running")));
+        assert!(!wakes_owner(&exited(pod("uid-1", "Running"), "fetch-schema")));
+        assert!(wakes_owner(&exited(pod("uid-1", "Running"), "ptah")));
+        assert!(wakes_owner(&pod("uid-1", "Failed")));
+    }
+
     /// Only the one Pod the Job controls, once in a terminal phase, ends the operation early.
     #[test]
     fn the_one_owned_pod_ending_finishes_the_job() {
@@ -222,6 +239,7 @@ mod tests {
                 "state": {"waiting": {"reason": "ImagePullBackOff", "message": "not found"}}}]}))
             .expect("a status"),
         );
+        assert!(wakes_owner(&p), "a Pod that cannot start wakes its resource");
         let seen = progress_of(&[p], "uid-1");
         assert_eq!(seen.ended, None);
         assert_eq!(

@@ -1,7 +1,8 @@
-//! The Plan operation: `ptah schema plan` twice under the same inputs, the two plans required to
-//! be byte-identical (and their reports equal), then `ptah schema apply --dry-run` of exactly the
+//! The Plan operation: `ptah schema drift` (the raw drift read an Observe makes, with no
+//! exclusions), then `ptah schema plan` twice under the same inputs, the two plans required to be
+//! byte-identical (and their reports equal), then `ptah schema apply --dry-run` of exactly the
 //! bytes to be reported, whose JSON report must describe the same plan. Only then are the bytes
-//! reported, once.
+//! reported, once, next to the drift: one Job observes and plans.
 //!
 //! A plan that does not reproduce cannot be approved meaningfully: the approval names a digest,
 //! and a later proof plan must be able to reach the same one. `ptah`'s dry-run report names no
@@ -34,6 +35,12 @@ pub(crate) async fn run(
     redactor: &Redactor,
     payload: &mut ResultPayload,
 ) -> Result<Option<Vec<u8>>, RunnerError> {
+    let drift = launcher.run(&drift_command(env, work)?).await?;
+    report::map_drift(payload, &drift, redactor);
+    if payload.error.is_some() {
+        payload.drift = None;
+        return Ok(Some(drift.stderr.redacted(redactor)));
+    }
     let first_file = work.join("plan-1.json");
     let first = launcher.run(&plan_command(env, &first_file)?).await?;
     report::map(payload, &first, &first_file, max_plan, redactor);
@@ -99,6 +106,16 @@ async fn confirm(
     Ok(diagnostics)
 }
 
+fn drift_command(env: &Env, work: &Path) -> Result<ChildCommand, RunnerError> {
+    // A drift read writes no file: the plan output is never passed to it.
+    let files = command::Files {
+        plan_output: &work.join("unused.json"),
+        approved_plan: None,
+        approved_sequence: None,
+    };
+    command::build(Operation::Observe, env, &files)
+}
+
 fn plan_command(env: &Env, output: &Path) -> Result<ChildCommand, RunnerError> {
     let files = command::Files {
         plan_output: output,
@@ -147,12 +164,7 @@ fn check_dry_run(
     let refused = |child_code: Option<&str>, message: &str| {
         failure(ErrorCode::PlanDryRunFailed, child_code, message, redactor)
     };
-    let report: Option<Value> = if run.stdout.truncated() {
-        None
-    } else {
-        serde_json::from_slice(run.stdout.raw()).ok()
-    };
-    let Some(report) = report else {
+    let Some(report) = report::json_report(run) else {
         let message = format!("the dry-run exited with {} without a JSON report", run.exit_code);
         return Err(refused(None, &message));
     };

@@ -161,6 +161,7 @@ pub fn inputs(op: Operation, access: SourceAccess) -> OperationInputs {
         Operation::Resolve => OperationInputs::Resolve {
             requested_reference: "oci://registry.example:5000/schemas/orders:v1".to_owned(),
             access,
+            policy: Some(ConfigMapKeySelector::new("orders-policy", "policy.yaml")),
         },
         Operation::Verify => OperationInputs::Verify {
             resolved_reference: PINNED.to_owned(),

@@ -350,3 +350,33 @@ fn schema_and_migration_on_one_database_take_turns() {
         ptah_targetlock::holder_identity(&w.meta.uid, w.claim().id.as_str())
     );
 }
+
+#[test]
+fn a_policy_refusal_as_the_runner_reports_it_blocks_instead_of_failing() {
+    let mut w = World::new();
+    w.complete(Op::Resolve);
+    w.complete_with(Op::Verify, |w| {
+        let mut p = w.success();
+        p.child_exit_code = 1;
+        if let Some(a) = p.artifact.as_mut() {
+            a.verification_passed = Some(false);
+            a.violated_requirements = vec!["require_signature".into()];
+        }
+        p.error = Some(ptah_dataplane::ResultError {
+            code: ptah_dataplane::ErrorCode::ChildFailed,
+            child_code: Some(ptah_dataplane::VERIFICATION_FAILED.into()),
+            message: "the artifact violates the verification policy".into(),
+        });
+        p
+    });
+    w.settle();
+    assert_eq!(w.status.phase, Some(MigrationPhase::Blocked));
+    let verified =
+        conditions::get(&w.status.conditions, ConditionType::ArtifactVerified).expect("ArtifactVerified");
+    assert_eq!(verified.reason, Reason::ArtifactUnverified.as_str());
+    assert!(
+        verified.message.contains("require_signature"),
+        "{}",
+        verified.message
+    );
+}

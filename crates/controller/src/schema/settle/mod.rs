@@ -5,12 +5,12 @@
 use ptah_api::{
     conditions::{ConditionType, Reason},
     schema::{
-        DriftFinding, PendingObservationOutcome, SchemaOperationStatus, SchemaOperationType as Op,
-        SchemaPhase, SchemaTargetStatus,
+        DriftFinding, PendingObservationOutcome, PtahSchemaStatus, SchemaOperationStatus,
+        SchemaOperationType as Op, SchemaPhase, SchemaTargetStatus,
     },
     shared::Sha256Digest,
 };
-use ptah_dataplane::ResultPayload;
+use ptah_dataplane::{DriftResult, ResultPayload};
 
 mod apply;
 mod failed;
@@ -32,7 +32,27 @@ use failed::is_proof_step;
 
 /// A result bound to its claim: record what it says.
 pub fn settle(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
-    if let Some(e) = &p.error {
+    // A Plan reads the drift before it plans: its observation is recorded first, whatever the
+    // plan's outcome, and the plan is then settled on top of it.
+    if c.operation_type == Op::Plan
+        && let Some(d) = &p.drift
+    {
+        let mut s = edit(o);
+        observation(o, &mut s, c, p, d);
+        let o = Observed { status: &s, ..*o };
+        return settle_result(&o, c, p);
+    }
+    settle_result(o, c, p)
+}
+
+fn settle_result(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
+    // A policy refusal is the verdict to record (Blocked), not a failure to retry.
+    let registry_op = matches!(c.operation_type, Op::Resolve | Op::Verify);
+    if let Some(e) = p
+        .error
+        .as_ref()
+        .filter(|_| !(registry_op && p.is_policy_refusal()))
+    {
         if c.operation_type == Op::Apply {
             return apply::apply_unknown(o, c, &format!("the Apply failed ({})", e.code.as_str()));
         }
@@ -113,12 +133,30 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
     let mut s = edit(o);
     if is_proof_step(o, c) {
         s.active_operation = None;
-        if let Some(p) = s.pending_observation.as_mut() {
-            p.observation_completed = Some(true);
-        }
     } else {
         record::clear_claim(&mut s, c, None);
         s.phase = Some(SchemaPhase::Planning);
+    }
+    observation(o, &mut s, c, p, d);
+    Action::WriteStatus {
+        status: Box::new(s),
+        event: None,
+    }
+}
+
+/// Records a drift read (an Observe's, or the one a Plan starts with) in `s`: the database's
+/// identity and drift aggregates, and that a proof's observation is done.
+fn observation(
+    o: &Observed<'_>,
+    s: &mut PtahSchemaStatus,
+    c: &SchemaOperationStatus,
+    p: &ResultPayload,
+    d: &DriftResult,
+) {
+    if is_proof_step(o, c)
+        && let Some(pending) = s.pending_observation.as_mut()
+    {
+        pending.observation_completed = Some(true);
     }
     let identity: Option<Sha256Digest> = p.target_identity_digest.map(Into::into);
     let previous = o.status.target.as_ref().and_then(|t| t.identity_digest.clone());
@@ -158,7 +196,7 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
     });
     cond(
         o,
-        &mut s,
+        s,
         ConditionType::DatabaseReachable,
         Status::True,
         Reason::Observed,
@@ -166,7 +204,7 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
     );
     cond(
         o,
-        &mut s,
+        s,
         ConditionType::DriftDetected,
         Status::from_bool(d.drift),
         Reason::Observed,
@@ -178,14 +216,10 @@ fn observed(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> A
     );
     cond(
         o,
-        &mut s,
+        s,
         ConditionType::ReconciliationFailed,
         Status::False,
         Reason::Observed,
         "",
     );
-    Action::WriteStatus {
-        status: Box::new(s),
-        event: None,
-    }
 }

@@ -2,10 +2,12 @@
 
 use ptah_api::{
     conditions::{ConditionType, Reason},
-    schema::{SchemaOperationStatus, SchemaOperationType as Op, SchemaPhase},
+    schema::{
+        PtahSchemaStatus as SchemaStatus, SchemaOperationStatus, SchemaOperationType as Op, SchemaPhase,
+    },
     shared::{ArtifactSourceStatus, Sha256Digest},
 };
-use ptah_dataplane::ResultPayload;
+use ptah_dataplane::{ArtifactResult, ResultPayload};
 
 use super::failed::failed;
 use crate::schema::{
@@ -19,7 +21,8 @@ pub const SCHEMA_ARTIFACT_TYPE: &str = "application/vnd.stokaro.ptah.schema.v1";
 
 use crate::conditions::Status;
 
-/// Records a Resolve or Verify result.
+/// Records a Resolve or Verify result; a Resolve that was given the policy also carries the
+/// verdict on the digest it resolved, recorded as a Verify's would be.
 pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
     let Some(a) = &p.artifact else {
         return failed(
@@ -42,40 +45,10 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
         "",
     );
     if c.operation_type == Op::Resolve {
-        let moved = o.status.source.as_ref().and_then(|x| x.digest.as_ref()) != Some(&digest);
-        let event = moved.then(|| {
-            Event::normal(
-                "ArtifactResolved",
-                format!("{} resolved to {}", o.spec.desired.oci_ref, digest.as_str()),
-            )
-        });
-        s.source = Some(resolved_source(
-            o,
-            &a.resolved_reference,
-            digest,
-            a.artifact_type.clone(),
-        ));
-        s.next_reconciliation_time = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-            record::after(o.now, o.spec.interval.as_duration()),
-        ));
-        s.phase = Some(SchemaPhase::Verifying);
-        cond(
-            o,
-            &mut s,
-            ConditionType::ArtifactResolved,
-            Status::True,
-            Reason::DigestPinned,
-            "the reference is pinned to a digest",
-        );
-        if moved && s.plan.take().is_some() {
-            cond(
-                o,
-                &mut s,
-                ConditionType::PlanReady,
-                Status::False,
-                Reason::DesiredStateChanged,
-                "the artifact moved; the plan was retired",
-            );
+        let event = resolved(o, &mut s, a, digest);
+        // Only a verdict under the policy the claim named counts; without one a Verify follows.
+        if a.verification_passed.is_some() && c.verification_policy_uid.is_some() {
+            return verified(o, s, c, a, event);
         }
         return Action::WriteStatus {
             status: Box::new(s),
@@ -91,13 +64,70 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
             "Verify reports another digest than the one resolved",
         );
     }
+    verified(o, s, c, a, None)
+}
+
+/// Records the digest a Resolve pinned; the Event when it moved.
+fn resolved(
+    o: &Observed<'_>,
+    s: &mut SchemaStatus,
+    a: &ArtifactResult,
+    digest: Sha256Digest,
+) -> Option<Event> {
+    let moved = o.status.source.as_ref().and_then(|x| x.digest.as_ref()) != Some(&digest);
+    let event = moved.then(|| {
+        Event::normal(
+            "ArtifactResolved",
+            format!("{} resolved to {}", o.spec.desired.oci_ref, digest.as_str()),
+        )
+    });
+    s.source = Some(resolved_source(
+        o,
+        &a.resolved_reference,
+        digest,
+        a.artifact_type.clone(),
+    ));
+    s.next_reconciliation_time = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        record::after(o.now, o.spec.interval.as_duration()),
+    ));
+    s.phase = Some(SchemaPhase::Verifying);
+    cond(
+        o,
+        s,
+        ConditionType::ArtifactResolved,
+        Status::True,
+        Reason::DigestPinned,
+        "the reference is pinned to a digest",
+    );
+    if moved && s.plan.take().is_some() {
+        cond(
+            o,
+            s,
+            ConditionType::PlanReady,
+            Status::False,
+            Reason::DesiredStateChanged,
+            "the artifact moved; the plan was retired",
+        );
+    }
+    event
+}
+
+/// Records the policy verdict (and the artifact type check) on the digest in `s`; `event` is the
+/// Resolve's, kept when nothing is refused.
+fn verified(
+    o: &Observed<'_>,
+    mut s: SchemaStatus,
+    c: &SchemaOperationStatus,
+    a: &ArtifactResult,
+    event: Option<Event>,
+) -> Action {
     let passed = a.verification_passed == Some(true);
     // The type comes from the manifest read at Resolve (same digest) when Verify does not
     // repeat it: either way it is checked here, independently of what the policy requires.
     let artifact_type = a
         .artifact_type
         .clone()
-        .or_else(|| o.status.source.as_ref().and_then(|x| x.artifact_type.clone()));
+        .or_else(|| s.source.as_ref().and_then(|x| x.artifact_type.clone()));
     let type_ok = artifact_type.as_deref() == Some(SCHEMA_ARTIFACT_TYPE);
     if let Some(src) = s.source.as_mut() {
         src.verified = Some(passed && type_ok);
@@ -163,7 +193,7 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
             event: Some(Event::warning("ArtifactVerificationRefused", m)),
         };
     }
-    s.phase = Some(SchemaPhase::Observing);
+    s.phase = Some(SchemaPhase::Planning);
     cond(
         o,
         &mut s,
@@ -174,7 +204,7 @@ pub fn artifact(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) 
     );
     Action::WriteStatus {
         status: Box::new(s),
-        event: None,
+        event,
     }
 }
 

@@ -51,8 +51,6 @@ fn dispatch_started_is_persisted_with_the_single_create() {
 fn lease_epoch_is_persisted_before_a_plan_dispatches() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     let a = w.step();
     assert!(matches!(a, Action::WriteStatus { .. }), "claim first: {a:?}");
     assert_eq!(w.claim().operation_type, Op::Plan);
@@ -63,14 +61,30 @@ fn lease_epoch_is_persisted_before_a_plan_dispatches() {
 }
 
 #[test]
-fn observe_needs_no_lease() {
+fn the_plan_is_the_cycles_observation_under_the_lease() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
     w.step();
-    assert_eq!(w.claim().operation_type, Op::Observe);
-    assert!(w.claim().lease_duration_seconds.is_none());
-    assert!(matches!(w.decide(), Action::Dispatch { .. }));
+    assert_eq!(w.claim().operation_type, Op::Plan, "no Observe Job of its own");
+    assert!(w.claim().lease_duration_seconds.is_some());
+    w.complete(Op::Plan, |w| w.plan_changes("CREATE TABLE t (id int);", false));
+    assert!(
+        !w.created.iter().any(|n| n.contains("observe")),
+        "{:?}",
+        w.created
+    );
+    let target = w
+        .status
+        .target
+        .as_ref()
+        .expect("the Plan's drift read is recorded");
+    assert!(target.last_observed_at.is_some());
+    assert_eq!(target.drift_finding_count, Some(1));
+    assert_eq!(
+        target.identity_digest.as_ref().map(|d| d.as_str().to_owned()),
+        Some(fp("identity").to_string())
+    );
+    assert!(w.status.plan.is_some());
 }
 
 #[test]
@@ -175,20 +189,28 @@ fn result_must_name_the_claimed_operation_id() {
 #[test]
 fn result_with_another_target_identity_is_refused() {
     let mut w = World::new();
+    // The first cycle's Plan learns the identity; the next cycle's is bound to it.
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
+    w.complete(Op::Plan, World::plan_none);
+    w.now = t(601);
+    w.complete(Op::Resolve, World::success);
     w.run_until_dispatched(Op::Plan);
+    assert!(w.claim().target_identity_digest.is_some());
     let mut p = w.plan_none();
     p.target_identity_digest = Some(fp("another-database"));
     w.finish(p);
     w.step();
     w.step();
     assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
-    assert!(!crate::conditions::is_true(
-        &w.status.conditions,
-        ConditionType::InSync
-    ));
+    assert_eq!(
+        w.status
+            .target
+            .as_ref()
+            .and_then(|t| t.identity_digest.as_ref())
+            .map(|d| d.as_str().to_owned()),
+        Some(fp("identity").to_string()),
+        "nothing of the other database is recorded"
+    );
 }
 
 #[test]
@@ -208,8 +230,6 @@ fn runner_protocol_mismatch_is_reported_by_its_reason() {
 fn result_across_lease_epoch_change_is_discarded() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.run_until_dispatched(Op::Plan);
     w.status
         .active_operation
@@ -325,8 +345,6 @@ fn finished_job_gets_its_cleanup_ttl_before_the_claim_is_settled() {
 fn lease_is_released_only_after_the_durable_write() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.run_until_dispatched(Op::Plan);
     let p = w.plan_none();
     w.finish(p);

@@ -78,8 +78,6 @@ fn privilege_changes_always_need_an_approval() {
 fn protected_table_blocks_without_a_plan() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.run_until_dispatched(Op::Plan);
     let mut p = w.success();
     p.child_exit_code = 2;
@@ -93,6 +91,13 @@ fn protected_table_blocks_without_a_plan() {
     assert_eq!(phase, Some(SchemaPhase::Blocked));
     assert!(w.status.plan.is_none());
     assert_eq!(reason(&w, ConditionType::PlanReady), "ProtectedTable");
+    assert!(
+        w.status
+            .target
+            .as_ref()
+            .is_some_and(|t| t.last_observed_at.is_some()),
+        "the drift the Plan read before its refusal is recorded"
+    );
     assert!(
         get(&w.status.conditions, ConditionType::ReconciliationFailed).is_none_or(|c| c.status != "True"),
         "not a failure"
@@ -158,7 +163,6 @@ fn consumed_approval_never_authorizes_a_second_dispatch() {
     w.job = crate::schema::JobState::Absent;
     w.step();
     w.now = super::world::t(2_000);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, |w| w.plan_changes("CREATE TABLE t (id int);", false));
     assert_eq!(
         settle(&mut w),
@@ -280,26 +284,25 @@ fn unsupported_engine_blocks_without_a_job() {
     assert!(w.created.is_empty());
 }
 
-#[test]
-fn verification_refusal_blocks_until_an_input_changes() {
-    let mut w = World::new();
-    w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, |w| {
-        let mut p = w.success();
-        if let Some(a) = p.artifact.as_mut() {
-            a.verification_passed = Some(false);
-            a.violated_requirements = vec!["signature".into()];
-        }
-        p
+/// A verdict the policy refused, as the runner reports it: the artifact, and the child's
+/// `verification_failed` error.
+fn refused(w: &World) -> ptah_dataplane::ResultPayload {
+    let mut p = w.success();
+    p.child_exit_code = 1;
+    if let Some(a) = p.artifact.as_mut() {
+        a.verification_passed = Some(false);
+        a.violated_requirements = vec!["signature".into()];
+    }
+    p.error = Some(ResultError {
+        code: ErrorCode::ChildFailed,
+        child_code: Some(ptah_dataplane::VERIFICATION_FAILED.into()),
+        message: "the artifact violates the verification policy".into(),
     });
-    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
-    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "PolicyRefused");
-    let verifies = w.created.iter().filter(|n| n.contains("verify")).count();
-    settle(&mut w);
-    assert_eq!(
-        w.created.iter().filter(|n| n.contains("verify")).count(),
-        verifies
-    );
+    p
+}
+
+/// After a refusal, a new policy is verified against the recorded digest without a new Resolve.
+fn assert_a_new_policy_re_verifies(w: &mut World) {
     w.policy = PolicyRead::Ok {
         uid: "policy-uid-2".into(),
         digest: digest("policy-2"),
@@ -309,9 +312,59 @@ fn verification_refusal_blocks_until_an_input_changes() {
 }
 
 #[test]
+fn verification_refusal_blocks_until_an_input_changes() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::resolved_only);
+    w.complete(Op::Verify, refused);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "PolicyRefused");
+    let verifies = w.created.iter().filter(|n| n.contains("verify")).count();
+    settle(&mut w);
+    assert_eq!(
+        w.created.iter().filter(|n| n.contains("verify")).count(),
+        verifies
+    );
+    assert_a_new_policy_re_verifies(&mut w);
+}
+
+#[test]
+fn a_resolve_under_the_policy_verifies_in_the_same_job() {
+    let mut w = World::new();
+    w.run_until_dispatched(Op::Resolve);
+    assert_eq!(
+        w.claim().verification_policy_uid.as_deref(),
+        Some("policy-uid"),
+        "the Resolve is claimed under the policy it verifies with"
+    );
+    w.complete(Op::Resolve, World::success);
+    w.step();
+    assert_eq!(w.claim().operation_type, Op::Plan);
+    assert!(!w.created.iter().any(|n| n.contains("verify")), "{:?}", w.created);
+    let source = w.status.source.as_ref().expect("source");
+    assert_eq!(source.verified, Some(true));
+    assert_eq!(source.verified_at, source.resolved_at);
+    assert_eq!(source.verification_policy_uid.as_deref(), Some("policy-uid"));
+    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "PolicySatisfied");
+    assert_eq!(reason(&w, ConditionType::ArtifactResolved), "DigestPinned");
+}
+
+#[test]
+fn a_resolve_refused_by_the_policy_blocks_and_a_new_policy_only_re_verifies() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, refused);
+    assert_eq!(settle(&mut w), Some(SchemaPhase::Blocked));
+    assert_eq!(reason(&w, ConditionType::ArtifactVerified), "PolicyRefused");
+    assert_eq!(reason(&w, ConditionType::ArtifactResolved), "DigestPinned");
+    let source = w.status.source.as_ref().expect("the digest is recorded");
+    assert_eq!(source.verified, Some(false));
+    assert_eq!(w.created.len(), 1, "no other Job: {:?}", w.created);
+    assert_a_new_policy_re_verifies(&mut w);
+}
+
+#[test]
 fn wrong_artifact_type_is_refused_independently_of_the_policy() {
     let mut w = World::new();
-    w.complete(Op::Resolve, World::success);
+    w.complete(Op::Resolve, World::resolved_only);
     w.complete(Op::Verify, |w| {
         let mut p = w.success();
         if let Some(a) = p.artifact.as_mut() {
@@ -360,8 +413,6 @@ fn the_operator_raises_destructive_when_the_executor_did_not() {
 fn credential_bearing_ddl_is_refused_without_a_plan() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, |w| {
         w.plan_changes("CREATE ROLE app_admin LOGIN PASSWORD 'hunter2'", false)
     });

@@ -38,7 +38,6 @@ fn approved_plan_is_applied_and_proved_in_sync() {
         w.status.applied.is_none(),
         "applied is written only after the proof"
     );
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     assert_eq!(w.status.phase, Some(SchemaPhase::InSync));
     assert!(is_true(&w.status.conditions, ConditionType::InSync));
@@ -63,7 +62,11 @@ fn proof_runs_under_the_apply_lease_holder_and_epoch() {
     w.step();
     w.step();
     let proof = w.claim().clone();
-    assert_eq!(proof.operation_type, Op::Observe);
+    assert_eq!(
+        proof.operation_type,
+        Op::Plan,
+        "the proof Plan reads the drift itself"
+    );
     assert_eq!(proof.lease_epoch, apply.lease_epoch, "same epoch");
     let Action::Dispatch { .. } = w.decide() else {
         panic!("the proof needs no new Lease")
@@ -96,7 +99,6 @@ fn uncertain_apply_is_proved_not_replayed() {
     );
     assert!(matches!(w.step(), Action::Wait { .. }));
     w.now = after;
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     assert_eq!(w.status.phase, Some(SchemaPhase::InSync));
     let insync = get(&w.status.conditions, ConditionType::InSync).expect("InSync");
@@ -111,7 +113,6 @@ fn proof_with_changes_publishes_a_new_plan_instead_of_in_sync() {
     w.spec = super::world::spec(r#"{"apply": "Always"}"#);
     w.reach_plan("CREATE TABLE t (id int);", false);
     w.complete(Op::Apply, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, |w| w.plan_changes("CREATE TABLE u (id int);", false));
     assert!(w.status.pending_observation.is_none());
     assert!(w.status.plan.is_some());
@@ -122,8 +123,6 @@ fn proof_with_changes_publishes_a_new_plan_instead_of_in_sync() {
 fn no_changes_plan_is_the_proof_of_in_sync() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     assert_eq!(w.status.phase, Some(SchemaPhase::InSync));
     assert!(w.status.plan.is_none());
@@ -134,8 +133,6 @@ fn no_changes_plan_is_the_proof_of_in_sync() {
 fn in_sync_re_resolves_after_the_interval() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     rest(&mut w);
     let Action::Wait { after, .. } = w.decide() else {
@@ -151,13 +148,9 @@ fn in_sync_re_resolves_after_the_interval() {
 fn out_of_band_change_becomes_drift_and_a_new_plan() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     w.now = t(601);
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, |w| {
         w.plan_changes("ALTER TABLE t ADD COLUMN c int;", false)
     });
@@ -172,7 +165,7 @@ fn later_operations_use_the_digest_not_the_tag() {
     w.complete(Op::Resolve, World::success);
     w.step();
     let c = w.claim();
-    assert_eq!(c.operation_type, Op::Verify);
+    assert_eq!(c.operation_type, Op::Plan);
     let source = c.source.as_ref().expect("source");
     assert!(
         source.resolved_reference.contains("@sha256:"),
@@ -257,7 +250,7 @@ fn deletion_keeps_the_finalizer_while_proof_is_owed() {
     assert!(w.meta.has_finalizer);
     assert_eq!(
         w.claim().operation_type,
-        Op::Observe,
+        Op::Plan,
         "the read-only proof still runs, then releases the realm"
     );
 }
@@ -313,12 +306,11 @@ fn status_never_carries_the_plan_sql() {
 fn a_cycle_longer_than_the_interval_still_reaches_its_plan() {
     let mut w = World::new();
     w.spec.interval = ptah_api::shared::GoDuration::parse("10s").expect("duration");
-    w.complete(Op::Resolve, World::success);
+    // A Resolve without a verdict: the cycle keeps a Verify of its own.
+    w.complete(Op::Resolve, World::resolved_only);
     w.now = t(30);
     w.complete(Op::Verify, World::success);
     w.now = t(60);
-    w.complete(Op::Observe, World::success);
-    w.now = t(90);
     w.step();
     assert_eq!(
         w.claim().operation_type,
@@ -331,8 +323,6 @@ fn a_cycle_longer_than_the_interval_still_reaches_its_plan() {
 fn a_later_cycle_never_reuses_an_earlier_job_name() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     let first = w.created[0].clone();
     w.now = t(601);
@@ -344,10 +334,10 @@ fn a_later_cycle_never_reuses_an_earlier_job_name() {
 fn every_executor_drift_category_reaches_status() {
     let mut w = World::new();
     w.complete(Op::Resolve, World::success);
-    w.complete(Op::Verify, World::success);
-    w.complete(Op::Observe, |w| {
-        let mut p = w.success();
+    w.complete(Op::Plan, |w| {
+        let mut p = w.plan_none();
         if let Some(d) = p.drift.as_mut() {
+            d.drift = true;
             d.findings = [
                 "rows_inserted",
                 "indexes_modified",

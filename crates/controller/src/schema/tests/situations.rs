@@ -53,7 +53,6 @@ fn in_sync() -> World {
     w.reach_plan("CREATE TABLE t (id int);", false);
     w.approve("alice-approves");
     w.complete(Op::Apply, World::success);
-    w.complete(Op::Observe, World::success);
     w.complete(Op::Plan, World::plan_none);
     settle(&mut w);
     w

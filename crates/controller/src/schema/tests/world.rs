@@ -224,7 +224,10 @@ impl World {
                     resolved_digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111".parse().expect("d"),
                     resolved_reference: "oci://registry.test/shop/orders@sha256:1111111111111111111111111111111111111111111111111111111111111111".into(),
                     artifact_type: Some(crate::schema::SCHEMA_ARTIFACT_TYPE.into()),
-                    verification_passed: (c.operation_type == Op::Verify).then_some(true),
+                    // As the runner does: a Resolve claimed under a policy verifies what it resolved.
+                    verification_passed: (c.operation_type == Op::Verify
+                        || c.verification_policy_uid.is_some())
+                    .then_some(true),
                     satisfied_requirements: Vec::new(),
                     violated_requirements: Vec::new(),
                 });
@@ -236,7 +239,8 @@ impl World {
                     .as_ref()
                     .map(|d| d.as_str().parse().expect("fp"));
                 match c.operation_type {
-                    Op::Observe => {
+                    // As the runner does: a Plan reads the drift before it plans.
+                    Op::Observe | Op::Plan => {
                         p.drift = Some(DriftResult {
                             drift: true,
                             highest_severity: Some("safe".into()),
@@ -251,7 +255,6 @@ impl World {
                             desired_fingerprint: fp("desired"),
                         })
                     }
-                    Op::Plan => {}
                     _ => {
                         p.mutation_started = Some(true);
                         p.uncertain = Some(false);
@@ -292,9 +295,16 @@ impl World {
         p
     }
 
-    /// A Plan payload without changes.
+    /// A Plan payload without changes (its drift read found none).
     pub fn plan_none(&self) -> ResultPayload {
         let mut p = self.success();
+        if let Some(d) = p.drift.as_mut() {
+            d.drift = false;
+            d.highest_severity = None;
+            d.finding_count = 0;
+            d.findings.clear();
+            d.live_fingerprint = fp("desired");
+        }
         p.plan = Some(PlanResult {
             plan_content_digest: Digest::of(b""),
             plan_outcome: PlanOutcome::NoChanges,
@@ -303,6 +313,15 @@ impl World {
             from_fingerprint: fp("desired"),
             to_fingerprint: fp("desired"),
         });
+        p
+    }
+
+    /// A Resolve result without a verdict (a Resolve claimed without a policy): a Verify follows.
+    pub fn resolved_only(&self) -> ResultPayload {
+        let mut p = self.success();
+        if let Some(a) = p.artifact.as_mut() {
+            a.verification_passed = None;
+        }
         p
     }
 
@@ -347,8 +366,6 @@ impl World {
     /// Brings a fresh world to a published plan awaiting approval (or ready, per policy).
     pub fn reach_plan(&mut self, sql: &str, destructive: bool) {
         self.complete(Op::Resolve, World::success);
-        self.complete(Op::Verify, World::success);
-        self.complete(Op::Observe, World::success);
         self.complete(Op::Plan, |w| w.plan_changes(sql, destructive));
         while self.status.pending_lock_release.is_some() {
             self.step();
