@@ -1,12 +1,13 @@
 //! The images of another commit (`cargo xtask images --rev <commit>`): a detached worktree under
-//! `target/rev/<commit>/src`, built in a target directory of its own, `<cache>/rev/target` beside
-//! the Kubernetes cache (so a fresh clone on the same machine reuses it), with the dev profile:
-//! a release build of it would be a second cold release build of every dependency in CI. Never this workspace's
-//! target directory: cargo names a path package's artifacts by its path *relative to the
-//! workspace*, so two revisions would share them, and the older sources' mtimes would let cargo
-//! take the other revision's artifacts for fresh. The binaries are kept per commit under
-//! `<cache>/rev/<commit>/<profile>/`, and a commit already kept is not built again; the layouts
-//! and references go under `target/rev/<commit>/target/`.
+//! `target/rev/<commit>/src`, built with the dev profile (a release build of it would be a second
+//! cold release build of every dependency in CI) in a target directory of its own,
+//! `<cache>/rev/target` beside the Kubernetes cache. Never this workspace's target directory:
+//! cargo names a path package's artifacts by its path *relative to the workspace*, so two
+//! revisions would share them, and the older sources' mtimes would let cargo take the other
+//! revision's artifacts for fresh. The binaries are kept per commit under
+//! `<cache>/rev/<commit>/<profile>/`, so a fresh clone on the same machine reuses them and a
+//! commit already kept is not built again; the build directory is removed once they are kept.
+//! The layouts and references go under `target/rev/<commit>/target/`.
 
 use std::{
     fs,
@@ -44,9 +45,11 @@ pub fn build(root: &Path, rev: &str) -> anyhow::Result<Built> {
     let images = wanted(IMAGES, &workspace_bins(&source)?)?;
     let bins = out.join("target").join(profile);
     fs::create_dir_all(&bins)?;
+    let mut built_any = false;
     for image in &images {
         let missing = image.binaries.iter().any(|(_, bin, _)| !kept.join(bin).is_file());
         if missing {
+            built_any = true;
             let mut build = build_command(&source, &[image], Profile::Dev);
             build.env("CARGO_TARGET_DIR", cache.join("target"));
             step(&crate::step::describe(&build), || run(&mut build))?;
@@ -60,6 +63,12 @@ pub fn build(root: &Path, rev: &str) -> anyhow::Result<Built> {
         for (_, bin, _) in image.binaries {
             fs::copy(kept.join(bin), bins.join(bin)).with_context(|| format!("cannot place {bin}"))?;
         }
+    }
+    if built_any {
+        // Every binary is kept per commit, so the build directory (about 3 GB) only served this
+        // build; on a CI disk it is the difference between room and none for the suites.
+        let target = cache.join("target");
+        fs::remove_dir_all(&target).with_context(|| format!("cannot remove {}", target.display()))?;
     }
     Ok(Built { commit, out, images })
 }

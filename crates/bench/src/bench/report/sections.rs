@@ -190,9 +190,9 @@ fn manager(json: &Value, charted: bool) -> String {
             (
                 "spec change → next persisted claim, p50 / p99 s",
                 format!(
-                    "{} / {} ({} changes)",
-                    m["claim_latency_seconds"]["p50"],
-                    m["claim_latency_seconds"]["p99"],
+                    "{:.3} / {:.3} ({} changes)",
+                    f(&m["claim_latency_seconds"]["p50"]).unwrap_or(f64::NAN),
+                    f(&m["claim_latency_seconds"]["p99"]).unwrap_or(f64::NAN),
                     m["claim_latency_seconds"]["samples"]
                 ),
             ),
