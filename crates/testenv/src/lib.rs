@@ -6,6 +6,7 @@
 //! The `ptah-testenv` binary serves these as `cargo xtask services|k8s-bin|cluster|images`.
 
 pub mod cluster;
+pub mod disk;
 pub mod images;
 pub mod k8s;
 pub mod kind;

@@ -36,7 +36,10 @@ pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
     let line = describe(cmd);
     let status = cmd.status().with_context(|| format!("cannot start `{line}`"))?;
     if !status.success() {
-        bail!("`{line}` failed with {status}{}", low_disk_note());
+        bail!(
+            "`{line}` failed with {status}{}",
+            crate::disk::low_space_note(&workspace_root().join("target"))
+        );
     }
     Ok(())
 }
@@ -50,34 +53,10 @@ pub fn output(cmd: &mut Command) -> anyhow::Result<String> {
             "`{line}` failed with {}: {}{}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim(),
-            low_disk_note()
+            crate::disk::low_space_note(&workspace_root().join("target"))
         );
     }
     String::from_utf8(out.stdout).with_context(|| format!("`{line}` printed non-UTF-8 output"))
-}
-
-/// Below this much free space a failed command names the disk: a build that runs out of it fails
-/// with an error far above the summary that CI shows.
-const LOW_DISK_BYTES: u64 = 4 << 30;
-
-/// `" (only N MiB free on the file system of <target dir>: …)"` when the workspace's target
-/// directory is short of space, else nothing.
-fn low_disk_note() -> String {
-    let target = workspace_root().join("target");
-    match free_bytes(&target) {
-        Some(free) if free < LOW_DISK_BYTES => format!(
-            " (only {} MiB free on the file system of {}: a full disk may be the cause)",
-            free >> 20,
-            target.display()
-        ),
-        _ => String::new(),
-    }
-}
-
-/// Free bytes for an unprivileged writer on the file system holding `path`, if it can be read.
-fn free_bytes(path: &std::path::Path) -> Option<u64> {
-    let stat = rustix::fs::statvfs(path).ok()?;
-    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 /// A printable form of a command line.
@@ -116,13 +95,6 @@ pub fn cargo() -> Command {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_free_space_of_the_workspace_file_system_is_read() {
-        let free = free_bytes(&workspace_root()).expect("statvfs of the workspace root");
-        assert!(free > 0, "no free byte on the workspace's file system");
-        assert_eq!(free_bytes(std::path::Path::new("/no/such/directory")), None);
-    }
 
     #[test]
     fn a_nested_cargo_does_not_inherit_what_cargo_run_set() {

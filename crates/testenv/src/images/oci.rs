@@ -105,6 +105,9 @@ pub fn build(rootfs: &Path, work: &Path, config: &ImageConfig<'_>) -> anyhow::Re
         .arg(&layer_tar)
         .arg("."))?;
     let layer = fs::read(&layer_tar).context("cannot read the layer")?;
+    // The blob holds it compressed; the uncompressed copy would only take disk (a previous
+    // release's dev-profile layer is hundreds of MB).
+    fs::remove_file(&layer_tar).context("cannot remove the uncompressed layer")?;
     let diff_id = format!("sha256:{}", sha256_hex(&layer));
     let compressed = gzip(&layer)?;
     let layer_desc = blob(&layout, LAYER_MEDIA_TYPE, &compressed)?;

@@ -7,7 +7,8 @@
 //! revision's artifacts for fresh. The binaries are kept per commit under
 //! `<cache>/rev/<commit>/<profile>/`, so a fresh clone on the same machine reuses them and a
 //! commit already kept is not built again; the build directory is removed once they are kept.
-//! The layouts and references go under `target/rev/<commit>/target/`.
+//! They are placed without debug information, and the layouts and references go under
+//! `target/rev/<commit>/target/`.
 
 use std::{
     fs,
@@ -45,32 +46,58 @@ pub fn build(root: &Path, rev: &str) -> anyhow::Result<Built> {
     let images = wanted(IMAGES, &workspace_bins(&source)?)?;
     let bins = out.join("target").join(profile);
     fs::create_dir_all(&bins)?;
-    let mut built_any = false;
-    for image in &images {
+    let build_dir = cache.join("target");
+    let placed = keep_and_place(&source, &images, &build_dir, &kept, &bins);
+    // Every binary is kept per commit, so the build directory (about 3 GB) only served this
+    // build, and one left by a failed build would hold the space in `~/.cache` for good: on a CI
+    // disk that is the difference between room and none for the suites.
+    if build_dir.exists() {
+        fs::remove_dir_all(&build_dir).with_context(|| format!("cannot remove {}", build_dir.display()))?;
+    }
+    placed?;
+    Ok(Built { commit, out, images })
+}
+
+/// Builds in `build_dir` the binaries of `images` that `kept` lacks, keeps them there, and
+/// places every image's binaries in `bins`.
+fn keep_and_place(
+    source: &Path,
+    images: &[&Image],
+    build_dir: &Path,
+    kept: &Path,
+    bins: &Path,
+) -> anyhow::Result<()> {
+    let profile = Profile::Dev.dir();
+    for image in images {
         let missing = image.binaries.iter().any(|(_, bin, _)| !kept.join(bin).is_file());
         if missing {
-            built_any = true;
-            let mut build = build_command(&source, &[image], Profile::Dev);
-            build.env("CARGO_TARGET_DIR", cache.join("target"));
+            let mut build = build_command(source, &[image], Profile::Dev);
+            build.env("CARGO_TARGET_DIR", build_dir);
             step(&crate::step::describe(&build), || run(&mut build))?;
-            fs::create_dir_all(&kept)?;
+            fs::create_dir_all(kept)?;
             for (_, bin, _) in image.binaries {
-                let built = cache.join("target").join(profile).join(bin);
+                let built = build_dir.join(profile).join(bin);
                 fs::copy(&built, kept.join(bin))
                     .with_context(|| format!("cannot keep {}", built.display()))?;
             }
         }
         for (_, bin, _) in image.binaries {
-            fs::copy(kept.join(bin), bins.join(bin)).with_context(|| format!("cannot place {bin}"))?;
+            place(&kept.join(bin), &bins.join(bin))?;
         }
     }
-    if built_any {
-        // Every binary is kept per commit, so the build directory (about 3 GB) only served this
-        // build; on a CI disk it is the difference between room and none for the suites.
-        let target = cache.join("target");
-        fs::remove_dir_all(&target).with_context(|| format!("cannot remove {}", target.display()))?;
-    }
-    Ok(Built { commit, out, images })
+    Ok(())
+}
+
+/// Copies a kept binary into place without its debug information: the dev profile's line tables
+/// and symbols are most of each binary, and the images would carry them four times over (layout,
+/// containerd's content and snapshot, the registry).
+fn place(kept: &Path, at: &Path) -> anyhow::Result<()> {
+    run(Command::new("strip")
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(at)
+        .arg(kept))
+    .with_context(|| format!("cannot place {} (binutils' strip)", kept.display()))
 }
 
 /// The full hash of `rev`; a commit a shallow clone lacks is fetched from `origin` once.
