@@ -168,12 +168,8 @@ fn check_dry_run(
         let message = format!("the dry-run exited with {} without a JSON report", run.exit_code);
         return Err(refused(None, &message));
     };
-    if let Some(err) = report.get("error").filter(|e| e.is_object()) {
-        let code = err.get("code").and_then(Value::as_str);
-        let message = err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("the dry-run failed");
+    if let Some((code, message)) = report::child_error(&report) {
+        let message = message.unwrap_or("the dry-run failed");
         return Err(refused(
             code,
             &format!("the dry-run of the plan failed: {message}"),

@@ -66,44 +66,44 @@ pub fn map(p: &mut ResultPayload, run: &ChildRun, plan_file: &Path, max_plan: us
         p.mutation_started = Some(true);
         p.uncertain = Some(true);
     }
-    let Some(report) = read(p, run, redactor) else {
-        return;
-    };
-    let mapped = match op {
-        Operation::Resolve => resolved(p, &report),
-        Operation::Verify => verified(p, &report, run.exit_code),
-        Operation::Observe => drift(p, &report),
-        Operation::Plan => plan(p, &report, plan_file, max_plan, redactor),
-        Operation::Apply => apply(p, &report),
-        Operation::MigrationHistory => history(p, &report, redactor),
-        Operation::MigrationApply => migration_run(p, &report),
-    };
-    conclude(p, mapped, op.success_exit_codes(), run.exit_code, redactor);
+    let exit = run.exit_code;
+    map_with(p, run, redactor, op.success_exit_codes(), |p, report| match op {
+        Operation::Resolve => resolved(p, report),
+        Operation::Verify => verified(p, report, exit),
+        Operation::Observe => drift(p, report),
+        Operation::Plan => plan(p, report, plan_file, max_plan, redactor),
+        Operation::Apply => apply(p, report),
+        Operation::MigrationHistory => history(p, report, redactor),
+        Operation::MigrationApply => migration_run(p, report),
+    });
 }
 
 /// Folds the `ptah oci verify` run of the digest a Resolve just mapped into `p` into its
 /// artifact result: the verdict, which must name that same digest.
 pub fn map_verdict(p: &mut ResultPayload, run: &ChildRun, redactor: &Redactor) {
-    let Some(report) = read(p, run, redactor) else {
-        return;
-    };
-    let mapped = verdict(p, &report, run.exit_code);
-    conclude(p, mapped, &[0], run.exit_code, redactor);
+    let exit = run.exit_code;
+    map_with(p, run, redactor, &[0], |p, report| verdict(p, report, exit));
 }
 
 /// Maps the `ptah schema drift` run a Plan starts with into `p.drift`.
 pub fn map_drift(p: &mut ResultPayload, run: &ChildRun, redactor: &Redactor) {
+    map_with(p, run, redactor, Operation::Observe.success_exit_codes(), drift);
+}
+
+/// Reads the run's report into `p` with `section`, then judges the mapping and the exit code
+/// against `success`.
+fn map_with(
+    p: &mut ResultPayload,
+    run: &ChildRun,
+    redactor: &Redactor,
+    success: &[i32],
+    section: impl FnOnce(&mut ResultPayload, &Value) -> Mapped,
+) {
     let Some(report) = read(p, run, redactor) else {
         return;
     };
-    let mapped = drift(p, &report);
-    conclude(
-        p,
-        mapped,
-        Operation::Observe.success_exit_codes(),
-        run.exit_code,
-        redactor,
-    );
+    let mapped = section(p, &report);
+    conclude(p, mapped, success, run.exit_code, redactor);
 }
 
 /// The child's JSON report, after recording its exit code and truncation; `None` when `p` now
@@ -128,12 +128,8 @@ fn read(p: &mut ResultPayload, run: &ChildRun, redactor: &Redactor) -> Option<Va
         p.error = Some(failure(ErrorCode::InvalidChildOutput, None, &message, redactor));
         return None;
     };
-    if let Some(err) = report.get("error").filter(|e| e.is_object()) {
-        let code = err.get("code").and_then(Value::as_str);
-        let message = err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("ptah failed");
+    if let Some((code, message)) = child_error(&report) {
+        let message = message.unwrap_or("ptah failed");
         p.error = Some(failure(ErrorCode::ChildFailed, code, message, redactor));
         if op.is_mutating() && run.exit_code == EXIT_USAGE {
             // Exit 2 is bad input, an unreachable database or a refused gate: nothing ran.
@@ -151,6 +147,15 @@ pub(crate) fn json_report(run: &ChildRun) -> Option<Value> {
         return None;
     }
     serde_json::from_slice(run.stdout.raw()).ok()
+}
+
+/// The code and message of the report's `error` object, when it is one.
+pub(crate) fn child_error(report: &Value) -> Option<(Option<&str>, Option<&str>)> {
+    let err = report.get("error").filter(|e| e.is_object())?;
+    Some((
+        err.get("code").and_then(Value::as_str),
+        err.get("message").and_then(Value::as_str),
+    ))
 }
 
 /// A report that could not be mapped is invalid output; one mapped under an exit code that is
