@@ -9,8 +9,8 @@
 //!   acknowledged a PtahMigrationRunAcknowledgment.
 //! - `/validate/v1/approvals`: re-checks the whole binding (or, for an acknowledgment, the
 //!   unresolved run it names) on CREATE, refuses spec changes on UPDATE.
-//! - `/mutate/v1/spec-writer`: records the last writer of a PtahSchema's or PtahMigration's spec
-//!   (four-eyes).
+//! - `/mutate/v1/spec-writer`: records everyone who has written a PtahSchema's or PtahMigration's
+//!   spec (four-eyes).
 //! - `/validate/v1/operation-pods`: admits an operation Pod only when it equals its Job's template.
 //! - `/validate/v1/manager-owned`: only the manager writes plans, chunks and its Jobs/ConfigMaps.
 //!
@@ -38,7 +38,8 @@ pub use server::{
     ROUTE_VALIDATE_APPROVALS, router, serve,
 };
 pub use specwriter::{
-    SPEC_WRITER_KINDS, WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION, stamp_spec_writer,
+    MAX_SPEC_WRITERS, SPEC_WRITER_KINDS, SPEC_WRITERS_ANNOTATION, SpecWriter, WRITER_UID_ANNOTATION,
+    WRITER_USERNAME_ANNOTATION, stamp_spec_writer,
 };
 pub use tls::{CERT_FILE, KEY_FILE, ReloadingCert, server_config};
 
@@ -48,7 +49,7 @@ pub struct AdmissionConfig {
     /// The manager's own username (`system:serviceaccount:<ns>:<sa>`): the only writer of
     /// manager-owned objects.
     pub manager_username: String,
-    /// Four-eyes: refuse an approval by the last writer of the schema's or migration's spec.
+    /// Four-eyes: refuse an approval by anyone who has written the schema's or migration's spec.
     pub require_distinct_approver: bool,
 }
 

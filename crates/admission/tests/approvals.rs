@@ -8,10 +8,12 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Fixture, Server, approval, digest, issue, set_status, waiting_schema, write_pair};
+use k8s_openapi::api::rbac::v1::RoleBinding;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use ptah_admission::AdmissionConfig;
-use ptah_api::{PtahSchemaApproval, PtahSchemaPlan};
+use ptah_api::{PtahSchema, PtahSchemaApproval, PtahSchemaPlan};
+use ptah_apitests::admissionpolicy::impersonating;
 use serde_json::json;
 
 async fn create(client: &Client, ns: &str, a: &PtahSchemaApproval) -> Result<PtahSchemaApproval, String> {
@@ -227,6 +229,154 @@ async fn four_eyes_refuses_the_last_spec_writer() {
         .await
         .expect("another person approves");
     assert_ne!(ok.spec.approver.map(|a| a.username), Some(f.user_name.clone()));
+
+    server.stop().await;
+    f.cleanup().await;
+}
+
+/// D3 of issue 33: author A's plan stayed approvable by A once B (a person, or a GitOps
+/// ServiceAccount re-applying the spec) changed only `interval`. Everyone who wrote the spec is
+/// now refused; a third person approves.
+#[tokio::test]
+async fn four_eyes_refuses_everyone_who_wrote_the_spec() {
+    let f = Fixture::new("adm-4eyes-all").await;
+    let config = AdmissionConfig {
+        require_distinct_approver: true,
+        ..AdmissionConfig::default()
+    };
+    let server = Server::start(f.admin.clone(), f.dir.path(), config).await;
+    f.register(server.port).await;
+    f.wait_active().await;
+    let gitops_name = format!("system:serviceaccount:{}:gitops", f.ns);
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "approver-others"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "approver"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "carol"},
+                     {"kind": "ServiceAccount", "name": "gitops", "namespace": f.ns}]
+    }))
+    .expect("binding");
+    Api::<RoleBinding>::namespaced(f.admin.clone(), &f.ns)
+        .create(&PostParams::default(), &binding)
+        .await
+        .expect("bind carol and gitops");
+    let gitops = impersonating(&gitops_name, &["system:serviceaccounts", "system:authenticated"]).await;
+    let carol = impersonating("carol", &["system:authenticated"]).await;
+
+    // A (the unprivileged user) writes the spec and the plan is computed from it …
+    let w = waiting_schema(
+        &f.admin,
+        &f.user,
+        &f.ns,
+        "orders",
+        b"ALTER TABLE t ADD COLUMN c int;\n",
+        "AwaitingApproval",
+    )
+    .await;
+    let schemas: Api<PtahSchema> = Api::namespaced(gitops.clone(), &f.ns);
+    // … a re-apply that changes nothing records nobody …
+    let same = schemas
+        .patch(
+            "orders",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"interval": w.schema.spec.interval}})),
+        )
+        .await
+        .expect("a no-op re-apply");
+    let record = |s: &PtahSchema| {
+        s.annotations()
+            .get(ptah_admission::SPEC_WRITERS_ANNOTATION)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert!(!record(&same).contains(&gitops_name), "{}", record(&same));
+    // … then B changes only the interval: the plan stays current, and A stays a writer.
+    let changed = schemas
+        .patch(
+            "orders",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"interval": "17m"}})),
+        )
+        .await
+        .expect("B changes the interval");
+    assert_eq!(
+        changed
+            .annotations()
+            .get(ptah_admission::WRITER_USERNAME_ANNOTATION),
+        Some(&gitops_name)
+    );
+    let recorded = record(&changed);
+    assert!(
+        recorded.contains(&format!("\"{}\"", f.user_name)) && recorded.contains(&gitops_name),
+        "{recorded}"
+    );
+    for (who, client) in [("A", &f.user), ("B", &gitops)] {
+        let err = create(client, &f.ns, &approval_of(&w.plan)).await.expect_err(who);
+        assert!(
+            err.contains("four-eyes") && err.contains("has written the schema's spec"),
+            "{who}: {err}"
+        );
+    }
+    let ok = create(&carol, &f.ns, &approval_of(&w.plan))
+        .await
+        .expect("a third person approves");
+    assert_eq!(ok.spec.approver.map(|a| a.username).as_deref(), Some("carol"));
+
+    server.stop().await;
+    f.cleanup().await;
+}
+
+/// Issue 33: an approval was refused about half the time with "schema is not waiting for an
+/// approval (phase Resolving)" while the interval's refresh ran.
+#[tokio::test]
+async fn the_current_plan_is_approvable_while_a_refresh_runs() {
+    let f = Fixture::new("adm-refresh").await;
+    let server = Server::start(f.admin.clone(), f.dir.path(), AdmissionConfig::default()).await;
+    f.register(server.port).await;
+    f.wait_active().await;
+    let w = waiting_schema(
+        &f.admin,
+        &f.admin,
+        &f.ns,
+        "orders",
+        b"ALTER TABLE t ADD COLUMN c int;\n",
+        "AwaitingApproval",
+    )
+    .await;
+    let claim = |op: &str, phase: &str| {
+        json!({"status": {"phase": phase, "activeOperation": {
+            "type": op, "id": digest('7'), "inputFingerprint": digest('8'),
+            "jobName": format!("ptah-s-{}", op.to_lowercase()), "startedAt": "2025-01-01T00:00:00Z",
+            "attempt": 1, "executionBindingID": "v1-0123456789abcdef0123456789abcdef"}}})
+    };
+    let schemas: Api<PtahSchema> = Api::namespaced(f.admin.clone(), &f.ns);
+    // The interval claims a Resolve: the plan and ApprovalRequired=True stay as they were.
+    schemas
+        .patch_status(
+            "orders",
+            &PatchParams::default(),
+            &Patch::Merge(claim("Resolve", "Resolving")),
+        )
+        .await
+        .expect("the refresh's claim");
+    create(&f.user, &f.ns, &approval_of(&w.plan))
+        .await
+        .expect("the current plan is approvable during the refresh");
+    // An Apply in flight is no refresh.
+    schemas
+        .patch_status(
+            "orders",
+            &PatchParams::default(),
+            &Patch::Merge(claim("Apply", "Applying")),
+        )
+        .await
+        .expect("an Apply's claim");
+    let err = create(&f.user, &f.ns, &approval_of(&w.plan))
+        .await
+        .expect_err("not during an Apply");
+    assert!(
+        err.contains("schema is not waiting for an approval (phase Applying)"),
+        "{err}"
+    );
 
     server.stop().await;
     f.cleanup().await;

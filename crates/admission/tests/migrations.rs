@@ -270,7 +270,8 @@ async fn four_eyes_covers_migrations_but_not_acknowledgments() {
         .expect("another person approves");
     assert_ne!(ok.spec.approver.map(|a| a.username), Some(f.user_name.clone()));
 
-    // A label leaves the writer alone; a spec change by admin makes admin the writer.
+    // A label leaves the record alone; a spec change by admin adds admin to it and keeps the
+    // user (D3 of issue 33: changing only `interval` used to hand the user four-eyes back).
     let migrations: Api<PtahMigration> = Api::namespaced(f.admin.clone(), &f.ns);
     let labelled = migrations
         .patch(
@@ -290,9 +291,21 @@ async fn four_eyes_covers_migrations_but_not_acknowledgments() {
         .await
         .expect("spec change");
     assert_ne!(writer(&rewritten).as_deref(), Some(f.user_name.as_str()));
-    create(&f.user, &f.ns, &approval_of(&plan, json!({})))
-        .await
-        .expect("no longer the last writer, the user approves");
+    let record = rewritten
+        .annotations()
+        .get(ptah_admission::SPEC_WRITERS_ANNOTATION)
+        .cloned()
+        .unwrap_or_default();
+    assert!(record.contains(&format!("\"{}\"", f.user_name)), "{record}");
+    for (who, client) in [("user", &f.user), ("admin", &f.admin)] {
+        let err = create(client, &f.ns, &approval_of(&plan, json!({})))
+            .await
+            .expect_err(who);
+        assert!(
+            err.contains("four-eyes") && err.contains("has written"),
+            "{who}: {err}"
+        );
+    }
 
     // No recorded writer: nobody can be distinct from it.
     let legacy_plan = publish_plan(&f.admin, &legacy, &history(), '2').await;

@@ -14,8 +14,6 @@ use ptah_api::shared::{
 use ptah_managercache::{CacheError, ConfigMapRead};
 use serde_json::{Map, Value, json};
 
-use crate::specwriter::{WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION};
-
 /// Where a decision kind keeps the identity the mutating webhook stamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StampFields {
@@ -260,16 +258,22 @@ pub struct Waiting<'a> {
     pub phase: Option<&'a str>,
     /// Whether that phase is `AwaitingApproval`.
     pub awaiting: bool,
+    /// Whether the object is re-reading its inputs (a Resolve, Verify or read, and its Plan, for
+    /// the interval or a spec change; never an Apply or what follows one) with the plan it was
+    /// waiting with still current. The controller matches approvals against the plan it holds
+    /// after the refresh, so an approval of a plan the refresh replaces turns stale, unused.
+    pub refreshing: bool,
     /// The status conditions.
     pub conditions: &'a [Condition],
     /// The Job of the operation in flight, if there is one.
     pub in_flight: Option<&'a str>,
 }
 
-/// The object is `AwaitingApproval`, `ApprovalRequired=True`, and runs nothing.
+/// The object is `AwaitingApproval` and runs nothing, or is refreshing with its plan still
+/// current; either way `ApprovalRequired=True`.
 pub fn check_waiting(w: &Waiting<'_>) -> Result<(), String> {
     let (noun, waits_for) = (w.noun, w.waits_for);
-    if !w.awaiting {
+    if !w.awaiting && !w.refreshing {
         let shown = w.phase.unwrap_or("none");
         return Err(format!("{noun} is not waiting for {waits_for} (phase {shown})"));
     }
@@ -283,7 +287,7 @@ pub fn check_waiting(w: &Waiting<'_>) -> Result<(), String> {
             "{noun} is not waiting for {waits_for} (ApprovalRequired is {shown})"
         ));
     }
-    if let Some(job) = w.in_flight {
+    if let Some(job) = w.in_flight.filter(|_| !w.refreshing) {
         return Err(format!("{noun} has an operation in flight (Job {job})"));
     }
     Ok(())
@@ -316,19 +320,31 @@ pub fn check_policy(
     }
 }
 
-/// Four-eyes: the approver is not the last writer of the `noun`'s spec, and there is one.
+/// Four-eyes: there is a record of the `noun`'s spec writers, and the approver is none of them.
 pub fn check_four_eyes(approver: &Approver, meta: &ObjectMeta, noun: &str) -> Result<(), String> {
     let annotations = meta.annotations.as_ref();
-    let get = |key: &str| annotations.and_then(|a| a.get(key)).filter(|v| !v.is_empty());
-    let Some(writer) = get(WRITER_USERNAME_ANNOTATION) else {
+    let writers = crate::specwriter::recorded(|key| annotations.and_then(|a| a.get(key)).map(String::as_str))
+        .map_err(|e| format!("four-eyes: {e}, so no approval can be proven distinct"))?;
+    if writers.is_empty() {
         return Err(format!(
             "four-eyes: the {noun} has no recorded spec writer, so no approval can be distinct"
         ));
-    };
-    let writer_uid = get(WRITER_UID_ANNOTATION);
-    if *writer == approver.username && writer_uid == approver.uid.as_ref() {
+    }
+    if writers
+        .iter()
+        .any(|w| w.is(&approver.username, approver.uid.as_deref()))
+    {
+        let mut names: Vec<&str> = Vec::new();
+        for w in &writers {
+            if !names.contains(&w.username.as_str()) {
+                names.push(&w.username);
+            }
+        }
         return Err(format!(
-            "four-eyes: {writer} wrote the {noun}'s current spec and may not approve its plan"
+            "four-eyes: {} has written the {noun}'s spec, and nobody who ever wrote it may approve \
+             its plans (writers on record: {})",
+            approver.username,
+            names.join(", ")
         ));
     }
     Ok(())

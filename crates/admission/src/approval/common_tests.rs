@@ -1,5 +1,3 @@
-use std::collections::BTreeMap;
-
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
 use ptah_api::shared::{
     ApprovalBindingCopies, Approver, ImmutableObjectReference, PlanExecutionBinding, Sha256Digest,
@@ -9,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::common::*;
 use super::fixtures::{binding_json, d, err_of};
-use crate::specwriter::{WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION};
+use crate::specwriter::{SPEC_WRITERS_ANNOTATION, WRITER_UID_ANNOTATION, WRITER_USERNAME_ANNOTATION};
 
 fn binding() -> PlanExecutionBinding {
     serde_json::from_value(binding_json()).expect("binding")
@@ -254,6 +252,7 @@ fn waiting_means_the_phase_the_condition_and_nothing_in_flight() {
         waits_for: "a decision",
         phase: Some("AwaitingApproval"),
         awaiting: true,
+        refreshing: false,
         conditions: &conditions,
         in_flight: None,
     };
@@ -295,6 +294,24 @@ fn waiting_means_the_phase_the_condition_and_nothing_in_flight() {
         err_of(check_waiting(&busy)),
         "migration has an operation in flight (Job ptah-m-apply-x)"
     );
+    // The interval's refresh: a Resolve in flight, the plan still waiting for its approval.
+    let refreshing = Waiting {
+        phase: Some("Resolving"),
+        awaiting: false,
+        refreshing: true,
+        in_flight: Some("ptah-m-resolve-x"),
+        ..waiting
+    };
+    assert_eq!(check_waiting(&refreshing), Ok(()));
+    // Still only while the plan needed an approval.
+    let refreshing_unrequired = Waiting {
+        conditions: &off,
+        ..refreshing
+    };
+    assert_eq!(
+        err_of(check_waiting(&refreshing_unrequired)),
+        "migration is not waiting for a decision (ApprovalRequired is False)"
+    );
 }
 
 #[test]
@@ -322,48 +339,72 @@ fn the_policy_must_be_the_planned_one() {
 }
 
 #[test]
-fn four_eyes_refuses_the_last_writer_and_unrecorded_writers() {
-    let meta = |user: Option<&str>, uid: Option<&str>| {
-        let mut a = BTreeMap::new();
-        if let Some(u) = user {
-            a.insert(WRITER_USERNAME_ANNOTATION.to_owned(), u.to_owned());
-        }
-        if let Some(u) = uid {
-            a.insert(WRITER_UID_ANNOTATION.to_owned(), u.to_owned());
-        }
-        ObjectMeta {
-            annotations: Some(a),
-            ..ObjectMeta::default()
-        }
+fn four_eyes_refuses_every_recorded_writer_and_unrecorded_resources() {
+    let meta = |pairs: &[(&str, &str)]| ObjectMeta {
+        annotations: Some(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        ),
+        ..ObjectMeta::default()
     };
     let alice = Approver {
         username: "alice".into(),
         uid: Some("1".into()),
         groups: vec![],
     };
+    // Alice wrote first, bob changed only the interval: bob is the last writer, alice is still
+    // a writer (D3 of issue 33).
+    let both = meta(&[
+        (
+            SPEC_WRITERS_ANNOTATION,
+            r#"[{"username":"alice","uid":"1"},{"username":"bob"}]"#,
+        ),
+        (WRITER_USERNAME_ANNOTATION, "bob"),
+    ]);
     assert_eq!(
-        err_of(check_four_eyes(
-            &alice,
-            &meta(Some("alice"), Some("1")),
-            "migration"
-        )),
-        "four-eyes: alice wrote the migration's current spec and may not approve its plan"
+        err_of(check_four_eyes(&alice, &both, "schema")),
+        "four-eyes: alice has written the schema's spec, and nobody who ever wrote it may approve \
+         its plans (writers on record: alice, bob)"
     );
+    let carol = Approver {
+        username: "carol".into(),
+        uid: None,
+        groups: vec![],
+    };
+    assert_eq!(check_four_eyes(&carol, &both, "schema"), Ok(()));
+    // The single-writer annotations of earlier releases still count.
+    let legacy = meta(&[
+        (WRITER_USERNAME_ANNOTATION, "alice"),
+        (WRITER_UID_ANNOTATION, "1"),
+    ]);
+    assert!(err_of(check_four_eyes(&alice, &legacy, "migration")).contains("alice has written"));
     assert_eq!(
-        check_four_eyes(&alice, &meta(Some("bob"), None), "schema"),
+        check_four_eyes(&alice, &meta(&[(WRITER_USERNAME_ANNOTATION, "bob")]), "schema"),
         Ok(())
     );
-    // Same name, another UID: another person (a recreated account).
+    // Same name, another UID: another principal (a re-created account); no UID on one side: the same.
+    let recreated = meta(&[(SPEC_WRITERS_ANNOTATION, r#"[{"username":"alice","uid":"2"}]"#)]);
+    assert_eq!(check_four_eyes(&alice, &recreated, "schema"), Ok(()));
+    let no_uid = meta(&[(SPEC_WRITERS_ANNOTATION, r#"[{"username":"alice"}]"#)]);
+    assert!(check_four_eyes(&alice, &no_uid, "schema").is_err());
+    // No record, or one that does not read, refuses everyone.
     assert_eq!(
-        check_four_eyes(&alice, &meta(Some("alice"), Some("2")), "schema"),
-        Ok(())
-    );
-    assert_eq!(
-        err_of(check_four_eyes(&alice, &meta(None, None), "migration")),
+        err_of(check_four_eyes(&alice, &meta(&[]), "migration")),
         "four-eyes: the migration has no recorded spec writer, so no approval can be distinct"
     );
     assert!(
         err_of(check_four_eyes(&alice, &ObjectMeta::default(), "schema")).contains("no recorded spec writer")
+    );
+    let broken = err_of(check_four_eyes(
+        &carol,
+        &meta(&[(SPEC_WRITERS_ANNOTATION, "bob")]),
+        "schema",
+    ));
+    assert!(
+        broken.contains("is unreadable") && broken.contains("no approval can be proven distinct"),
+        "{broken}"
     );
 }
 

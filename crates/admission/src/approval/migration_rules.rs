@@ -6,10 +6,11 @@
 //! plan's and the migration's last reading must be one and the same. An acknowledgment names the
 //! operation ID of the migration's unresolved run, and nothing else.
 
-use ptah_api::migration::MigrationPhase;
+use ptah_api::migration::{MigrationOperationType, MigrationPhase};
 use ptah_api::shared::{Approver, Sha256Digest};
 use ptah_api::{
     PtahMigration, PtahMigrationApprovalSpec, PtahMigrationPlan, PtahMigrationRunAcknowledgmentSpec,
+    PtahMigrationStatus,
 };
 use serde_json::{Map, Value};
 
@@ -94,6 +95,17 @@ pub fn check_identity(spec: &PtahMigrationApprovalSpec, requester: &Approver) ->
     common::check_stamped(&stamped, &common::APPROVAL_STAMP, requester)
 }
 
+/// A refresh is in flight: a Resolve, Verify or history read of the cycle, never the Apply or the
+/// history read that verifies one (`VerifyingHistory`).
+fn refreshing(status: &PtahMigrationStatus) -> bool {
+    use MigrationPhase as P;
+    status
+        .active_operation
+        .as_ref()
+        .is_some_and(|op| op.operation_type != MigrationOperationType::Apply)
+        && matches!(status.phase, Some(P::Resolving | P::Verifying | P::Reading))
+}
+
 /// The migration is the referenced one and waits for a decision on exactly this plan, read from
 /// exactly this history, with the artifact and database the plan was computed for.
 pub fn check_migration(
@@ -123,6 +135,7 @@ pub fn check_migration(
         waits_for: "a decision",
         phase: phase.as_deref(),
         awaiting: status.phase == Some(MigrationPhase::AwaitingApproval),
+        refreshing: refreshing(status),
         conditions: &status.conditions,
         in_flight: status.active_operation.as_ref().map(|op| op.job_name.as_str()),
     })?;

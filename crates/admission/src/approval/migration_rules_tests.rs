@@ -187,6 +187,33 @@ fn the_migration_must_wait_for_a_decision_on_exactly_this_plan() {
     assert!(
         err_of(check_migration(&a, &busy, &plan())).contains("operation in flight (Job ptah-m-history-x)")
     );
+    // The interval's refresh (issue 33): a Resolve, Verify or history read, the plan still current.
+    let refreshing = |phase: &str, op: &str| {
+        migration(json!({"phase": phase, "activeOperation": {
+            "type": op, "id": d('6'), "inputFingerprint": d('6'), "jobName": "ptah-m-refresh-x",
+            "startedAt": "2025-01-01T00:00:00Z", "attempt": 1, "executionBindingID": "v1-0123456789abcdef0123456789abcdef"}}))
+    };
+    for (phase, op) in [
+        ("Resolving", "Resolve"),
+        ("Verifying", "Verify"),
+        ("Reading", "History"),
+    ] {
+        assert_eq!(
+            check_migration(&a, &refreshing(phase, op), &plan()),
+            Ok(()),
+            "{phase}"
+        );
+    }
+    for (phase, op) in [("VerifyingHistory", "History"), ("Applying", "Apply")] {
+        assert_eq!(
+            err_of(check_migration(&a, &refreshing(phase, op), &plan())),
+            format!("migration is not waiting for a decision (phase {phase})")
+        );
+    }
+    assert_eq!(
+        err_of(check_migration(&a, &refreshing("Reading", "Apply"), &plan())),
+        "migration is not waiting for a decision (phase Reading)"
+    );
     assert!(err_of(check_migration(&a, &migration(unresolved('6')), &plan())).contains("unresolved run"));
     let new_artifact = migration(json!({"artifact": {"digest": d('9')}}));
     assert_eq!(

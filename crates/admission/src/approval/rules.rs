@@ -1,8 +1,8 @@
 //! The pure rules of PtahSchemaApproval admission, built on the shared ones in
 //! [`super::common`]: each takes what was read and returns the refusal, if any.
 
-use ptah_api::schema::SchemaPhase;
-use ptah_api::{PtahSchema, PtahSchemaApprovalSpec, PtahSchemaPlan};
+use ptah_api::schema::{SchemaOperationType, SchemaPhase};
+use ptah_api::{PtahSchema, PtahSchemaApprovalSpec, PtahSchemaPlan, PtahSchemaStatus};
 use ptah_planstore::PlanStoreError;
 use serde_json::{Map, Value};
 
@@ -87,7 +87,23 @@ pub fn plan_refusal(err: &PlanStoreError) -> String {
     }
 }
 
-/// The schema is the referenced one and is waiting for exactly this plan's approval.
+/// A refresh is in flight: an operation of the cycle other than the Apply, in its own phase, and
+/// no convergence proof owed (that follows an Apply, after which the plan was spent).
+fn refreshing(status: &PtahSchemaStatus) -> bool {
+    use SchemaPhase as P;
+    status.pending_observation.is_none()
+        && status
+            .active_operation
+            .as_ref()
+            .is_some_and(|op| op.operation_type != SchemaOperationType::Apply)
+        && matches!(
+            status.phase,
+            Some(P::Resolving | P::Verifying | P::Observing | P::Planning)
+        )
+}
+
+/// The schema is the referenced one and is waiting for exactly this plan's approval (or
+/// refreshing while this plan is still its current one).
 pub fn check_schema(
     spec: &PtahSchemaApprovalSpec,
     schema: &PtahSchema,
@@ -121,6 +137,7 @@ pub fn check_schema(
         waits_for: "an approval",
         phase: phase.as_deref(),
         awaiting: status.phase == Some(SchemaPhase::AwaitingApproval),
+        refreshing: refreshing(status),
         conditions: &status.conditions,
         in_flight: status.active_operation.as_ref().map(|op| op.job_name.as_str()),
     })?;

@@ -174,6 +174,61 @@ fn the_schema_must_wait_for_exactly_this_plan() {
     assert!(err_of(check_schema(&a, &s, &plan())).contains("ApprovalRequired is absent"));
 }
 
+/// `phase`, with an operation `op` in flight (Job `job`), the plan p1 still current and waiting.
+fn busy(phase: &str, op: &str) -> PtahSchema {
+    let mut s = schema(phase, "True", "p1");
+    let claim = json!({"type": op, "id": d('7'), "inputFingerprint": d('8'), "jobName": "ptah-s-job",
+                       "startedAt": "2025-01-01T00:00:00Z", "attempt": 1,
+                       "executionBindingID": "v1-0123456789abcdef0123456789abcdef"});
+    if let Some(st) = s.status.as_mut() {
+        st.active_operation = Some(serde_json::from_value(claim).expect("claim"));
+    }
+    s
+}
+
+/// Issue 33: approvals were refused about half the time while the interval's refresh ran.
+#[test]
+fn the_current_plan_is_approvable_while_a_refresh_runs() {
+    let a = approval(json!({}));
+    for (phase, op) in [
+        ("Resolving", "Resolve"),
+        ("Verifying", "Verify"),
+        ("Observing", "Observe"),
+        ("Planning", "Plan"),
+    ] {
+        assert_eq!(check_schema(&a, &busy(phase, op), &plan()), Ok(()), "{phase}");
+    }
+    // The refresh of a plan that no longer waits, or that it already replaced, admits nothing.
+    let mut unrequired = busy("Resolving", "Resolve");
+    if let Some(c) = unrequired.status.as_mut().map(|st| &mut st.conditions[0]) {
+        c.status = "False".into();
+    }
+    assert!(err_of(check_schema(&a, &unrequired, &plan())).contains("ApprovalRequired is False"));
+    let mut replaced = busy("Planning", "Plan");
+    if let Some(st) = replaced.status.as_mut() {
+        st.plan = Some(serde_json::from_value(current("p2")).expect("current"));
+    }
+    assert!(err_of(check_schema(&a, &replaced, &plan())).starts_with("plan is stale"));
+    // An Apply (and the proof that follows it) is never a refresh.
+    assert_eq!(
+        err_of(check_schema(&a, &busy("Applying", "Apply"), &plan())),
+        "schema is not waiting for an approval (phase Applying)"
+    );
+    assert_eq!(
+        err_of(check_schema(&a, &busy("Resolving", "Apply"), &plan())),
+        "schema is not waiting for an approval (phase Resolving)"
+    );
+    assert_eq!(
+        err_of(check_schema(&a, &busy("VerifyingConvergence", "Plan"), &plan())),
+        "schema is not waiting for an approval (phase VerifyingConvergence)"
+    );
+    // A refresh phase with nothing in flight is not one.
+    assert_eq!(
+        err_of(check_schema(&a, &schema("Resolving", "True", "p1"), &plan())),
+        "schema is not waiting for an approval (phase Resolving)"
+    );
+}
+
 #[test]
 fn plan_load_failures_name_the_reason() {
     use ptah_planstore::PlanStoreError as E;
