@@ -11,6 +11,10 @@ pub enum Error {
     /// The reference text breaks a rule of `oci://` references.
     #[error("invalid reference: {0}")]
     Reference(#[from] ptah_ocireference::Error),
+    /// The registry Secret does not grant this request its credentials: another registry, plain
+    /// HTTP or a CA it does not name. Nothing was sent.
+    #[error("{0}")]
+    NotGranted(#[from] ptah_registrygrant::Refusal),
     /// The registry refused the credentials (or asked for some and got none).
     #[error("registry {registry} refused the credentials (401/403)")]
     Unauthorized {
@@ -165,6 +169,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Reference(_) => "invalid_reference",
+            Error::NotGranted(refusal) => refusal.code(),
             Error::Unauthorized { .. } => "unauthorized",
             Error::Tls { .. } => "tls",
             Error::Connect { .. } => "connect",

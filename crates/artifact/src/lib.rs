@@ -41,12 +41,24 @@ pub use write::{DIR_MODE, FILE_MODE, write_files};
 
 impl Registry {
     /// Resolves `reference`, lists its referrers and evaluates `policy`; every rule is reported.
+    /// `requested` is the reference as its author wrote it, when `reference` is the pinned form
+    /// of it: `require_digest_pin` asks whether the author pinned, not whether a resolver did.
     pub async fn verify(
         &self,
         reference: &Reference,
+        requested: Option<&Reference>,
         policy: &Policy,
         limits: &Limits,
     ) -> Result<Report, Error> {
+        if let Some(requested) = requested
+            && (requested.registry() != reference.registry()
+                || requested.repository() != reference.repository()
+                || requested.digest().is_some_and(|d| Some(d) != reference.digest()))
+        {
+            return Err(Error::Reference(ptah_ocireference::Error::InvalidRepository(format!(
+                "the requested reference {requested} is not a form of {reference}"
+            ))));
+        }
         let resolved = self.resolve(reference, limits).await?;
         let referrer_types = if policy.require_signature {
             self.referrers(reference, &resolved.digest, limits)
@@ -60,7 +72,7 @@ impl Registry {
         let facts = Facts {
             reference: reference.to_string(),
             digest: resolved.digest.to_string(),
-            pinned: reference.is_pinned(),
+            pinned: reference.is_pinned() && requested.is_none_or(Reference::is_pinned),
             artifact_type: resolved.manifest.artifact_type.clone(),
             annotations: resolved.manifest.annotations.clone().unwrap_or_default(),
             referrer_types,
@@ -90,7 +102,7 @@ pub async fn verify(
     policy: &Policy,
 ) -> Result<Report, Error> {
     Registry::connect(reference, options)?
-        .verify(reference, policy, &Limits::default())
+        .verify(reference, None, policy, &Limits::default())
         .await
 }
 

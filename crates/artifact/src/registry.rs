@@ -13,7 +13,9 @@ use ptah_fingerprint::Digest;
 use ptah_ocireference::Reference;
 use rustls_pki_types::{CertificateDer, pem::PemObject as _};
 
-use crate::{CredentialSource, Error, Limits, media};
+use ptah_registrygrant::{Grant, Request};
+
+use crate::{Credential, CredentialSource, Error, Limits, media};
 
 /// Environment variable: path of a PEM bundle of extra CAs to trust.
 pub const ENV_CA_FILE: &str = "PTAH_OCI_CA_FILE";
@@ -27,6 +29,9 @@ pub struct RegistryOptions {
     pub ca_bundle: Option<(PathBuf, Vec<u8>)>,
     /// Where credentials come from.
     pub credentials: CredentialSource,
+    /// What the registry Secret grants them to, in an operation Pod; `None` enforces nothing
+    /// (the standalone CLI, whose user owns both the environment and the reference).
+    pub grant: Option<Grant>,
     /// Timeout for connecting (default 30 s).
     pub connect_timeout: Option<Duration>,
     /// Timeout for each read (default 2 min).
@@ -51,6 +56,7 @@ impl RegistryOptions {
             plain_http: false,
             ca_bundle,
             credentials: CredentialSource::from_env(lookup)?,
+            grant: Grant::from_env(lookup)?,
             connect_timeout: None,
             read_timeout: None,
         })
@@ -89,10 +95,21 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    /// A client for the registry of `reference`.
+    /// A client for the registry of `reference`. Credentials the grant does not cover for this
+    /// registry, transport and CA are refused here, before any connection exists.
     pub fn connect(reference: &Reference, options: &RegistryOptions) -> Result<Registry, Error> {
         install_crypto_provider();
         let host = reference.registry().to_owned();
+        let credential = options.credentials.for_registry(&host);
+        if let Some(grant) = &options.grant
+            && credential != Credential::Anonymous
+        {
+            grant.check(&Request {
+                authority: &host,
+                plain_http: options.plain_http,
+                ca_bundle: options.ca_bundle.as_ref().map(|(_, bytes)| bytes.as_slice()),
+            })?;
+        }
         let mut extra = Vec::new();
         if let Some((path, pem)) = &options.ca_bundle {
             extra = parse_bundle(path, pem)?;
@@ -124,7 +141,7 @@ impl Registry {
             ..ClientConfig::default()
         })
         .map_err(|e| Error::from_oci(e, &host, "client setup"))?;
-        let auth = options.credentials.for_registry(&host).to_registry_auth();
+        let auth = credential.to_registry_auth();
         Ok(Registry {
             client,
             http,

@@ -147,3 +147,25 @@ async fn a_referrer_of_another_type_is_not_a_signature() {
     assert_eq!(report.findings.len(), 1, "{report:?}");
     assert_eq!(report.findings[0].requirement, requirement::SIGNATURE);
 }
+
+#[tokio::test]
+async fn a_digest_pin_is_judged_on_what_the_author_wrote() {
+    let services = TestServices::require();
+    let options = tls_options(&services);
+    let target = reference(&services.registry.host, "pinrule", "v1");
+    let pushed = ptah_artifact::push_migrations(&options, &target, migration_files("pinrule"), &provenance())
+        .await
+        .expect("push");
+    let policy = Policy::parse("version: 1\nrequire_digest_pin: true\n").expect("policy");
+    let registry = ptah_artifact::Registry::connect(&target, &options).expect("connect");
+    let pinned = target.pinned(pushed.digest);
+    let limits = ptah_artifact::Limits::default();
+    let by_tag = registry.verify(&pinned, Some(&target), &policy, &limits).await.expect("verify");
+    assert!(!by_tag.passed(), "a tag the resolver pinned passed the pin rule: {by_tag:?}");
+    assert!(by_tag.satisfied.is_empty(), "{by_tag:?}");
+    let by_digest = registry.verify(&pinned, Some(&pinned), &policy, &limits).await.expect("verify");
+    assert!(by_digest.passed(), "{by_digest:?}");
+    let other = reference(&services.registry.host, "pinrule-other", "v1");
+    let err = registry.verify(&pinned, Some(&other), &policy, &limits).await.expect_err("another repository");
+    assert!(err.to_string().contains("is not a form of"), "{err}");
+}

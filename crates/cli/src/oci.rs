@@ -90,6 +90,10 @@ pub struct VerifyArgs {
     /// The policy file (YAML or JSON).
     #[arg(long)]
     policy: PathBuf,
+    /// The reference as its author wrote it, when the one verified is its pinned form:
+    /// `require_digest_pin` is judged on this one (a tag the resolver pinned is still a tag).
+    #[arg(long, value_name = "REFERENCE")]
+    requested_reference: Option<String>,
 }
 
 /// Arguments of `pull`.
@@ -252,6 +256,10 @@ async fn verify(args: VerifyArgs) -> u8 {
         },
         Err(err) => return out.error("io", &format!("{}: {err}", args.policy.display()), EXIT_USAGE),
     };
+    let requested: Option<Reference> = match args.requested_reference.as_deref().map(str::parse).transpose() {
+        Ok(requested) => requested,
+        Err(err) => return fail(&out, &Error::Reference(err)),
+    };
     let (reference, registry) = match connect(&args.common, &out) {
         Ok(pair) => pair,
         Err(code) => return code,
@@ -259,7 +267,7 @@ async fn verify(args: VerifyArgs) -> u8 {
     match bounded(
         args.common.timeout,
         &registry,
-        registry.verify(&reference, &policy, &args.common.limits()),
+        registry.verify(&reference, requested.as_ref(), &policy, &args.common.limits()),
     )
     .await
     {

@@ -162,6 +162,18 @@ pub const OCI_CA_FILE: &str = "PTAH_OCI_CA_FILE";
 pub const PLAIN_HTTP: &str = "PTAH_PLAIN_HTTP";
 /// The child's home directory.
 pub const HOME: &str = "HOME";
+/// The reference as its author wrote it, for a Verify of its pinned form: the runner passes it as
+/// `--requested-reference`, so `require_digest_pin` judges what the author pinned.
+pub const AUTHORED_REFERENCE: &str = "PTAH_AUTHORED_REFERENCE";
+/// How the registry credentials reached the container; its presence makes the runner and `ptah`
+/// enforce the grant the Secret carries (`ptah_registrygrant`).
+pub const REGISTRY_GRANT_MODE: &str = ptah_registrygrant::ENV_MODE;
+/// The authority the registry Secret grants its credentials to (Secret key `registry`).
+pub const REGISTRY_GRANT: &str = ptah_registrygrant::ENV_REGISTRY;
+/// Whether the registry Secret lets its credentials travel over plain HTTP (key `allowPlainHTTP`).
+pub const REGISTRY_PLAIN_HTTP_GRANT: &str = ptah_registrygrant::ENV_ALLOW_PLAIN_HTTP;
+/// The digest of the one CA bundle the registry Secret grants (key `caSHA256`).
+pub const REGISTRY_CA_SHA256_GRANT: &str = ptah_registrygrant::ENV_CA_SHA256;
 /// The child's temporary directory.
 pub const TMPDIR: &str = "TMPDIR";
 /// The child's log filter.
@@ -216,6 +228,7 @@ pub const VARS: &[Var] = &[
         &[MApply],
     ),
     var(REQUESTED_REFERENCE, Role::Child, REGISTRY_OPS, REGISTRY_OPS),
+    var(AUTHORED_REFERENCE, Role::Control, &[Verify], OPTIONAL),
     // A Resolve that is given the policy verifies what it resolved, in the same Pod.
     var(VERIFICATION_POLICY, Role::Child, REGISTRY_OPS, &[Verify]),
     var(REGISTRY_USERNAME, Role::Child, REGISTRY_OPS, OPTIONAL),
@@ -224,6 +237,11 @@ pub const VARS: &[Var] = &[
     var(DOCKER_CONFIG, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(OCI_CA_FILE, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(PLAIN_HTTP, Role::Child, REGISTRY_OPS, OPTIONAL),
+    // The child checks the grant again itself: the same rule at its own connection.
+    var(REGISTRY_GRANT_MODE, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(REGISTRY_GRANT, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(REGISTRY_PLAIN_HTTP_GRANT, Role::Child, REGISTRY_OPS, OPTIONAL),
+    var(REGISTRY_CA_SHA256_GRANT, Role::Child, REGISTRY_OPS, OPTIONAL),
     var(HOME, Role::Child, ALL_OPS, OPTIONAL),
     var(TMPDIR, Role::Child, ALL_OPS, OPTIONAL),
     var(LOG, Role::Child, ALL_OPS, OPTIONAL),

@@ -100,6 +100,13 @@ pub enum ErrorCode {
     /// Migration History: more migrations are pending than a plan holds
     /// ([`crate::sequence::MAX_SEQUENCE_STEPS`]); the reading is reported without its sequence.
     MigrationSequenceTooLong,
+    /// The registry Secret grants its credentials to another registry, or names none; nothing was
+    /// sent and the child never started.
+    RegistryAuthorityMismatch,
+    /// Plain HTTP was asked for and the registry Secret does not allow it (`allowPlainHTTP`).
+    PlainHttpNotGranted,
+    /// The CA bundle is not the one the registry Secret grants (`caSHA256`).
+    CaNotGranted,
     /// A runner failure not covered above.
     Internal,
 }
@@ -124,6 +131,9 @@ impl ErrorCode {
             ErrorCode::PlanDryRunFailed => "plan_dry_run_failed",
             ErrorCode::MigrationSequenceMismatch => "migration_sequence_mismatch",
             ErrorCode::MigrationSequenceTooLong => "migration_sequence_too_long",
+            ErrorCode::RegistryAuthorityMismatch => "registry_authority_mismatch",
+            ErrorCode::PlainHttpNotGranted => "plain_http_not_granted",
+            ErrorCode::CaNotGranted => "ca_not_granted",
             ErrorCode::Internal => "internal",
         }
     }

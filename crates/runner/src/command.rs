@@ -67,8 +67,11 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
     let mut args: Vec<String> = Vec::new();
     let json = || ["--format".to_owned(), "json".to_owned()];
     match op {
-        Operation::Resolve => return oci(env, Operation::Resolve, required(env, env::REQUESTED_REFERENCE)?),
-        Operation::Verify => return oci(env, Operation::Verify, required(env, env::REQUESTED_REFERENCE)?),
+        Operation::Resolve => return oci(env, Operation::Resolve, required(env, env::REQUESTED_REFERENCE)?, None),
+        Operation::Verify => {
+            let authored = env.get(env::AUTHORED_REFERENCE).map(str::to_owned);
+            return oci(env, Operation::Verify, required(env, env::REQUESTED_REFERENCE)?, authored);
+        }
         Operation::Observe | Operation::Plan | Operation::Apply => {
             required(env, env::SCHEMA_FROM)?;
             args.extend(["schema".into(), op_word(op).into()]);
@@ -118,19 +121,25 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
 }
 
 /// `ptah oci verify` of `pinned`, the digest-pinned reference a Resolve given the policy has
-/// just resolved: the verdict then covers exactly the digest every later operation uses.
+/// just resolved: the verdict then covers exactly the digest every later operation uses, and the
+/// digest-pin rule is judged on the reference the author wrote.
 pub fn verify_resolved(env: &Env, pinned: &str) -> Result<ChildCommand, RunnerError> {
-    oci(env, Operation::Verify, pinned.to_owned())
+    let authored = required(env, env::REQUESTED_REFERENCE)?;
+    oci(env, Operation::Verify, pinned.to_owned(), Some(authored))
 }
 
-/// `ptah oci resolve|verify` of `reference`, with the registry inputs of the environment.
-fn oci(env: &Env, op: Operation, reference: String) -> Result<ChildCommand, RunnerError> {
+/// `ptah oci resolve|verify` of `reference`, with the registry inputs of the environment;
+/// `authored` is the reference as written when `reference` is its pinned form.
+fn oci(env: &Env, op: Operation, reference: String, authored: Option<String>) -> Result<ChildCommand, RunnerError> {
     let mut args: Vec<String> = ["oci", op_word(op), "--format", "json"]
         .into_iter()
         .map(str::to_owned)
         .collect();
     if op == Operation::Verify {
         args.push(format!("--policy={}", required(env, env::VERIFICATION_POLICY)?));
+        if let Some(authored) = authored {
+            args.push(format!("--requested-reference={authored}"));
+        }
     }
     if boolean(env, env::PLAIN_HTTP)? {
         args.push("--plain-http".into());

@@ -1,6 +1,7 @@
 //! Why the runner refused or failed, each with the typed code the frame carries.
 
 use ptah_dataplane::ErrorCode;
+use ptah_registrygrant::Refusal;
 
 /// A refusal or failure of the runner itself (the child's own failures are mapped in `report`).
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +52,9 @@ pub enum RunnerError {
         /// The digest of `PTAH_EXPECTED_MIGRATION_SEQUENCE`.
         actual: String,
     },
+    /// The registry Secret does not grant this request its credentials; nothing was sent.
+    #[error("{0}")]
+    NotGranted(#[from] ptah_registrygrant::Refusal),
     /// SIGTERM arrived before the child started.
     #[error("SIGTERM arrived before ptah started; it was not started")]
     Terminated,
@@ -73,6 +77,12 @@ impl RunnerError {
             RunnerError::ExecutionDeadline(_) => ErrorCode::ExecutionDeadlineExpired,
             RunnerError::PlanContentMismatch { .. } => ErrorCode::PlanContentMismatch,
             RunnerError::SequenceMismatch { .. } => ErrorCode::MigrationSequenceMismatch,
+            RunnerError::NotGranted(refusal) => match refusal {
+                Refusal::RegistryAuthorityMismatch(_) => ErrorCode::RegistryAuthorityMismatch,
+                Refusal::PlainHttpNotGranted(_) => ErrorCode::PlainHttpNotGranted,
+                Refusal::CaNotGranted(_) => ErrorCode::CaNotGranted,
+                Refusal::Malformed(_) => ErrorCode::InvalidInput,
+            },
             RunnerError::Terminated => ErrorCode::Terminated,
             RunnerError::Spawn(_) => ErrorCode::ChildSpawnFailed,
             RunnerError::Internal(_) => ErrorCode::Internal,

@@ -20,6 +20,7 @@ pub mod command;
 pub mod diagnostics;
 pub mod emit;
 pub mod error;
+mod grant;
 pub mod inputs;
 pub mod install;
 pub mod plan;

@@ -6,6 +6,7 @@ use ptah_dataplane::{Operation, ResultPayload, env};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::{
+    grant,
     command, error::RunnerError, inputs, inputs::Env, plan, planning, redact::Redactor, report, supervise,
 };
 
@@ -175,6 +176,9 @@ async fn in_work_dir(
     payload: &mut ResultPayload,
 ) -> Result<Option<Vec<u8>>, RunnerError> {
     let op = config.operation;
+    // Before any child: a registry request the Secret does not grant is never made.
+    let granted = grant::check(op, env, work)?;
+    let env = granted.as_ref().unwrap_or(env);
     if op == Operation::Plan {
         return planning::run(env, work, config.max_plan_bytes, launcher, redactor, payload).await;
     }

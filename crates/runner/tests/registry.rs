@@ -124,3 +124,15 @@ fn a_resolve_without_the_policy_only_resolves() {
     assert_eq!(a.verification_passed, None);
     assert!(a.satisfied_requirements.is_empty());
 }
+
+#[test]
+fn a_tag_the_resolve_pinned_does_not_satisfy_the_digest_pin_rule() {
+    let (frame, _) = resolve_with_policy("version: 1\nrequire_digest_pin: true\n");
+    let p = &frame.payload;
+    let err = p.error.as_ref().expect("a refusal: the author wrote a tag");
+    assert_eq!(err.child_code.as_deref(), Some("verification_failed"));
+    let a = p.artifact.as_ref().expect("the resolution is kept");
+    assert_eq!(a.verification_passed, Some(false));
+    assert_eq!(a.violated_requirements, ["require_digest_pin"]);
+    assert!(a.satisfied_requirements.is_empty(), "{:?}", a.satisfied_requirements);
+}

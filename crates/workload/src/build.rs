@@ -250,10 +250,12 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
         }
         OperationInputs::Verify {
             resolved_reference,
+            requested_reference,
             access,
             policy,
         } => {
             let wiring = registry_wiring(resolved_reference, access, Some(policy))?;
+            env_vars.push(value(env::AUTHORED_REFERENCE, requested_reference));
             env_vars.extend(wiring.env);
             mounts.extend(wiring.mounts);
             volumes.extend(wiring.volumes);

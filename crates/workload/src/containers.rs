@@ -75,6 +75,22 @@ pub(crate) fn registry_wiring(
 ) -> Result<Wiring, WorkloadError> {
     let mut w = Wiring::default();
     if let Some(auth) = &access.registry_auth {
+        // The grant keys sit in the credentials' own Secret and their names are fixed: the
+        // author chooses the Secret, never which of its keys says where the credentials go.
+        let mode = match auth.mode {
+            RegistryAuthMode::Environment => ptah_registrygrant::MODE_ENVIRONMENT,
+            RegistryAuthMode::DockerConfigJSON => ptah_registrygrant::MODE_DOCKER_CONFIG,
+        };
+        w.env.push(value(env::REGISTRY_GRANT_MODE, mode));
+        for (name, key) in [
+            (env::REGISTRY_GRANT, ptah_registrygrant::KEY_REGISTRY),
+            (env::REGISTRY_PLAIN_HTTP_GRANT, ptah_registrygrant::KEY_ALLOW_PLAIN_HTTP),
+            (env::REGISTRY_CA_SHA256_GRANT, ptah_registrygrant::KEY_CA_SHA256),
+        ] {
+            // Optional for the kubelet, so a Secret without the key is refused by the runner
+            // with a reason that names the key, not left in CreateContainerConfigError.
+            w.env.push(secret_key(name, &auth.name, key, Some(true)));
+        }
         match auth.mode {
             RegistryAuthMode::Environment => {
                 // Optional: a Secret holds either a username/password pair or a token, and the
@@ -236,6 +252,9 @@ pub(crate) fn fetch(
     let mut envs = vec![
         value(env::HOME, v::FETCH_WORK_DIR),
         value(env::TMPDIR, v::FETCH_WORK_DIR),
+        // `ptah` runs here without the runner: its typed refusal reaches the manager through the
+        // kubelet's termination message instead of a frame.
+        value(env::TERMINATION_LOG, TERMINATION_MESSAGE_PATH),
     ];
     envs.extend(wiring.env);
     let mut mounts = vec![

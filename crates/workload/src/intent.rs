@@ -137,6 +137,8 @@ pub enum OperationInputs {
     Verify {
         /// The digest-pinned reference.
         resolved_reference: String,
+        /// The reference as the user wrote it: the digest-pin rule is judged on it.
+        requested_reference: String,
         /// How to reach the registry.
         access: SourceAccess,
         /// The ConfigMap key holding the verification policy.

@@ -165,6 +165,7 @@ pub fn inputs(op: Operation, access: SourceAccess) -> OperationInputs {
         },
         Operation::Verify => OperationInputs::Verify {
             resolved_reference: PINNED.to_owned(),
+            requested_reference: "oci://registry.example:5000/schemas/orders:v1".to_owned(),
             access,
             policy: ConfigMapKeySelector::new("orders-policy", "policy.yaml"),
         },
