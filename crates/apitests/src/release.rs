@@ -61,6 +61,24 @@ pub fn helm_cmd(kubeconfig: &Path) -> Command {
     cmd
 }
 
+/// The Secret `registry` an application's PtahSchemas and PtahMigrations name in
+/// `registryAuthFrom`: the TLS registry's credentials and their grant, the authority Pods reach
+/// it at (`pod_registry`) and the digest of the CA the `registry-ca` ConfigMap holds.
+pub async fn registry_secret(client: &Client, ns: &str, services: &TestServices, pod_registry: &str) {
+    let ca = services.registry.ca_pem().expect("the registry CA");
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    create(
+        &secrets,
+        json!({"metadata": {"name": "registry"}, "stringData": {
+            "username": services.registry.username,
+            "password": services.registry.password.expose(),
+            (ptah_registrygrant::KEY_REGISTRY): pod_registry,
+            (ptah_registrygrant::KEY_CA_SHA256): ptah_fingerprint::Digest::of(&ca).to_string(),
+        }}),
+    )
+    .await;
+}
+
 /// A `kubernetes.io/dockerconfigjson` Secret `pull` for the services' TLS registry.
 pub async fn pull_secret(client: &Client, ns: &str, services: &TestServices) {
     let userpass = format!(

@@ -331,12 +331,7 @@ async fn e2e_alerting_unresolved_run_and_failing_operations_fire_the_chart_alert
         )
         .await;
     }
-    create(
-        &secrets,
-        json!({"metadata": {"name": "registry"}, "stringData": {
-        "username": services.registry.username, "password": services.registry.password.expose()}}),
-    )
-    .await;
+    ptah_apitests::release::registry_secret(&client, &ns, &services, &registry).await;
     pull_secret(&client, &ns, &services).await;
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
     let ca = String::from_utf8(services.registry.ca_pem().expect("CA")).expect("PEM");

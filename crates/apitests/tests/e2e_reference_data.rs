@@ -125,12 +125,7 @@ impl Ref {
             json!({"metadata": {"name": "db"}, "stringData": {"url": pod_url}}),
         )
         .await;
-        create(
-            &secrets,
-            json!({"metadata": {"name": "registry"}, "stringData": {
-            "username": services.registry.username, "password": services.registry.password.expose()}}),
-        )
-        .await;
+        ptah_apitests::release::registry_secret(&client, &ns, &services, &registry).await;
         pull_secret(&client, &ns, &services).await;
         let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
         let ca = String::from_utf8(services.registry.ca_pem().expect("CA")).expect("PEM");

@@ -179,6 +179,17 @@ async fn e2e_upgrade_from_the_previous_release_keeps_resources_in_sync_and_refus
             other => panic!("an approval of the retired plan is refused: {other:?}"),
         }
     }
+    // A registry Secret of the previous release's shape (no `registry` grant) is refused by name.
+    legacy_secret_schema(&app).await;
+    wait_for(
+        &app.schemas,
+        "legacy",
+        "refused for the registry Secret's missing grant",
+        STEP,
+        &manager,
+        refused_for_the_missing_grant,
+    )
+    .await;
     tokio::time::sleep(Duration::from_secs(20)).await; // two intervals
     assert_eq!(applies_of(&seen), applies, "no Apply after the upgrade");
 

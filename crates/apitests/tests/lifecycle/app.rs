@@ -254,12 +254,7 @@ impl App {
             json!({"metadata": {"name": "db"}, "stringData": {"url": pod_url}}),
         )
         .await;
-        create(
-            &secrets,
-            json!({"metadata": {"name": "registry"}, "stringData": {
-            "username": services.registry.username, "password": services.registry.password.expose()}}),
-        )
-        .await;
+        ptah_apitests::release::registry_secret(&client, &ns, &services, &registry).await;
         // The Job's Pods pull the pinned data-plane image from the TLS registry.
         let auth = base64::Engine::encode(
             &base64::engine::general_purpose::STANDARD,

@@ -215,3 +215,42 @@ pub(crate) async fn hook_logs(client: &Client, release_ns: &str) -> String {
     }
     out
 }
+
+/// A PtahSchema `legacy` whose registry Secret is one of an earlier release: credentials without
+/// the `registry` key that grants them. Created after the upgrade, it must be refused by name
+/// (docs/operations.md says how to add the key before upgrading), never sent.
+pub(crate) async fn legacy_secret_schema(app: &App) {
+    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
+    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
+    let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
+    create(&secrets, json!({"metadata": {"name": "legacy-db"}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}})).await;
+    create(
+        &secrets,
+        json!({"metadata": {"name": "registry-legacy"}, "stringData": {
+            "username": app.services.registry.username, "password": app.services.registry.password.expose()}}),
+    )
+    .await;
+    let mut spec = app.schemas.get("orders").await.expect("orders").spec;
+    spec.target.coordination_key = Some("legacy".to_owned());
+    spec.target.url_from.name = "legacy-db".to_owned();
+    if let Some(auth) = spec.desired.registry_auth_from.as_mut() {
+        auth.name = "registry-legacy".to_owned();
+    }
+    let mut schema = PtahSchema::new("legacy", spec);
+    schema.metadata.namespace = Some(app.ns.clone());
+    app.schemas
+        .create(&PostParams::default(), &schema)
+        .await
+        .expect("create legacy");
+}
+
+/// Whether `s` was refused for a registry Secret that grants no registry, naming the key to add.
+pub(crate) fn refused_for_the_missing_grant(s: &PtahSchema) -> bool {
+    s.status.as_ref().is_some_and(|st| {
+        st.conditions.iter().any(|c| {
+            c.type_ == "ReconciliationFailed"
+                && c.reason == "RegistryAuthorityMismatch"
+                && c.message.contains("add the key registry")
+        })
+    })
+}

@@ -178,14 +178,7 @@ pub(super) async fn shared_objects(
     services: &TestServices,
     engines: &[Engine],
 ) -> anyhow::Result<()> {
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
-    create(
-        &secrets,
-        json!({"metadata": {"name": "registry"}, "stringData": {
-            "username": services.registry.username, "password": services.registry.password.expose()}}),
-    )
-    .await
-    .context("create the registry Secret")?;
+    ptah_apitests::release::registry_secret(client, ns, services, &pod_registry()?).await;
     ptah_apitests::release::pull_secret(client, ns, services).await;
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
     let ca = String::from_utf8(services.registry.ca_pem()?).context("the registry CA is not PEM")?;
