@@ -45,3 +45,7 @@ pub const VERIFICATION_POLICY_LABEL: &str = "operator.ptah.run/verification-poli
 /// The one field manager of every write the manager makes (status, finalizers, Jobs, Leases,
 /// plans, the state ConfigMap).
 pub const FIELD_MANAGER: &str = "ptah-operator";
+/// The finalizer the manager puts on every PtahSchema and PtahMigration it reconciles: it keeps
+/// the resource until nothing is in flight and nothing is owed. Only a manager whose
+/// `watchNamespace` covers the resource removes it.
+pub const FINALIZER: &str = "operator.ptah.run/finalizer";

@@ -6,7 +6,9 @@
 //! * **reconcile**: the preflight, then the CRDs this binary was built with, installed or upgraded
 //!   behind their schema identity (never a lower `crd-schema-version`, never two digests under one
 //!   version, never an unserved stored version), `spec` and identity only, until Established;
-//! * **retire** (post-upgrade): the new manager rolled out and holding the execution binding;
+//! * **retire** (post-upgrade): the new manager rolled out and holding the execution binding; the
+//!   resources a narrowed `watchNamespace` strands with the manager's finalizer, each named with
+//!   the command that releases it;
 //! * **teardown** (pre-delete): the admission configurations removed first; CRDs and user objects
 //!   stay unless told otherwise; never any SQL.
 //!
@@ -19,6 +21,7 @@ pub mod identity;
 pub mod preflight;
 pub mod retire;
 pub mod scan;
+pub mod stranded;
 pub mod teardown;
 pub mod window;
 
@@ -74,6 +77,15 @@ pub async fn run(client: Client, command: Command) -> Result<Vec<String>, Error>
                 report.push(format!(
                     "{kind}: {stale} of {total} recorded an earlier binding; the manager retires their plans and approvals (ExecutionBindingChanged)"
                 ));
+            }
+            if let Some(watched) = watch_namespace.as_deref().filter(|n| !n.is_empty()) {
+                if retired.stranded.is_empty() {
+                    report.push(format!(
+                        "no PtahSchema or PtahMigration outside watchNamespace {watched} carries the finalizer {}",
+                        ptah_api::FINALIZER
+                    ));
+                }
+                report.extend(retired.stranded.iter().map(|s| s.warning(watched)));
             }
         }
         Command::Teardown { release, keep_crds } => {

@@ -1,6 +1,7 @@
 //! After an upgrade: wait until the new manager runs every replica and has taken over the
 //! execution binding, then report how many resources still carry the retired epoch (the manager
-//! retires their plans and approvals itself, each with an Event).
+//! retires their plans and approvals itself, each with an Event), and which ones a narrowed
+//! `watchNamespace` strands with the manager's finalizer ([`crate::stranded`]).
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,9 @@ pub struct Retired {
     pub epoch: String,
     /// Per kind: resources recording another epoch, and all resources.
     pub pending: Vec<(String, usize, usize)>,
+    /// Resources outside the watched namespace that still carry the finalizer (none when every
+    /// namespace is watched).
+    pub stranded: Vec<crate::stranded::Stranded>,
 }
 
 /// The manager a retirement waits for.
@@ -99,7 +103,15 @@ pub async fn run(
             .count();
         pending.push((kind.kind.clone(), stale, list.items.len()));
     }
-    Ok(Retired { epoch, pending })
+    let stranded = match watch_namespace {
+        Some(ns) => crate::stranded::find(client, ns).await?,
+        None => Vec::new(),
+    };
+    Ok(Retired {
+        epoch,
+        pending,
+        stranded,
+    })
 }
 
 /// Every replica runs the current template and is ready.

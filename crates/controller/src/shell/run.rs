@@ -18,7 +18,7 @@ use super::{
 };
 
 /// The finalizer that keeps a resource until nothing is in flight and nothing is owed.
-pub const FINALIZER: &str = "operator.ptah.run/finalizer";
+pub const FINALIZER: &str = ptah_api::FINALIZER;
 /// Steps performed in one pass before yielding to other resources.
 const MAX_STEPS: usize = 16;
 
