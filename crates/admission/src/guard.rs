@@ -1,7 +1,9 @@
 //! The write guard: plans, chunks and the manager's Jobs and ConfigMaps are written by the
 //! manager alone. Kubernetes' own controllers may delete them (garbage collection, namespace
-//! deletion, Job TTL) and the Job controller may write Job status; everyone else is refused.
+//! deletion, Job TTL) and the Job controller may write Job status; a cluster administrator
+//! (`system:masters`) may delete them; everyone else is refused.
 
+use k8s_openapi::api::authentication::v1::UserInfo;
 use kube::core::DynamicObject;
 use kube::core::admission::{AdmissionRequest, Operation};
 use ptah_workload::{MANAGED_BY_LABEL, MANAGED_BY_VALUE};
@@ -18,6 +20,11 @@ pub const NAMESPACE_CONTROLLER: &str = "system:serviceaccount:kube-system:namesp
 pub const TTL_CONTROLLER: &str = "system:serviceaccount:kube-system:ttl-after-finished-controller";
 /// The Job controller's username (writes Job status).
 pub const JOB_CONTROLLER: &str = "system:serviceaccount:kube-system:job-controller";
+/// The group whose members may delete (never create or change) manager-owned objects. Its
+/// members bypass RBAC and may remove this webhook's configuration anyway, so refusing them only
+/// forces a cruder break glass; the manager treats a Job deleted under a claim as lost (an Apply's
+/// outcome as unknown, never replayed) and a missing plan or chunk as a stale plan.
+pub const CLUSTER_ADMIN_GROUP: &str = "system:masters";
 
 const ALWAYS_OWNED: [&str; 2] = ["PtahSchemaPlan", "PtahSchemaPlanChunk"];
 const OWNED_WHEN_LABELLED: [&str; 2] = ["Job", "ConfigMap"];
@@ -46,11 +53,16 @@ pub fn guard_decision(
     kind: &str,
     operation: &Operation,
     sub_resource: Option<&str>,
-    username: &str,
+    user: &UserInfo,
     manager_username: &str,
     object: Option<&Value>,
     old_object: Option<&Value>,
 ) -> Verdict {
+    let username = user.username.as_deref().unwrap_or_default();
+    let cluster_admin = user
+        .groups
+        .as_ref()
+        .is_some_and(|g| g.iter().any(|g| g == CLUSTER_ADMIN_GROUP));
     let owned = ALWAYS_OWNED.contains(&kind)
         || (OWNED_WHEN_LABELLED.contains(&kind) && (labelled(object) || labelled(old_object)));
     if !owned {
@@ -64,6 +76,7 @@ pub fn guard_decision(
         Operation::Delete => {
             [GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER].contains(&username)
                 || (kind == "Job" && username == TTL_CONTROLLER)
+                || cluster_admin
         }
         Operation::Update => {
             (username == GARBAGE_COLLECTOR && only_metadata(old_object, object))
@@ -96,7 +109,7 @@ impl Admission {
             &req.kind.kind,
             &req.operation,
             req.sub_resource.as_deref(),
-            req.user_info.username.as_deref().unwrap_or_default(),
+            &req.user_info,
             &self.config.manager_username,
             object.as_ref(),
             old.as_ref(),
@@ -111,6 +124,14 @@ mod tests {
 
     const MGR: &str = "system:serviceaccount:ptah-system:ptah-operator";
 
+    fn user_in(name: &str, groups: &[&str]) -> UserInfo {
+        UserInfo {
+            username: Some(name.to_owned()),
+            groups: Some(groups.iter().map(|g| (*g).to_owned()).collect()),
+            ..UserInfo::default()
+        }
+    }
+
     fn decide(
         kind: &str,
         op: Operation,
@@ -119,7 +140,7 @@ mod tests {
         new: Option<&Value>,
         old: Option<&Value>,
     ) -> bool {
-        guard_decision(kind, &op, sub, user, MGR, new, old) == Verdict::Allow
+        guard_decision(kind, &op, sub, &user_in(user, &[]), MGR, new, old) == Verdict::Allow
     }
 
     #[test]
@@ -169,7 +190,7 @@ mod tests {
             "PtahSchemaPlan",
             &Operation::Update,
             None,
-            "alice",
+            &user_in("alice", &[]),
             MGR,
             Some(&p),
             Some(&p),
@@ -181,7 +202,7 @@ mod tests {
                 "PtahSchemaPlan",
                 &Operation::Create,
                 None,
-                MGR,
+                &user_in(MGR, &[]),
                 "",
                 Some(&p),
                 None
@@ -279,5 +300,41 @@ mod tests {
             Some(&finalized),
             Some(&mine)
         ));
+    }
+
+    /// Issue 33: a cluster administrator could not delete an operation Job.
+    #[test]
+    fn cluster_admins_may_delete_but_never_write() {
+        let job = json!({"metadata": {"labels": {MANAGED_BY_LABEL: MANAGED_BY_VALUE}}, "spec": {"a": 1}});
+        let admin = user_in("kubernetes-admin", &["system:authenticated", CLUSTER_ADMIN_GROUP]);
+        let verdict =
+            |kind: &str, op: Operation, who: &UserInfo, new: Option<&Value>, old: Option<&Value>| {
+                guard_decision(kind, &op, None, who, MGR, new, old)
+            };
+        for kind in ["Job", "ConfigMap", "PtahSchemaPlan", "PtahSchemaPlanChunk"] {
+            assert_eq!(
+                verdict(kind, Operation::Delete, &admin, None, Some(&job)),
+                Verdict::Allow,
+                "{kind}"
+            );
+        }
+        let mut changed = job.clone();
+        changed["spec"]["a"] = json!(2);
+        for (op, new, old) in [
+            (Operation::Create, Some(&job), None),
+            (Operation::Update, Some(&changed), Some(&job)),
+        ] {
+            assert!(
+                matches!(verdict("Job", op, &admin, new, old), Verdict::Deny(m) if m.contains("kubernetes-admin may not")),
+                "a cluster admin may not write a Job"
+            );
+        }
+        // The group, not a name or another group, decides.
+        let lookalike = user_in("system:masters", &["system:authenticated", "cluster-admins"]);
+        let refused = verdict("Job", Operation::Delete, &lookalike, None, Some(&job));
+        assert!(
+            matches!(&refused, Verdict::Deny(m) if m.contains("system:masters may not delete")),
+            "{refused:?}"
+        );
     }
 }

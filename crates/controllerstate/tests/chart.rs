@@ -220,6 +220,10 @@ fn webhooks_match_exactly_their_paths_rules_and_selectors() {
         hook.get("objectSelector").is_none(),
         "every plan, labelled or not"
     );
+    // A cluster administrator's delete is never sent to the guard, so it works with no replica.
+    let admin_delete = json!({"name": "not-a-cluster-admin-delete", "expression":
+        r#"!(request.operation == "DELETE" && has(request.userInfo.groups) && "system:masters" in request.userInfo.groups)"#});
+    assert_eq!(hook["matchConditions"], json!([admin_delete]));
 
     let hook = webhook(&docs, "validate-manager-owned-workloads.operator.ptah.run");
     assert_eq!(
@@ -248,6 +252,8 @@ fn webhooks_match_exactly_their_paths_rules_and_selectors() {
             r#"!(request.resource.resource == "configmaps" && request.namespace == "{RELEASE_NAMESPACE}" && request.name == "{STATE_CONFIGMAP}")"#
         )
     );
+    assert_eq!(hook["matchConditions"][1], admin_delete);
+    assert_eq!(hook["matchConditions"].as_array().map(Vec::len), Some(2));
     let docs_elsewhere = rendered(&["--set", "coordinationNamespace=ptah-coordination"]);
     let moved = webhook(
         &docs_elsewhere,
