@@ -15,6 +15,7 @@ mod e2e;
 mod forward;
 mod fuzz;
 mod test;
+mod tools;
 
 use clap::{Parser, Subcommand};
 use forward::Forwarded;

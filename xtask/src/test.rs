@@ -1,11 +1,8 @@
 //! `cargo xtask test`: the one command CI and the README run.
 
-use std::process::{Command, Stdio};
-
 use ptah_testenv::step::{cargo, run as run_command, step, workspace_root};
 
-/// The cargo-nextest release installed when the machine has none.
-const NEXTEST_VERSION: &str = "0.9.151";
+use crate::tools;
 
 /// The nextest filter of every test that is not an e2e phase (those run through the driver).
 const NOT_E2E: &str = "not test(/(^|::)e2e_/)";
@@ -29,7 +26,7 @@ pub struct Args {
 /// Runs every check in order and stops at the first failure.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let root = workspace_root();
-    step("cargo-nextest present", ensure_nextest)?;
+    step("cargo-nextest present", tools::ensure_nextest)?;
     // The chart's render tests run Helm 3 and Helm 4; each is built from its Go module once and
     // cached.
     step("helm and helm4 present", ensure_helm)?;
@@ -55,9 +52,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     step("cargo nextest run (all but e2e)", || {
         run_command(
-            cargo()
+            tools::nextest()?
                 .current_dir(&root)
-                .args(["nextest", "run", "--workspace", "--profile", "ci", "-E", NOT_E2E])
+                .args(["run", "--workspace", "--profile", "ci", "-E", NOT_E2E])
                 .args(&args.nextest_args),
         )
     })?;
@@ -98,24 +95,4 @@ fn ensure_helm() -> anyhow::Result<()> {
     let matrix = Matrix::load(&root)?;
     let minor = matrix.select(None)?;
     Binaries::new(minor, &matrix)?.ensure(&[Component::Helm, Component::Helm4])
-}
-
-/// A fresh machine has no cargo-nextest; build the pinned release from crates.io.
-fn ensure_nextest() -> anyhow::Result<()> {
-    let present = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["nextest", "--version"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if present {
-        return Ok(());
-    }
-    run_command(cargo().args([
-        "install",
-        "cargo-nextest",
-        "--locked",
-        "--version",
-        NEXTEST_VERSION,
-    ]))
 }

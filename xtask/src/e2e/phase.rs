@@ -3,7 +3,7 @@
 
 use std::{path::Path, time::Instant};
 
-use ptah_testenv::step::{cargo, describe, workspace_root};
+use ptah_testenv::step::{describe, workspace_root};
 
 use super::{
     cell::{Outcome, Phase},
@@ -43,10 +43,12 @@ pub fn run(suite: &Suite, phase: &str, engine: Engine, cluster_dir: &Path, liste
     let started = Instant::now();
     let filter = filter(suite, phase, engine);
     let tests = listed.iter().filter(|t| matches(suite, phase, engine, t)).count();
-    let mut cmd = cargo();
+    let mut cmd = match crate::tools::nextest() {
+        Ok(cmd) => cmd,
+        Err(err) => return failed_to_start(phase, suite, started, &format!("{err:#}")),
+    };
     cmd.current_dir(workspace_root())
         .args([
-            "nextest",
             "run",
             "--workspace",
             "--profile",
@@ -88,6 +90,19 @@ pub fn skipped(suite: &Suite, phase: &str, reason: &str) -> Phase {
         duration_seconds: 0.0,
         command: String::new(),
         reason: Some(reason.to_owned()),
+    }
+}
+
+/// The phase, failed before nextest could start (it could not be installed).
+fn failed_to_start(phase: &str, suite: &Suite, started: Instant, why: &str) -> Phase {
+    Phase {
+        name: phase.to_owned(),
+        outcome: Outcome::Fail,
+        tests: 0,
+        prepare: suite.prepare.iter().any(|p| p == phase),
+        duration_seconds: started.elapsed().as_secs_f64(),
+        command: "cargo nextest run".to_owned(),
+        reason: Some(format!("cannot install cargo-nextest: {why}")),
     }
 }
 

@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use jiff::civil::Date;
 use ptah_testenv::{
     k8s::Matrix,
-    step::{cargo, output, workspace_root},
+    step::{output, workspace_root},
 };
 
 use super::{
@@ -205,8 +205,7 @@ fn judge_cell(run: &Run, suite: &Suite, found: &Cell) -> Vec<String> {
 
 /// Every `e2e_` test of the workspace, as nextest lists them.
 pub fn list_e2e_tests() -> anyhow::Result<Vec<String>> {
-    let text = output(cargo().current_dir(workspace_root()).args([
-        "nextest",
+    let text = output(crate::tools::nextest()?.current_dir(workspace_root()).args([
         "list",
         "--workspace",
         "-E",
