@@ -118,6 +118,7 @@ pub struct Rule {
 const PURE: &[&str] = &[
     "ptah-fingerprint",
     "ptah-ocireference",
+    "ptah-registrygrant",
     "ptah-dataplane",
     "ptah-dburl",
     "ptah-plancontract",
