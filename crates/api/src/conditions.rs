@@ -252,6 +252,18 @@ string_enum!(
         RunAcknowledged,
         /// The acknowledged run is not the unresolved one.
         RunNotUnresolved,
+        /// The fetch container refused the artifact itself (an unsafe path, a limit, a size or
+        /// digest mismatch, an invalid manifest): nothing runs on that digest until it or the spec
+        /// changes.
+        ArtifactRefused,
+        /// A Secret (or a key of it) the operation Pod names does not exist.
+        SecretNotFound,
+        /// The registry Secret names no registry, or another one than the reference.
+        RegistryAuthorityMismatch,
+        /// Plain HTTP was asked for and the registry Secret does not allow it.
+        PlainHTTPNotGranted,
+        /// The CA bundle is not the one the registry Secret grants.
+        CANotGranted,
     }
 );
 
@@ -299,6 +311,11 @@ mod tests {
             "RunAcknowledged",
             "HistoryAhead",
             "UnsupportedEngine",
+            "ArtifactRefused",
+            "SecretNotFound",
+            "RegistryAuthorityMismatch",
+            "PlainHTTPNotGranted",
+            "CANotGranted",
         ] {
             assert!(name.parse::<Reason>().is_ok(), "{name}");
         }

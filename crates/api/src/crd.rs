@@ -16,8 +16,9 @@ pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-dig
 /// The CRD schema version this build writes. Raise it with every change to any CRD: the
 /// `ptah-crd-manager` hook refuses two digests under one version, and refuses to lower it.
 ///
-/// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration.
-pub const CRD_SCHEMA_VERSION: &str = "2";
+/// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration;
+/// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started).
+pub const CRD_SCHEMA_VERSION: &str = "3";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]

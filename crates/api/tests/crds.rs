@@ -326,6 +326,10 @@ const RELEASED: &[(&str, &str)] = &[
         "2",
         "sha256:b29853f78959eb1ac02149dc95f5e3ae0d21713aa775d6aedf576a9811503c48",
     ),
+    (
+        "3",
+        "sha256:a7ed1a1aa59390e6659080b7053f6e4f92b6ac4c51316c8441fab18450feb287",
+    ),
 ];
 
 #[test]

@@ -116,9 +116,12 @@ impl Output {
         exit
     }
 
-    /// Reports an error: `error: …` on stderr, and in JSON mode a document with `error` on stdout.
+    /// Reports an error: `error: …` on stderr, in JSON mode a document with `error` on stdout,
+    /// and the termination line when `PTAH_TERMINATION_LOG` asks for one
+    /// ([`crate::termination`]). Every failing command ends here.
     pub fn error(&self, code: &str, message: &str, exit: u8) -> u8 {
         eprintln!("error: {message}");
+        crate::termination::record(code, message);
         if self.format == Format::Json {
             let body = Map::from_iter([("error".to_owned(), json!({ "code": code, "message": message }))]);
             self.print_json(body, exit);

@@ -11,6 +11,7 @@ pub mod common;
 pub mod migrations;
 pub mod oci;
 pub mod schema;
+pub mod termination;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;

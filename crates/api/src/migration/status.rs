@@ -6,8 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::shared::{
-    Approver, ArtifactSourceStatus, Epoch, ExecutionBindingStatus, ImmutableObjectReference, OperationSource,
-    OperationTarget, PendingLockRelease, PodAdmissionSnapshot, Sha256Digest,
+    Approver, ArtifactSourceStatus, Epoch, ExecutionBindingStatus, ImmutableObjectReference,
+    OperationRefusal, OperationSource, OperationTarget, PendingLockRelease, PodAdmissionSnapshot,
+    Sha256Digest,
 };
 
 /// The lifecycle phase of a PtahMigration.
@@ -81,6 +82,9 @@ pub struct PtahMigrationStatus {
     /// A Lease still to release.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_lock_release: Option<PendingLockRelease>,
+    /// An operation refused before it started, while it may still hold (see its `terminal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<OperationRefusal>,
     /// When the next cycle is due.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_reconciliation_time: Option<Time>,

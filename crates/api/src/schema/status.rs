@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::{PendingBindingRetirement, PendingObservation, SchemaOperationStatus, SchemaTargetStatus};
 use crate::schemaplan::PrivilegeChangeKind;
 use crate::shared::{
-    Approver, ArtifactSourceStatus, ExecutionBindingStatus, ImmutableObjectReference, PendingLockRelease,
-    PinnedImage, PlanExecutionBinding, Sha256Digest,
+    Approver, ArtifactSourceStatus, ExecutionBindingStatus, ImmutableObjectReference, OperationRefusal,
+    PendingLockRelease, PinnedImage, PlanExecutionBinding, Sha256Digest,
 };
 
 /// The lifecycle phase of a PtahSchema.
@@ -80,6 +80,9 @@ pub struct PtahSchemaStatus {
     /// The claim of the operation in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_operation: Option<SchemaOperationStatus>,
+    /// An operation refused before it started, while it may still hold (see its `terminal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<OperationRefusal>,
     /// When an operation was last attempted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_attempt_time: Option<Time>,

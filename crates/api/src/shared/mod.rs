@@ -28,7 +28,7 @@ pub use references::{
 pub use selectors::{ConfigMapKeySelector, SecretKeySelector};
 pub use source::{OCIArtifactSourceSpec, RegistryAuthMode, RegistryAuthSpec, TransportSpec};
 pub use status::{
-    ArtifactSourceStatus, DecisionStatus, ExecutionBindingStatus, OperationSource, OperationTarget,
-    PendingLockRelease,
+    ArtifactSourceStatus, DecisionStatus, ExecutionBindingStatus, OperationRefusal, OperationSource,
+    OperationTarget, PendingLockRelease,
 };
 pub use target::{Coordination, DatabaseTargetSpec};

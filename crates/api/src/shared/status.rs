@@ -110,6 +110,39 @@ pub struct PendingLockRelease {
     pub lease_epoch: Epoch,
 }
 
+/// An operation refused before its main container started: by its fetch init container (the
+/// artifact, or the registry Secret's grant) or for a Secret its Pod names that does not exist.
+/// Until an input changes it keeps the operations that would be refused the same way from running
+/// again (see `terminal`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationRefusal {
+    /// The condition reason it was recorded with (`ArtifactRefused`, `SecretNotFound`, …).
+    #[schemars(length(min = 1, max = 64))]
+    pub reason: String,
+    /// The code `ptah` reported (`size_mismatch`, `unsafe_path`, …), when it reported one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
+    pub code: Option<String>,
+    /// What was refused, for a person: bounded, never a credential.
+    #[schemars(length(max = 1024))]
+    pub message: String,
+    /// The artifact digest the refused operation was to fetch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<Sha256Digest>,
+    /// The artifact itself was refused: nothing fetches this digest again until the resolved
+    /// digest, the spec or the execution binding changes. Otherwise the next cycle retries, after
+    /// its Resolve (a Secret may be created or fixed; the manager cannot watch Secrets).
+    pub terminal: bool,
+    /// The spec generation it was refused under.
+    pub observed_generation: i64,
+    /// The execution-binding epoch it was refused under.
+    #[serde(rename = "executionBindingID")]
+    pub execution_binding_id: Epoch,
+    /// When it was refused.
+    pub refused_at: Time,
+}
+
 /// The pinned source an operation was dispatched with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

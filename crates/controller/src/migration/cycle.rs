@@ -69,6 +69,7 @@ pub fn next(o: &Observed<'_>) -> Action {
     }
     match step(o) {
         Step::Wait(after) => Action::Wait { after, renew: None },
+        Step::Refused => refused(o, idle),
         Step::Claim(op) => start::new_claim(o, op, None),
         Step::Gate { due } => match gate::gate(o, idle) {
             Action::Wait { .. } if due => start::new_claim(o, Op::Resolve, None),
@@ -123,8 +124,12 @@ fn retire_binding(o: &Observed<'_>) -> Option<Action> {
 
 enum Step {
     Wait(Duration),
+    /// A recorded refusal keeps the History reading from running (see [`refusal_holds`]).
+    Refused,
     Claim(Op),
-    Gate { due: bool },
+    Gate {
+        due: bool,
+    },
 }
 
 /// Where the cycle stands, from the recorded times.
@@ -176,9 +181,58 @@ fn step(o: &Observed<'_>) -> Step {
         .map(|t| t.0);
     let fresh = read_at.is_some_and(|r| r >= verified_at && ran_at.is_none_or(|ran| ran <= r));
     if !fresh {
+        if refusal_holds(o) {
+            return if due { rest() } else { Step::Refused };
+        }
         return Step::Claim(Op::History);
     }
     Step::Gate { due }
+}
+
+/// Whether `status.refusal` still keeps the History reading, whose Pod fetches the artifact, from
+/// running: a refused artifact for as long as its digest, the spec and the binding stay; a
+/// registry grant or a missing Secret until the next cycle's Resolve.
+fn refusal_holds(o: &Observed<'_>) -> bool {
+    let art = o.status.artifact.as_ref();
+    o.status.refusal.as_ref().is_some_and(|r| {
+        crate::operation::prestart::holds(
+            r,
+            o.meta.generation,
+            &o.binding.epoch,
+            art.and_then(|x| x.digest.as_ref()),
+            art.and_then(|x| x.resolved_at.as_ref()).map(|t| t.0),
+        )
+    })
+}
+
+/// The refusal that holds, shown as the phase it leaves the migration in (a Resolve since may
+/// have moved the phase on); written only when that changes anything.
+fn refused(o: &Observed<'_>, idle: Duration) -> Action {
+    let Some(r) = &o.status.refusal else {
+        return Action::Wait {
+            after: idle,
+            renew: None,
+        };
+    };
+    let reason = r.reason.parse().unwrap_or(Reason::OperationFailed);
+    let mut s = edit(o);
+    phase(
+        o,
+        &mut s,
+        MigrationPhase::Blocked,
+        false,
+        reason,
+        r.message.clone(),
+    );
+    cond(
+        o,
+        &mut s,
+        ConditionType::Blocked,
+        Status::True,
+        reason,
+        r.message.clone(),
+    );
+    write_or_wait(o, s, None, idle)
 }
 
 /// The next cycle after a rest: `interval` from now.

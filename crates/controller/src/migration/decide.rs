@@ -24,6 +24,7 @@ use crate::{
     operation::{
         Supervision,
         claim::holder,
+        prestart::PreStart,
         supervise,
         time::{POLL, running_poll},
     },
@@ -114,7 +115,8 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
             }
             Action::AdoptJob { status: Box::new(s) }
         }
-        Supervision::Running(Some(refused)) => {
+        Supervision::Running(Some(stuck)) => {
+            let refused = stuck.to_string();
             let mut s = edit(o);
             cond(
                 o,
@@ -122,10 +124,12 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
                 ConditionType::Progressing,
                 Status::False,
                 Reason::PodAdmissionRefused,
-                refused,
+                refused.clone(),
             );
             write_or_wait(o, s, Some(Event::warning("PodAdmissionRefused", refused)), POLL)
         }
+        Supervision::SecretMissing(missing) => secret_missing(o, c, &missing),
+        Supervision::Refused(refused) => super::refused::refused(o, c, &refused, false),
         Supervision::Running(None) => Action::Wait {
             after: running_poll(c.lease_duration_seconds),
             renew: renewal(o, c),
@@ -145,8 +149,54 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
         Supervision::Unbound(reason, why) => settle::failed(o, c, reason, &why),
         Supervision::Bound(payload) => match stopped_since_dispatch(o, c).filter(|_| apply) {
             Some(why) => unknown(why),
-            None => settle::settle(o, c, payload),
+            None => {
+                let mut action = settle::settle(o, c, payload);
+                // Its main container ran, so its fetch succeeded: no refusal of it stands.
+                if matches!(c.operation_type, Op::History | Op::Apply) {
+                    action.edit_statuses(|s| s.refusal = None);
+                }
+                action
+            }
         },
+    }
+}
+
+/// A Pod that waits for a Secret (or key) that does not exist is said at once. A read-only claim
+/// is settled now and its Job deleted; an Apply once its dispatch window has closed (plus the
+/// termination grace, for clock skew): its runner refuses to start the child after that, so a
+/// container the kubelet starts later, once the Secret appears, applies nothing. Until then the
+/// Apply keeps its claim and Lease.
+fn secret_missing(o: &Observed<'_>, c: &MigrationOperationStatus, missing: &PreStart) -> Action {
+    let closed = crate::operation::prestart::may_settle_at(
+        c.operation_type == Op::Apply,
+        c.dispatch_not_after.as_ref(),
+        o.now,
+    );
+    if let Some(closed) = closed
+        && closed <= o.now
+    {
+        return super::refused::refused(o, c, missing, true);
+    }
+    let mut s = edit(o);
+    cond(
+        o,
+        &mut s,
+        ConditionType::Progressing,
+        Status::False,
+        missing.reason,
+        missing.message.clone(),
+    );
+    record::kstatus(o, &mut s);
+    if &s != o.status {
+        return Action::WriteStatus {
+            status: Box::new(s),
+            event: Some(missing.event("the Apply cannot start: ")),
+        };
+    }
+    let poll = running_poll(c.lease_duration_seconds);
+    Action::Wait {
+        after: closed.map_or(poll, |t| crate::operation::time::until(o.now, t).min(poll)),
+        renew: renewal(o, c),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod intent;
 pub mod observed;
 pub mod plan;
 mod record;
+mod refused;
 mod settle;
 mod start;
 

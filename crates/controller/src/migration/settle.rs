@@ -117,7 +117,7 @@ pub fn unresolved(
     }
 }
 
-fn run(
+pub(super) fn run(
     o: &Observed<'_>,
     c: &MigrationOperationStatus,
     outcome: RunOutcome,

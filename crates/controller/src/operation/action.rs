@@ -86,6 +86,19 @@ pub enum Action<S, D> {
     },
     /// Set the cleanup TTL on the finished Job (the only field the manager adds to its Job).
     ScheduleJobCleanup,
+    /// Write this status, which settles a claim whose Pod never started its main container, then
+    /// delete that claim's Job (its Pod with it): the kubelet would start the waiting container
+    /// as soon as the missing Secret appeared, long after the claim was settled.
+    SettleAndDeleteJob {
+        /// The status with the claim settled.
+        status: Box<S>,
+        /// An Event to record after the write.
+        event: Option<Event>,
+        /// The Job's name.
+        job: String,
+        /// Its UID: only that Job is deleted.
+        uid: String,
+    },
     /// Publish a plan (idempotent), then write the status naming it.
     PublishAndRecord {
         /// The plan.
@@ -130,6 +143,7 @@ impl<S, D> Action<S, D> {
             Action::Dispatch { .. } => "dispatch",
             Action::AdoptJob { .. } => "adopt-job",
             Action::ScheduleJobCleanup => "schedule-job-cleanup",
+            Action::SettleAndDeleteJob { .. } => "settle-and-delete-job",
             Action::PublishAndRecord { .. } => "publish-plan",
             Action::MarkApprovals { .. } => "mark-approvals",
             Action::MarkAcknowledgments { .. } => "mark-acknowledgments",
@@ -147,6 +161,7 @@ impl<S, D> Action<S, D> {
             | Action::WriteStatus { status, .. }
             | Action::Dispatch { status, .. }
             | Action::AdoptJob { status }
+            | Action::SettleAndDeleteJob { status, .. }
             | Action::PublishAndRecord { status, .. } => edit(status),
             Action::Wait {
                 renew: Some(renewal), ..

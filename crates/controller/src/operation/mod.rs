@@ -8,6 +8,7 @@ pub mod bind;
 pub mod claim;
 pub mod job;
 pub mod observed;
+pub mod prestart;
 pub mod refusal;
 pub mod source;
 pub mod supervise;
@@ -15,5 +16,5 @@ pub mod time;
 
 pub use action::{Action, Event, Renewal};
 pub use claim::{Claim, LeaseHold};
-pub use observed::{Binding, Finished, JobState, Meta, PolicyRead, Realm, ResultRead};
+pub use observed::{Binding, Finished, InitFailure, JobState, Meta, PolicyRead, Realm, ResultRead, Stuck};
 pub use supervise::{Supervision, supervise};

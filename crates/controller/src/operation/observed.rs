@@ -115,10 +115,46 @@ pub enum JobState {
         finished: Option<Finished>,
         /// The cleanup TTL is set.
         ttl_set: bool,
-        /// Why its Pod cannot start (admission refused, an image that cannot be pulled, a missing
-        /// Secret key), when that is visible.
-        admission_refused: Option<String>,
+        /// A container of its Pod that cannot start (an image that cannot be pulled, a missing
+        /// Secret or key), when that is visible.
+        stuck: Option<Stuck>,
     },
+}
+
+/// A container of the claim's Pod waiting on something that will not come by itself, as the
+/// kubelet reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// The Pod.
+    pub pod: String,
+    /// The container (an init container or the main one).
+    pub container: String,
+    /// The kubelet's waiting reason (`CreateContainerConfigError`, `ImagePullBackOff`, …).
+    pub reason: String,
+    /// The kubelet's message.
+    pub message: String,
+}
+
+impl std::fmt::Display for Stuck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Pod {} container {}: {}: {}",
+            self.pod, self.container, self.reason, self.message
+        )
+    }
+}
+
+/// An init container of the claim's one Pod that exited non-zero: the main container, the only
+/// one that may hold a database credential, never started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitFailure {
+    /// The init container (`fetch-schema`, `fetch-migrations`).
+    pub container: String,
+    /// Its exit code.
+    pub exit_code: i32,
+    /// Its termination message as the kubelet recorded it: `ptah`'s error line, or anything.
+    pub message: Option<String>,
 }
 
 /// How a Job finished: its condition, or before that its one Pod's phase.
@@ -146,4 +182,6 @@ pub enum ResultRead {
     NoFrame(String),
     /// More or fewer than one Pod ran: nothing can be attributed.
     PodCount(usize),
+    /// Exactly one Pod, stopped by an init container before its main container started.
+    InitFailed(InitFailure),
 }

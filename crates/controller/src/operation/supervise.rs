@@ -9,7 +9,8 @@ use ptah_dataplane::ResultPayload;
 use super::{
     bind,
     claim::Claim,
-    observed::{Binding, Finished, JobState, ResultRead},
+    observed::{Binding, Finished, JobState, ResultRead, Stuck},
+    prestart::{self, PreStart},
 };
 
 /// Where a claim stands.
@@ -22,7 +23,12 @@ pub enum Supervision<'a> {
     /// The Job under the claim's name matches and its UID is to be recorded.
     Adopt(&'a str),
     /// The Job runs; its Pod cannot start for this reason, if visible.
-    Running(Option<&'a str>),
+    Running(Option<&'a Stuck>),
+    /// The Job's Pod waits for a Secret (or key) that does not exist: its main container has not
+    /// started. Until the Job ends it may still start, should the Secret appear.
+    SecretMissing(PreStart),
+    /// The Job's one Pod was stopped by an init container before its main container started.
+    Refused(PreStart),
     /// The Job finished after the realm Lease changed hands: its result is never believed.
     ContinuityLost,
     /// The Job finished; its cleanup TTL must be scheduled before the result is recorded.
@@ -52,7 +58,7 @@ pub fn supervise<'a>(
         matches_intent,
         finished,
         ttl_set,
-        admission_refused,
+        stuck,
     } = job
     else {
         return Supervision::JobLost("the operation Job is missing after its dispatch was committed");
@@ -67,7 +73,10 @@ pub fn supervise<'a>(
         return Supervision::Adopt(uid);
     }
     if finished.is_none() {
-        return Supervision::Running(admission_refused.as_deref());
+        return match stuck.as_ref().and_then(prestart::from_stuck) {
+            Some(missing) => Supervision::SecretMissing(missing),
+            None => Supervision::Running(stuck.as_ref()),
+        };
     }
     if c.continuity_lost() {
         return Supervision::ContinuityLost;
@@ -84,6 +93,7 @@ pub fn supervise<'a>(
             "{n} Pods ran for one operation; nothing can be attributed"
         )),
         ResultRead::NoFrame(why) => Supervision::Unattributable(format!("no valid result frame: {why}")),
+        ResultRead::InitFailed(failure) => Supervision::Refused(prestart::from_init(failure)),
         ResultRead::Frame(payload) => match bind::bind(binding, c, payload) {
             Ok(()) => Supervision::Bound(payload),
             Err((reason, why)) => Supervision::Unbound(reason, why),

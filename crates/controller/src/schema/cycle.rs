@@ -68,6 +68,7 @@ pub fn next(o: &Observed<'_>) -> Action {
     }
     match step(o) {
         Step::Wait(after) => Action::Wait { after, renew: None },
+        Step::Refused => refused(o, idle),
         Step::Claim(op) => start::new_claim(o, op, false),
         Step::Gate { due } => match gate::gate(o, idle) {
             Action::Wait { .. } if due => start::new_claim(o, Op::Resolve, false),
@@ -164,8 +165,12 @@ fn retire_binding(o: &Observed<'_>) -> Option<Action> {
 
 enum Step {
     Wait(Duration),
+    /// A recorded refusal keeps the Plan from running (see [`refusal_holds`]).
+    Refused,
     Claim(Op),
-    Gate { due: bool },
+    Gate {
+        due: bool,
+    },
 }
 
 /// Where the cycle stands, from the recorded times.
@@ -229,9 +234,43 @@ fn step(o: &Observed<'_>) -> Step {
         if s.phase == Some(SchemaPhase::Blocked) && blocked_at_plan(o) {
             return rest(o);
         }
+        if refusal_holds(o) {
+            return if due { rest(o) } else { Step::Refused };
+        }
         return Step::Claim(Op::Plan);
     }
     Step::Gate { due }
+}
+
+/// Whether `status.refusal` still keeps the Plan, whose Pod fetches the artifact, from running:
+/// a refused artifact for as long as its digest, the spec and the binding stay; a registry grant
+/// or a missing Secret until the next cycle's Resolve.
+fn refusal_holds(o: &Observed<'_>) -> bool {
+    let src = o.status.source.as_ref();
+    o.status.refusal.as_ref().is_some_and(|r| {
+        crate::operation::prestart::holds(
+            r,
+            o.meta.generation,
+            &o.binding.epoch,
+            src.and_then(|x| x.digest.as_ref()),
+            src.and_then(|x| x.resolved_at.as_ref()).map(|t| t.0),
+        )
+    })
+}
+
+/// The refusal that holds, shown as the phase it leaves the resource in (a Resolve since may have
+/// moved the phase on); written only when that changes anything.
+fn refused(o: &Observed<'_>, idle: Duration) -> Action {
+    let Some(r) = &o.status.refusal else {
+        return Action::Wait {
+            after: idle,
+            renew: None,
+        };
+    };
+    let reason = r.reason.parse().unwrap_or(Reason::OperationFailed);
+    let mut s = edit(o);
+    phase(o, &mut s, SchemaPhase::Blocked, false, reason, r.message.clone());
+    write_or_wait(o, s, None, idle)
 }
 
 /// A Plan refused this cycle (protected table): no re-plan within the cycle.
@@ -255,7 +294,12 @@ fn proof(o: &Observed<'_>) -> Action {
             renew: None,
         };
     }
-    let after = p.observe_after.as_ref().map_or(o.now, |t| t.0);
+    let mut after = p.observe_after.as_ref().map_or(o.now, |t| t.0);
+    // A failed step of the proof is retried after `failureRetryInterval`, like any failure: at
+    // once, each retry would be another Job.
+    if o.status.phase == Some(SchemaPhase::Failed) {
+        after = after.max(cycle_due_at(o));
+    }
     if after > o.now {
         return Action::Wait {
             after: record::until(o.now, after),

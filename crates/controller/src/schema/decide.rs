@@ -21,7 +21,7 @@ use super::{
 };
 use crate::{
     conditions::Status,
-    operation::{Supervision, supervise},
+    operation::{Stuck, Supervision, prestart::PreStart, supervise},
 };
 
 /// The one step to take now, every status it writes carrying its kstatus conditions.
@@ -109,7 +109,9 @@ fn supervise_claim(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
         };
     }
     match state {
-        Supervision::Running(refused) => running(o, c, refused),
+        Supervision::Running(stuck) => running(o, c, stuck),
+        Supervision::SecretMissing(missing) => secret_missing(o, c, &missing),
+        Supervision::Refused(refused) => settle::refused(o, c, &refused, false),
         Supervision::ContinuityLost => lost(if apply {
             "the realm Lease changed hands while the Apply ran"
         } else {
@@ -129,7 +131,14 @@ fn supervise_claim(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
             c,
             "the execution binding changed while the Apply was dispatched; its result is not read",
         ),
-        Supervision::Bound(payload) => settle::settle(o, c, payload),
+        Supervision::Bound(payload) => {
+            let mut action = settle::settle(o, c, payload);
+            // Its main container ran, so its fetch succeeded: no refusal of it stands.
+            if !matches!(c.operation_type, Op::Resolve | Op::Verify) {
+                action.edit_statuses(|s| s.refusal = None);
+            }
+            action
+        }
         Supervision::BeforeDispatch | Supervision::JobLost(_) | Supervision::Adopt(_) => Action::Wait {
             after: POLL,
             renew: None,
@@ -137,8 +146,10 @@ fn supervise_claim(o: &Observed<'_>, c: &SchemaOperationStatus) -> Action {
     }
 }
 
-fn running(o: &Observed<'_>, c: &SchemaOperationStatus, refused: Option<&str>) -> Action {
-    if let Some(message) = refused {
+fn running(o: &Observed<'_>, c: &SchemaOperationStatus, stuck: Option<&Stuck>) -> Action {
+    if let Some(stuck) = stuck {
+        let message = stuck.to_string();
+        let message = message.as_str();
         let mut s = edit(o);
         cond(
             o,
@@ -152,6 +163,45 @@ fn running(o: &Observed<'_>, c: &SchemaOperationStatus, refused: Option<&str>) -
     }
     Action::Wait {
         after: crate::operation::time::running_poll(c.lease_duration_seconds),
+        renew: renewal(o, c),
+    }
+}
+
+/// A Pod that waits for a Secret (or key) that does not exist is said at once. A read-only claim
+/// is settled now and its Job deleted; an Apply once its dispatch window has closed (plus the
+/// termination grace, for clock skew): its runner refuses to start the child after that, so a
+/// container the kubelet starts later, once the Secret appears, applies nothing. Until then the
+/// Apply keeps its claim and Lease.
+fn secret_missing(o: &Observed<'_>, c: &SchemaOperationStatus, missing: &PreStart) -> Action {
+    let closed = crate::operation::prestart::may_settle_at(
+        c.operation_type == Op::Apply,
+        c.dispatch_not_after.as_ref(),
+        o.now,
+    );
+    if let Some(closed) = closed
+        && closed <= o.now
+    {
+        return settle::refused(o, c, missing, true);
+    }
+    let mut s = edit(o);
+    cond(
+        o,
+        &mut s,
+        ConditionType::Progressing,
+        Status::False,
+        missing.reason,
+        missing.message.clone(),
+    );
+    record::kstatus(o, &mut s);
+    if &s != o.status {
+        return Action::WriteStatus {
+            status: Box::new(s),
+            event: Some(missing.event("the Apply cannot start: ")),
+        };
+    }
+    let poll = crate::operation::time::running_poll(c.lease_duration_seconds);
+    Action::Wait {
+        after: closed.map_or(poll, |t| record::until(o.now, t).min(poll)),
         renew: renewal(o, c),
     }
 }

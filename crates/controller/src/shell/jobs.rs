@@ -67,7 +67,7 @@ pub async fn observe(
             matches_intent,
             finished,
             ttl_set,
-            admission_refused: stuck,
+            stuck,
         },
         result,
     ))

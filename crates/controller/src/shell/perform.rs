@@ -8,7 +8,7 @@ use std::time::Duration;
 use k8s_openapi::api::{batch::v1::Job, core::v1::ObjectReference};
 use kube::{
     Api, ResourceExt,
-    api::{Patch, PatchParams, PostParams},
+    api::{DeleteParams, Patch, PatchParams, PostParams, Preconditions, PropagationPolicy},
     runtime::events::{Event as KubeEvent, EventType},
 };
 use ptah_api::FIELD_MANAGER;
@@ -141,6 +141,18 @@ pub async fn perform<K: Lifecycle>(
                 .await?;
             Ok(Performed::Next(res.clone()))
         }
+        Action::SettleAndDeleteJob {
+            status,
+            event,
+            job,
+            uid,
+        } => {
+            let next = write_status(&api, res, &status).await?;
+            record_result(ctx, res, &status);
+            publish(ctx, res, event).await;
+            delete_job(ctx, res, &job, &uid).await;
+            Ok(Performed::Next(next))
+        }
         Action::Dispatch { mut status, plan } => {
             // Everything the Job needs is prepared before the commit, so a failure here commits nothing.
             let job = K::build_job(ctx, res, g, &status, plan.as_ref()).await?;
@@ -235,6 +247,32 @@ async fn create_job<K: Managed>(ctx: &Context, res: &K, status: &K::Status, job:
                 );
                 publish(ctx, res, Some(Event::warning(JOB_CREATE_REFUSED, note))).await;
             }
+        }
+    }
+}
+
+/// Deletes the Job `name` while it is still the one with `uid`, its Pods in the background. The
+/// decision only asks this of a Job it may leave to its deadline, so a failure is logged, not
+/// retried.
+async fn delete_job<K: Managed>(ctx: &Context, res: &K, name: &str, uid: &str) {
+    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &res.namespace().unwrap_or_default());
+    let params = DeleteParams {
+        propagation_policy: Some(PropagationPolicy::Background),
+        preconditions: Some(Preconditions {
+            uid: Some(uid.to_owned()),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match jobs.delete(name, &params).await {
+        Ok(_) => {
+            info!(resource = %res.name_any(), job = %name, "operation Job deleted before its Pod started")
+        }
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 409 => {
+            debug!(resource = %res.name_any(), job = %name, "operation Job already gone or replaced");
+        }
+        Err(e) => {
+            warn!(resource = %res.name_any(), job = %name, error = %e, "deleting the operation Job failed; it ends at its deadline");
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Reading a Job's Pods: whether the one Pod has ended or is stuck, and once the operation has
-//! finished its result: exactly one Pod of that Job, its log, the last valid frame.
+//! finished its result: exactly one Pod of that Job, its log, the last valid frame, or the
+//! termination message of the init container that stopped it before its main container started.
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::{
@@ -12,7 +13,7 @@ use ptah_dataplane::{
     parse_last_frame,
 };
 
-use crate::operation::{Finished, ResultRead};
+use crate::operation::{Finished, InitFailure, ResultRead, Stuck};
 
 /// Reads the result of the Job `job_name` (UID `job_uid`) in `namespace`.
 pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &str) -> ResultRead {
@@ -31,6 +32,11 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
     let Some(name) = pod.metadata.name.as_deref() else {
         return ResultRead::PodCount(0);
     };
+    // The main container never started, so it has no log and wrote no frame: the refusal is in
+    // the init container's termination message, on the Pod's status.
+    if let Some(failure) = init_failure(pod) {
+        return ResultRead::InitFailed(failure);
+    }
     let log = match pods.logs(name, &log_params()).await {
         Ok(l) => l,
         Err(kube::Error::Api(s)) if s.code == 404 || s.code == 400 => {
@@ -73,7 +79,7 @@ pub struct Progress {
     /// terminal phase and the Job controller's condition (about 2.5 s per Job here).
     pub ended: Option<Finished>,
     /// Why the Pod cannot start (a missing Secret key, an image that cannot be pulled).
-    pub stuck: Option<String>,
+    pub stuck: Option<Stuck>,
 }
 
 /// The progress of the Job `job_uid` in `namespace`; nothing is known while its Pods cannot be
@@ -103,8 +109,9 @@ fn progress_of(pods: &[Pod], job_uid: &str) -> Progress {
 }
 
 /// How far `pod` has ended: its terminal phase, or before the kubelet reports that (it first tears
-/// down the sandbox, seconds here) its main container having exited. Its init containers ran
-/// before the main one and no container restarts, so nothing of the operation runs any more.
+/// down the sandbox, seconds here) its main container having exited, or an init container having
+/// failed (with `restartPolicy: Never` the main container then never starts). Its init containers
+/// ran before the main one and no container restarts, so nothing of the operation runs any more.
 pub fn ended(pod: &Pod) -> Option<Finished> {
     let status = pod.status.as_ref()?;
     match status.phase.as_deref() {
@@ -112,12 +119,42 @@ pub fn ended(pod: &Pod) -> Option<Finished> {
         Some("Failed") => return Some(Finished::Failed),
         _ => {}
     }
-    let main = status
+    if init_failure(pod).is_some() {
+        return Some(Finished::Failed);
+    }
+    let main = main_status(pod)?;
+    main.state.as_ref()?.terminated.as_ref().map(|_| Finished::Exited)
+}
+
+fn main_status(pod: &Pod) -> Option<&k8s_openapi::api::core::v1::ContainerStatus> {
+    pod.status
+        .as_ref()?
         .container_statuses
         .iter()
         .flatten()
-        .find(|c| c.name == ptah_workload::containers::MAIN_CONTAINER)?;
-    main.state.as_ref()?.terminated.as_ref().map(|_| Finished::Exited)
+        .find(|c| c.name == ptah_workload::containers::MAIN_CONTAINER)
+}
+
+/// The init container of `pod` that exited non-zero, with its termination message, while the main
+/// container shows no sign of having run (never running, never terminated).
+fn init_failure(pod: &Pod) -> Option<InitFailure> {
+    let status = pod.status.as_ref()?;
+    let (container, terminated) = status.init_container_statuses.iter().flatten().find_map(|cs| {
+        let t = cs.state.as_ref()?.terminated.as_ref()?;
+        (t.exit_code != 0).then_some((cs.name.clone(), t))
+    })?;
+    let main_ran = main_status(pod).is_some_and(|m| {
+        m.started == Some(true)
+            || m.last_state.as_ref().is_some_and(|l| l.terminated.is_some())
+            || m.state
+                .as_ref()
+                .is_some_and(|st| st.running.is_some() || st.terminated.is_some())
+    });
+    (!main_ran).then(|| InitFailure {
+        container,
+        exit_code: terminated.exit_code,
+        message: terminated.message.clone(),
+    })
 }
 
 /// True when `pod` is controlled by the Job `job_uid` (a label can be forged; the owner UID
@@ -137,7 +174,7 @@ pub fn wakes_owner(pod: &Pod) -> bool {
 
 /// Why `pod` cannot start, when one of its containers waits on something that will not come by
 /// itself (an image that cannot be pulled, a missing Secret key).
-fn stuck(pod: &Pod) -> Option<String> {
+fn stuck(pod: &Pod) -> Option<Stuck> {
     let status = pod.status.as_ref()?;
     let all = status
         .init_container_statuses
@@ -147,13 +184,11 @@ fn stuck(pod: &Pod) -> Option<String> {
     all.filter_map(|cs| {
         let waiting = cs.state.as_ref()?.waiting.as_ref()?;
         let reason = waiting.reason.as_deref()?;
-        STUCK.contains(&reason).then(|| {
-            format!(
-                "Pod {} container {}: {reason}: {}",
-                pod.metadata.name.as_deref().unwrap_or("?"),
-                cs.name,
-                waiting.message.as_deref().unwrap_or("")
-            )
+        STUCK.contains(&reason).then(|| Stuck {
+            pod: pod.metadata.name.clone().unwrap_or_else(|| "?".to_owned()),
+            container: cs.name.clone(),
+            reason: reason.to_owned(),
+            message: waiting.message.clone().unwrap_or_default(),
         })
     })
     .next()
@@ -243,8 +278,64 @@ mod tests {
         let seen = progress_of(&[p], "uid-1");
         assert_eq!(seen.ended, None);
         assert_eq!(
-            seen.stuck.as_deref(),
+            seen.stuck.map(|s| s.to_string()).as_deref(),
             Some("Pod p container ptah: ImagePullBackOff: not found")
         );
+    }
+
+    fn init_failed(message: Option<&str>, main: serde_json::Value) -> Pod {
+        let mut p = pod("uid-1", "Pending");
+        p.status = Some(
+            serde_json::from_value(serde_json::json!({"phase": "Pending",
+                "initContainerStatuses": [{
+                    "name": "fetch-schema", "image": "i", "imageID": "", "ready": false,
+                    "restartCount": 0, "state": {"terminated": {"exitCode": 1, "message": message}}}],
+                "containerStatuses": [main]}))
+            .expect("a status"),
+        );
+        p
+    }
+
+    fn main_state(state: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"name": "ptah", "image": "i", "imageID": "", "ready": false,
+            "restartCount": 0, "state": state})
+    }
+
+    /// A failed fetch init container ends the operation at once, before the kubelet marks the
+    /// Pod Failed, and its termination message is the result: no log is read.
+    #[test]
+    fn a_failed_init_container_ends_the_pod_with_its_message() {
+        let line = "{\"code\":\"unsafe_path\",\"message\":\"unsafe path\"}\n";
+        let p = init_failed(
+            Some(line),
+            main_state(serde_json::json!({"waiting": {"reason": "PodInitializing"}})),
+        );
+        assert!(wakes_owner(&p));
+        assert_eq!(
+            progress_of(std::slice::from_ref(&p), "uid-1").ended,
+            Some(Finished::Failed)
+        );
+        assert_eq!(
+            init_failure(&p),
+            Some(InitFailure {
+                container: "fetch-schema".into(),
+                exit_code: 1,
+                message: Some(line.into()),
+            })
+        );
+        // Without a message the exit code is still reported.
+        let bare = init_failed(None, main_state(serde_json::json!({"waiting": {}})));
+        assert_eq!(init_failure(&bare).map(|f| f.message), Some(None));
+    }
+
+    /// A main container that ran is never reported as stopped by its init container.
+    #[test]
+    fn a_main_container_that_ran_is_not_an_init_failure() {
+        for state in [
+            serde_json::json!({"running": {}}),
+            serde_json::json!({"terminated": {"exitCode": 0}}),
+        ] {
+            assert_eq!(init_failure(&init_failed(Some("x"), main_state(state))), None);
+        }
     }
 }

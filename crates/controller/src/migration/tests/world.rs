@@ -68,6 +68,8 @@ pub struct World {
     pub acknowledgments: Vec<AcknowledgmentView>,
     /// Every Job the stand-in shell created, by name and operation.
     pub created: Vec<(String, Op)>,
+    /// Every Job the stand-in shell deleted, by name.
+    pub deleted: Vec<String>,
     /// Lease epochs handed out.
     pub epochs: u32,
     /// The pending steps the next History reading reports.
@@ -116,6 +118,7 @@ impl World {
             approvals: Vec::new(),
             acknowledgments: Vec::new(),
             created: Vec::new(),
+            deleted: Vec::new(),
             epochs: 0,
             pending: vec![1, 2, 3],
             current: None,
@@ -181,8 +184,14 @@ impl World {
                     matches_intent: true,
                     finished: None,
                     ttl_set: false,
-                    admission_refused: None,
+                    stuck: None,
                 };
+            }
+            Action::SettleAndDeleteJob { status, job, .. } => {
+                self.status = (**status).clone();
+                self.deleted.push(job.clone());
+                self.job = JobState::Absent;
+                self.result = ResultRead::NotRead;
             }
             Action::ScheduleJobCleanup => {
                 if let JobState::Present { ttl_set, .. } = &mut self.job {

@@ -15,10 +15,12 @@ use ptah_dataplane::{DriftResult, ResultPayload};
 mod apply;
 mod failed;
 mod plan;
+mod refused;
 mod source;
 
 pub use apply::apply_unknown;
 pub use failed::failed;
+pub use refused::refused;
 pub use source::SCHEMA_ARTIFACT_TYPE;
 
 use super::{

@@ -144,7 +144,7 @@ fn created_job_is_compared_before_its_uid_is_recorded() {
         matches_intent: false,
         finished: None,
         ttl_set: false,
-        admission_refused: None,
+        stuck: None,
     };
     let a = w.step();
     assert!(
@@ -159,7 +159,7 @@ fn created_job_is_compared_before_its_uid_is_recorded() {
         matches_intent: true,
         finished: None,
         ttl_set: false,
-        admission_refused: None,
+        stuck: None,
     };
     let Action::AdoptJob { status } = w.decide() else {
         panic!("a matching Job is adopted")

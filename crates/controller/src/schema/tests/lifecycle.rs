@@ -282,11 +282,13 @@ fn execution_binding_change_retires_the_plan() {
 fn pod_admission_refusal_is_reported_on_progressing() {
     let mut w = World::new();
     w.run_until_dispatched(Op::Resolve);
-    if let JobState::Present {
-        admission_refused, ..
-    } = &mut w.job
-    {
-        *admission_refused = Some("pods \"x\" is forbidden: exceeded quota".into());
+    if let JobState::Present { stuck, .. } = &mut w.job {
+        *stuck = Some(crate::operation::Stuck {
+            pod: "p".into(),
+            container: "ptah".into(),
+            reason: "CreateContainerError".into(),
+            message: "pods \"x\" is forbidden: exceeded quota".into(),
+        });
     }
     w.step();
     let c = get(&w.status.conditions, ConditionType::Progressing).expect("Progressing");

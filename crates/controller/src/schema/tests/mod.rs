@@ -3,5 +3,6 @@
 mod claims;
 mod gates;
 mod lifecycle;
+mod refusals;
 pub(crate) mod situations;
 mod world;

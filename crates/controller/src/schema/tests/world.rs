@@ -44,6 +44,8 @@ pub struct World {
     pub approvals: Vec<ApprovalView>,
     /// Every Job the stand-in shell created, by name.
     pub created: Vec<String>,
+    /// Every Job the stand-in shell deleted, by name.
+    pub deleted: Vec<String>,
     /// Every Lease epoch handed out.
     pub epochs: u32,
 }
@@ -97,6 +99,7 @@ impl World {
             plan: PlanState::None,
             approvals: Vec::new(),
             created: Vec::new(),
+            deleted: Vec::new(),
             epochs: 0,
         }
     }
@@ -159,8 +162,14 @@ impl World {
                     matches_intent: true,
                     finished: None,
                     ttl_set: false,
-                    admission_refused: None,
+                    stuck: None,
                 };
+            }
+            Action::SettleAndDeleteJob { status, job, .. } => {
+                self.status = (**status).clone();
+                self.deleted.push(job.clone());
+                self.job = JobState::Absent;
+                self.result = ResultRead::NotRead;
             }
             Action::ScheduleJobCleanup => {
                 if let JobState::Present { ttl_set, .. } = &mut self.job {
