@@ -23,6 +23,30 @@ Pod spec of the matched object).
   expression: "variables.operation in ['resolve', 'verify']"
 - name: containers
   expression: "variables.spec.containers + (has(variables.spec.initContainers) ? variables.spec.initContainers : [])"
+# What each container runs, as crates/workload builds it (containers.rs, volumes.rs: the runner and
+# ptah paths, the work directory, the fetch limits); the T3 test admits every built Job and checks
+# these literals against the workload's constants.
+- name: installedRunnerCommand
+  expression: "['/runner/ptah-runner']"
+- name: imageRunnerCommand
+  expression: "['/usr/local/bin/ptah-runner']"
+- name: runnerArgs
+  expression: "['--operation', string(variables.operation), '--ptah-binary', '/usr/local/bin/ptah', '--work-dir', '/work', '--max-plan-bytes', '8388608']"
+- name: installRunnerArgs
+  expression: "['--install-to', '/runner/ptah-runner']"
+- name: ptahCommand
+  expression: "['/usr/local/bin/ptah']"
+- name: fetchLimits
+  expression: "['--format', 'json', '--max-total-bytes', '50331648', '--max-file-bytes', '16777216', '--max-manifest-bytes', '1048576']"
+- name: fetchSchemaArgs
+  expression: "['oci', 'pull', '--kind', 'schema', '--out', '/source/schema'] + variables.fetchLimits"
+- name: fetchMigrationsArgs
+  expression: "['migrations', 'pull', '--out', '/source/migrations'] + variables.fetchLimits"
+# The Secret-backed variables of the registry: credentials and the grants their Secret carries.
+- name: registryCredentials
+  expression: "['PTAH_REGISTRY_USERNAME', 'PTAH_REGISTRY_PASSWORD', 'PTAH_REGISTRY_TOKEN']"
+- name: registryGrantKeys
+  expression: {{ include "ptah-operator.registryGrantKeys" $root | quote }}
 # The release's own ServiceAccounts: an operation Pod may never run as one of them.
 - name: releaseServiceAccount
   expression: >-
@@ -75,9 +99,63 @@ Pod spec of the matched object).
     variables.containers.all(c, !has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef) ||
       (e.name == 'PTAH_DB_URL' && c.name == 'ptah' && !variables.registryOperation) ||
       (e.name == 'PTAH_DEV_URL' && c.name == 'ptah' && variables.operation == 'plan') ||
-      (e.name in ['PTAH_REGISTRY_USERNAME', 'PTAH_REGISTRY_PASSWORD', 'PTAH_REGISTRY_TOKEN'] &&
+      ((e.name in variables.registryCredentials || e.name in variables.registryGrantKeys) &&
         (c.name.startsWith('fetch-') || (c.name == 'ptah' && variables.registryOperation)))))
-  message: "Secrets reach only the containers that need them: the database URL the main container of a database operation, registry credentials the fetch containers and the main container of Resolve and Verify"
+  message: "Secrets reach only the containers that need them: the database URL the main container of a database operation, registry credentials and their grants the fetch containers and the main container of Resolve and Verify"
+  reason: Forbidden
+# Whatever Secret a Job names (docs/security.md: a Job whose owner does not exist is checked against
+# no spec), its registry credentials travel with the grants of that same Secret, which the runner
+# and ptah check before any request: they can only go where their own Secret says.
+- expression: >-
+    variables.containers.all(c, !has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef) ||
+      !(e.name in variables.registryCredentials || e.name in variables.registryGrantKeys) ||
+      ((!(e.name in variables.registryGrantKeys) || e.valueFrom.secretKeyRef.key == variables.registryGrantKeys[e.name]) &&
+       c.env.all(f, !has(f.valueFrom) || !has(f.valueFrom.secretKeyRef) ||
+         !(f.name in variables.registryCredentials || f.name in variables.registryGrantKeys) ||
+         f.valueFrom.secretKeyRef.name == e.valueFrom.secretKeyRef.name) &&
+       (!has(variables.spec.volumes) || variables.spec.volumes.all(v, !has(v.secret) ||
+         (has(v.secret.secretName) && v.secret.secretName == e.valueFrom.secretKeyRef.name))))))
+  message: "registry credentials and their grants come from one Secret, the grants from its keys registry, allowPlainHTTP and caSHA256"
+  reason: Forbidden
+# A grant is the Secret's word, never a value the Job's author wrote; and without the mode variable
+# neither the runner nor ptah checks a grant at all.
+- expression: >-
+    variables.containers.all(c, !has(c.env) || c.env.all(e, !(e.name in variables.registryGrantKeys) ||
+      (has(e.valueFrom) && has(e.valueFrom.secretKeyRef))))
+  message: "a registry grant comes from its Secret, never from a value"
+  reason: Forbidden
+- expression: >-
+    variables.containers.all(c,
+      (has(c.env) && c.env.exists(e, e.name in variables.registryCredentials)) ?
+        (c.env.exists(e, e.name == 'PTAH_REGISTRY_GRANT_MODE') &&
+         c.env.all(e, e.name != 'PTAH_REGISTRY_GRANT_MODE' || (has(e.value) && e.value == 'environment')) &&
+         (!has(c.volumeMounts) || c.volumeMounts.all(m, m.name != 'registry-docker-config'))) :
+      (has(c.volumeMounts) && c.volumeMounts.exists(m, m.name == 'registry-docker-config')) ?
+        (has(c.env) && c.env.exists(e, e.name == 'PTAH_REGISTRY_GRANT_MODE') &&
+         c.env.all(e, e.name != 'PTAH_REGISTRY_GRANT_MODE' || (has(e.value) && e.value == 'docker-config'))) :
+      true)
+  message: "a container with registry credentials turns the grant check on: PTAH_REGISTRY_GRANT_MODE environment beside credential variables, docker-config beside the Docker config"
+  reason: Forbidden
+- expression: >-
+    variables.containers.all(c, !has(c.env) || c.env.all(e, has(e.valueFrom) ||
+      e.name.startsWith('PTAH_') || e.name in ['HOME', 'TMPDIR', 'DOCKER_CONFIG']))
+  message: "an operation Pod's plain variables are the data-plane contract's (PTAH_*, HOME, TMPDIR, DOCKER_CONFIG): no proxy or loader variable"
+  reason: Forbidden
+# A fixed command is what keeps a variable's value inside the process that needs it: a shell, a
+# hook or a probe could print it.
+- expression: >-
+    size(variables.spec.containers) == 1 && variables.spec.containers[0].name == 'ptah' &&
+    variables.containers.all(c,
+      !has(c.lifecycle) && !has(c.livenessProbe) && !has(c.readinessProbe) && !has(c.startupProbe) &&
+      has(c.command) && has(c.args) &&
+      (c.name == 'ptah' ? ((c.command == variables.installedRunnerCommand || c.command == variables.imageRunnerCommand) && c.args == variables.runnerArgs) :
+       c.name == 'install-runner' ? (c.command == variables.imageRunnerCommand && c.args == variables.installRunnerArgs) :
+       (c.name == 'fetch-schema' || c.name == 'fetch-migrations') ? (c.command == variables.ptahCommand &&
+         size(c.args) >= 2 && c.args[size(c.args) - 1].matches('^oci://[^@[:space:]]+@sha256:[0-9a-f]{64}$') &&
+         ((c.name == 'fetch-schema' ? variables.fetchSchemaArgs : variables.fetchMigrationsArgs) + ['--', string(c.args[size(c.args) - 1])] == c.args ||
+          (c.name == 'fetch-schema' ? variables.fetchSchemaArgs : variables.fetchMigrationsArgs) + ['--plain-http', '--', string(c.args[size(c.args) - 1])] == c.args)) :
+       false))
+  message: "an operation Pod runs exactly the commands the workload builds: one main container ptah running the runner for its operation, init containers install-runner, fetch-schema or fetch-migrations with their fixed arguments, no hook or probe"
   reason: Forbidden
 - expression: >-
     variables.containers.all(c, !has(c.volumeMounts) || c.volumeMounts.all(m, m.name != 'registry-docker-config' ||

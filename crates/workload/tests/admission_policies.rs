@@ -2,46 +2,93 @@
 //! kube-apiserver (`cargo xtask cluster up --tier api`), whatever the manager's code does.
 //!
 //! Every request is made as the identity it names (the manager's ServiceAccount, impersonated, or
-//! the admin) and as a dry run. Each rule has a refused case, decided by that rule alone, and the
-//! built Job of every operation and registry access is admitted. The test then weakens each policy
-//! (drops a validation, its binding, widens its match) and requires the case that catches it to
-//! flip: a rule no case depends on fails the test.
+//! the admin) and as a dry run. The Jobs are owned by real PtahSchemas and PtahMigrations, whose
+//! specs the job-secrets policies compare every Secret reference with. Each rule has a refused
+//! case, decided by that rule alone, and the built Job of every operation and registry access is
+//! admitted. The test then weakens each policy (drops the validations a case names, a binding,
+//! widens a match, admits a missing owner) and requires the case that catches it to flip: a rule
+//! no case depends on fails the test.
 
+#[path = "admission_policies/cases.rs"]
+mod cases;
 mod common;
+#[path = "admission_policies/job_cases.rs"]
+mod job_cases;
+#[path = "admission_policies/owners.rs"]
+mod owners;
+#[path = "admission_policies/weakening.rs"]
+mod weakening;
 
-use common::{ALL_OPS, EXECUTOR_IMAGE, RUNNER_IMAGE, access_variants, intent, intent_with};
+use cases::{Case, Context, Policy, container, owner_cases};
+use common::{ALL_OPS, EXECUTOR_IMAGE, RUNNER_IMAGE, access_variants};
+use job_cases::job_cases;
 use k8s_openapi::api::{
     batch::v1::Job,
-    core::v1::{
-        Capabilities, EnvFromSource, EnvVar, EnvVarSource, HostPathVolumeSource, Namespace,
-        ObjectFieldSelector, Pod, PodSpec, SecretEnvSource, SecretKeySelector, SecretVolumeSource,
-        ServiceAccount, Volume, VolumeMount,
-    },
+    core::v1::{Namespace, Pod, ServiceAccount},
     rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject},
 };
 use kube::{
     Api, Client,
-    api::{DeleteParams, Patch, PatchParams, PostParams},
+    api::{DeleteParams, PostParams},
 };
+use owners::{Auth, Family, Owners, label_namespace};
 use ptah_apitests::{
-    admissionpolicy::{
-        Verdict, Weakening, eventually, image_sets, impersonating, policy, remove, render, set, weakened,
-    },
-    client::{admin_client, namespace},
+    admissionpolicy::{Verdict, eventually, image_sets, impersonating, policy, remove, render, set},
+    client::{admin_client, install_crds, namespace},
 };
 use ptah_dataplane::Operation;
+use ptah_workload::{containers as c, volumes as v};
 use serde_json::{Value, json};
 
-/// The label the test namespace carries, so the Pod policy's binding selects it alone.
+/// The label the test namespace carries, so the namespace-scoped bindings select it alone.
 const SELECTOR_LABEL: &str = "ptah-policy-test";
 
 struct Fixture {
     admin: Client,
     manager: Client,
     ns: String,
-    manager_sa: String,
-    jobs_policy: String,
-    pods_policy: String,
+    /// A namespace holding no ptah object: Jobs there are none of the job-secrets policies' business.
+    empty_ns: String,
+    cx: Context,
+    owners: Owners,
+    release: String,
+}
+
+impl Fixture {
+    fn policy_name(&self, p: Policy) -> String {
+        let suffix = match p {
+            Policy::Jobs => "operation-jobs",
+            Policy::SchemaSecrets => "schema-job-secrets",
+            Policy::MigrationSecrets => "migration-job-secrets",
+        };
+        format!("{}-ptah-operator-{suffix}", self.release)
+    }
+
+    fn pods_policy(&self) -> String {
+        format!("{}-ptah-operator-operation-pods", self.release)
+    }
+
+    fn job(&self, family: Family, op: Operation, access: ptah_workload::SourceAccess) -> Job {
+        self.owners.job(&self.ns, family, op, access)
+    }
+
+    fn bad_job(&self, case: &Case) -> Job {
+        let mut job = self.job(case.family, case.op, case.auth.access());
+        (case.edit)(&mut job, &self.cx);
+        job
+    }
+}
+
+/// An ordinary Job of someone else, in `ns`.
+fn ordinary_job(ns: &str) -> Job {
+    serde_json::from_value(json!({
+        "metadata": {"name": "ordinary", "namespace": ns},
+        "spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "app", "image": "registry.example/app:1", "command": ["/bin/true"]}],
+        }}},
+    }))
+    .expect("job")
 }
 
 fn dry_run() -> PostParams {
@@ -51,232 +98,10 @@ fn dry_run() -> PostParams {
     }
 }
 
-/// The built Job of `op`, placed in `ns` without an owner (the owner's kind is not the policy's
-/// concern, and a blocking owner reference would need RBAC on it).
-fn job(op: Operation, ns: &str) -> Job {
-    let mut intent = intent(op);
-    intent.namespace = ns.to_owned();
-    let mut job = ptah_workload::build(&intent).expect("build");
-    job.metadata.owner_references = None;
-    job
-}
-
-fn spec(job: &mut Job) -> &mut PodSpec {
-    job.spec
-        .as_mut()
-        .and_then(|s| s.template.spec.as_mut())
-        .expect("pod spec")
-}
-
-fn container<'a>(job: &'a mut Job, name: &str) -> &'a mut k8s_openapi::api::core::v1::Container {
-    let spec = spec(job);
-    spec.containers
-        .iter_mut()
-        .chain(spec.init_containers.iter_mut().flatten())
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no container {name}"))
-}
-
-fn secret_env(name: &str, secret: &str) -> EnvVar {
-    EnvVar {
-        name: name.to_owned(),
-        value: None,
-        value_from: Some(EnvVarSource {
-            secret_key_ref: Some(SecretKeySelector {
-                name: secret.to_owned(),
-                key: "url".to_owned(),
-                optional: None,
-            }),
-            ..EnvVarSource::default()
-        }),
-    }
-}
-
-/// A refused case: what it breaks, the operation whose Job it starts from, and the text of the
-/// one validation that must refuse it.
-struct Case {
-    what: &'static str,
-    op: Operation,
-    rule: &'static str,
-    edit: fn(&mut Job, &Fixture),
-}
-
-fn cases() -> Vec<Case> {
-    vec![
-        Case {
-            what: "a Pod template without its operation-id label",
-            op: Operation::Plan,
-            rule: "carries the operation labels",
-            edit: |j, _| {
-                let labels = j
-                    .spec
-                    .as_mut()
-                    .and_then(|s| s.template.metadata.as_mut())
-                    .and_then(|m| m.labels.as_mut());
-                labels.expect("labels").remove("operator.ptah.run/operation-id");
-            },
-        },
-        Case {
-            what: "a suspended Job",
-            op: Operation::Observe,
-            rule: "not suspended",
-            edit: |j, _| j.spec.as_mut().expect("spec").suspend = Some(true),
-        },
-        Case {
-            what: "another image in the main container",
-            op: Operation::Apply,
-            rule: "pins by digest",
-            edit: |j, _| {
-                container(j, "ptah").image = Some(format!("evil.example/tool@sha256:{}", "e".repeat(64)))
-            },
-        },
-        Case {
-            what: "a mounted ServiceAccount token",
-            op: Operation::Plan,
-            rule: "mounts no ServiceAccount token",
-            edit: |j, _| spec(j).automount_service_account_token = Some(true),
-        },
-        Case {
-            what: "the manager's own ServiceAccount",
-            op: Operation::Observe,
-            rule: "mounts no ServiceAccount token",
-            edit: |j, f| spec(j).service_account_name = Some(f.manager_sa.clone()),
-        },
-        Case {
-            what: "envFrom a whole Secret",
-            op: Operation::Observe,
-            rule: "takes no envFrom",
-            edit: |j, _| {
-                container(j, "ptah").env_from = Some(vec![EnvFromSource {
-                    secret_ref: Some(SecretEnvSource {
-                        name: "kube-secrets".to_owned(),
-                        optional: None,
-                    }),
-                    ..EnvFromSource::default()
-                }])
-            },
-        },
-        Case {
-            what: "another Secret as a volume",
-            op: Operation::Observe,
-            rule: "volumes are emptyDirs",
-            edit: |j, _| {
-                spec(j).volumes.get_or_insert_with(Vec::new).push(Volume {
-                    name: "stolen".to_owned(),
-                    secret: Some(SecretVolumeSource {
-                        secret_name: Some("other-team-db".to_owned()),
-                        ..SecretVolumeSource::default()
-                    }),
-                    ..Volume::default()
-                })
-            },
-        },
-        Case {
-            what: "a hostPath volume",
-            op: Operation::Verify,
-            rule: "volumes are emptyDirs",
-            edit: |j, _| {
-                spec(j).volumes.get_or_insert_with(Vec::new).push(Volume {
-                    name: "host".to_owned(),
-                    host_path: Some(HostPathVolumeSource {
-                        path: "/etc".to_owned(),
-                        type_: None,
-                    }),
-                    ..Volume::default()
-                })
-            },
-        },
-        Case {
-            what: "a variable from the downward API",
-            op: Operation::Observe,
-            rule: "from values or from secretKeyRef",
-            edit: |j, _| {
-                container(j, "ptah")
-                    .env
-                    .get_or_insert_with(Vec::new)
-                    .push(EnvVar {
-                        name: "NODE".to_owned(),
-                        value: None,
-                        value_from: Some(EnvVarSource {
-                            field_ref: Some(ObjectFieldSelector {
-                                field_path: "spec.nodeName".to_owned(),
-                                api_version: None,
-                            }),
-                            ..EnvVarSource::default()
-                        }),
-                    })
-            },
-        },
-        Case {
-            what: "the database URL in a fetch container",
-            op: Operation::Plan,
-            rule: "Secrets reach only the containers",
-            edit: |j, _| {
-                container(j, "fetch-schema")
-                    .env
-                    .get_or_insert_with(Vec::new)
-                    .push(secret_env("PTAH_DB_URL", "orders-db"))
-            },
-        },
-        Case {
-            what: "another Secret key in the main container",
-            op: Operation::Apply,
-            rule: "Secrets reach only the containers",
-            edit: |j, _| {
-                container(j, "ptah")
-                    .env
-                    .get_or_insert_with(Vec::new)
-                    .push(secret_env("STOLEN", "other-team-db"))
-            },
-        },
-        Case {
-            what: "the registry Docker config mounted beside the database URL",
-            op: Operation::Plan,
-            rule: "Docker config Secret is mounted only",
-            edit: |j, _| {
-                container(j, "ptah")
-                    .volume_mounts
-                    .get_or_insert_with(Vec::new)
-                    .push(VolumeMount {
-                        name: "registry-docker-config".to_owned(),
-                        mount_path: "/registry".to_owned(),
-                        read_only: Some(true),
-                        ..VolumeMount::default()
-                    })
-            },
-        },
-        Case {
-            what: "the host network",
-            op: Operation::Resolve,
-            rule: "shares no host namespace",
-            edit: |j, _| spec(j).host_network = Some(true),
-        },
-        Case {
-            what: "an added capability",
-            op: Operation::MigrationApply,
-            rule: "Pod Security restricted",
-            edit: |j, _| {
-                let sc = container(j, "ptah")
-                    .security_context
-                    .get_or_insert_with(Default::default);
-                sc.capabilities = Some(Capabilities {
-                    add: Some(vec!["NET_ADMIN".to_owned()]),
-                    drop: Some(vec!["ALL".to_owned()]),
-                });
-            },
-        },
-    ]
-}
-
-fn bad_job(case: &Case, f: &Fixture) -> Job {
-    let mut job = job(case.op, &f.ns);
-    (case.edit)(&mut job, f);
-    job
-}
-
-async fn create_job(client: &Client, ns: &str, job: &Job) -> Verdict {
+async fn create_job(client: &Client, job: &Job) -> Verdict {
+    let ns = job.metadata.namespace.clone().unwrap_or_default();
     Verdict::of(
-        Api::<Job>::namespaced(client.clone(), ns)
+        Api::<Job>::namespaced(client.clone(), &ns)
             .create(&dry_run(), job)
             .await,
     )
@@ -306,46 +131,20 @@ async fn create_pod(client: &Client, ns: &str, pod: &Pod) -> Verdict {
     )
 }
 
-async fn setup(admin: &Client) -> (Fixture, Vec<Value>) {
-    let ns = namespace(admin, "policies").await;
-    // Pod Security `restricted`, enforced, and the label the Pod policy binding selects.
-    let label = json!({"metadata": {"labels": {
-        "pod-security.kubernetes.io/enforce": "restricted",
-        SELECTOR_LABEL: ns,
-    }}});
-    Api::<Namespace>::all(admin.clone())
-        .patch(&ns, &PatchParams::default(), &Patch::Merge(&label))
-        .await
-        .expect("label the namespace");
-    let mut sets = image_sets(EXECUTOR_IMAGE, RUNNER_IMAGE);
-    sets.push(format!(
-        "webhooks.namespaceSelector.matchLabels.{SELECTOR_LABEL}={ns}"
-    ));
-    // The test namespace is the release namespace too, so the rule on the release's own
-    // ServiceAccounts has something to catch.
-    let docs = render(&ns, &ns, &sets);
-    let fullname = format!("{ns}-ptah-operator");
-    let manager_sa = format!("{fullname}-manager");
+/// Lets the manager's ServiceAccount create Jobs in `ns`.
+async fn grant_jobs(admin: &Client, ns: &str, sa_ns: &str, sa: &str) {
     let params = PostParams::default();
-    let sa = serde_json::from_value::<ServiceAccount>(json!({"metadata": {"name": "ptah-operations"}}))
-        .expect("sa");
-    Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
-        .create(&params, &sa)
-        .await
-        .expect("create the operations ServiceAccount");
+    let role: Role = serde_json::from_value(json!({"metadata": {"name": "manager-jobs"}})).expect("role");
     let role = Role {
-        metadata: kube::api::ObjectMeta {
-            name: Some("manager-jobs".to_owned()),
-            ..Default::default()
-        },
         rules: Some(vec![PolicyRule {
             api_groups: Some(vec!["batch".to_owned()]),
             resources: Some(vec!["jobs".to_owned()]),
             verbs: vec!["create".to_owned()],
             ..PolicyRule::default()
         }]),
+        ..role
     };
-    Api::<Role>::namespaced(admin.clone(), &ns)
+    Api::<Role>::namespaced(admin.clone(), ns)
         .create(&params, &role)
         .await
         .expect("create role");
@@ -361,15 +160,44 @@ async fn setup(admin: &Client) -> (Fixture, Vec<Value>) {
         },
         subjects: Some(vec![Subject {
             kind: "ServiceAccount".to_owned(),
-            name: manager_sa.clone(),
-            namespace: Some(ns.clone()),
+            name: sa.to_owned(),
+            namespace: Some(sa_ns.to_owned()),
             ..Subject::default()
         }]),
     };
-    Api::<RoleBinding>::namespaced(admin.clone(), &ns)
+    Api::<RoleBinding>::namespaced(admin.clone(), ns)
         .create(&params, &binding)
         .await
         .expect("create role binding");
+}
+
+async fn setup(admin: &Client) -> (Fixture, Vec<Value>) {
+    install_crds(admin).await;
+    let ns = namespace(admin, "policies").await;
+    let empty_ns = namespace(admin, "policies-empty").await;
+    // Pod Security `restricted`, enforced, and the label the Pod policy binding selects.
+    label_namespace(
+        admin,
+        &ns,
+        json!({"pod-security.kubernetes.io/enforce": "restricted", SELECTOR_LABEL: ns}),
+    )
+    .await;
+    let mut sets = image_sets(EXECUTOR_IMAGE, RUNNER_IMAGE);
+    sets.push(format!(
+        "webhooks.namespaceSelector.matchLabels.{SELECTOR_LABEL}={ns}"
+    ));
+    // The test namespace is the release namespace too, so the rule on the release's own
+    // ServiceAccounts has something to catch.
+    let docs = render(&ns, &ns, &sets);
+    let manager_sa = format!("{ns}-ptah-operator-manager");
+    let sa = serde_json::from_value::<ServiceAccount>(json!({"metadata": {"name": "ptah-operations"}}))
+        .expect("sa");
+    Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
+        .create(&PostParams::default(), &sa)
+        .await
+        .expect("create the operations ServiceAccount");
+    grant_jobs(admin, &ns, &ns, &manager_sa).await;
+    grant_jobs(admin, &empty_ns, &ns, &manager_sa).await;
     let manager = impersonating(
         &format!("system:serviceaccount:{ns}:{manager_sa}"),
         &[
@@ -379,13 +207,15 @@ async fn setup(admin: &Client) -> (Fixture, Vec<Value>) {
         ],
     )
     .await;
+    let owners = Owners::create(admin, &ns).await;
     let fixture = Fixture {
         admin: admin.clone(),
         manager,
-        manager_sa,
-        jobs_policy: format!("{fullname}-operation-jobs"),
-        pods_policy: format!("{fullname}-operation-pods"),
+        release: ns.clone(),
         ns,
+        empty_ns,
+        cx: Context { manager_sa },
+        owners,
     };
     (fixture, docs)
 }
@@ -408,50 +238,72 @@ fn foreign_pod(ns: &str) -> Pod {
     .expect("pod")
 }
 
+fn all_cases() -> Vec<Case> {
+    let mut cases = job_cases();
+    cases.extend(owner_cases(Family::Schema));
+    cases.extend(owner_cases(Family::Migration));
+    cases
+}
+
+fn refused_by(verdict: &Verdict, case: &Case) -> bool {
+    case.rules.iter().any(|(_, rule)| verdict.refused_for(rule))
+}
+
 #[tokio::test]
 async fn the_api_server_holds_the_manager_to_operation_pods() {
     let admin = admin_client().await;
     let (f, docs) = setup(&admin).await;
     set(&admin, &docs, &docs).await;
-    let cases = cases();
+    let cases = all_cases();
 
-    // Policies reach admission a moment after they are written.
-    let first = bad_job(&cases[2], &f);
-    assert!(
-        eventually(|| async { create_job(&f.manager, &f.ns, &first).await != Verdict::Admitted }).await,
-        "the Job policy never took effect"
-    );
-
+    // Policies (and the owners they read as params) reach admission a moment after they are
+    // written: every verdict below is awaited.
     for case in &cases {
-        let bad = bad_job(case, &f);
-        let verdict = create_job(&f.manager, &f.ns, &bad).await;
-        assert!(verdict.refused_for(case.rule), "{}: {verdict:?}", case.what);
-        // The policy binds the manager alone: the same Job from the admin is none of its business.
+        let bad = f.bad_job(case);
+        let refused = eventually(|| async { refused_by(&create_job(&f.manager, &bad).await, case) }).await;
+        assert!(refused, "{}: {:?}", case.what, create_job(&f.manager, &bad).await);
+        // The policies bind the manager alone: the same Job from the admin is none of their business.
         assert_eq!(
-            create_job(&f.admin, &f.ns, &bad).await,
+            create_job(&f.admin, &bad).await,
             Verdict::Admitted,
             "{} as admin",
             case.what
         );
     }
     for op in ALL_OPS {
-        for access in access_variants() {
-            let mut intent = intent_with(op, access);
-            intent.namespace = f.ns.clone();
-            let mut built = ptah_workload::build(&intent).expect("build");
-            built.metadata.owner_references = None;
-            let verdict = create_job(&f.manager, &f.ns, &built).await;
-            assert_eq!(verdict, Verdict::Admitted, "the built {op} Job");
+        // A PtahMigration resolves and verifies its artifact too.
+        let mut families = vec![Family::of(op)];
+        if matches!(op, Operation::Resolve | Operation::Verify) {
+            families.push(Family::Migration);
+        }
+        for family in families {
+            for access in access_variants() {
+                let built = f.job(family, op, access.clone());
+                let admitted =
+                    eventually(|| async { create_job(&f.manager, &built).await == Verdict::Admitted }).await;
+                assert!(
+                    admitted,
+                    "the built {op} Job of a {family:?} with {access:?}: {:?}",
+                    create_job(&f.manager, &built).await
+                );
+            }
         }
         // The Pod the Job controller makes of it passes Pod Security `restricted` and the Pod policy.
-        let pod = pod_of(&job(op, &f.ns));
+        let pod = pod_of(&f.job(Family::of(op), op, Auth::Environment.access()));
         assert_eq!(
             create_pod(&f.admin, &f.ns, &pod).await,
             Verdict::Admitted,
             "the {op} Pod"
         );
     }
-    let mut rogue = pod_of(&job(Operation::Observe, &f.ns));
+    // The job-secrets policies look their params up before their match conditions: a Job of a
+    // namespace without ptah objects must still be admitted (the test flips it below).
+    assert_eq!(
+        create_job(&f.admin, &ordinary_job(&f.empty_ns)).await,
+        Verdict::Admitted,
+        "an ordinary Job where no ptah object lives"
+    );
+    let mut rogue = pod_of(&f.job(Family::Schema, Operation::Observe, Auth::Environment.access()));
     if let Some(c) = rogue.spec.as_mut().and_then(|s| s.containers.first_mut()) {
         c.image = Some(format!("evil.example/tool@sha256:{}", "e".repeat(64)));
     }
@@ -462,102 +314,107 @@ async fn the_api_server_holds_the_manager_to_operation_pods() {
         Verdict::Admitted
     );
 
-    mutation_check(&f, &docs, &cases, &rogue).await;
+    weakening::mutation_check(&f, &docs, &cases, &rogue).await;
     remove(&admin, &docs).await;
-    let _ = Api::<Namespace>::all(admin.clone())
-        .delete(&f.ns, &DeleteParams::default())
-        .await;
+    for ns in [&f.ns, &f.empty_ns] {
+        let _ = Api::<Namespace>::all(admin.clone())
+            .delete(ns, &DeleteParams::default())
+            .await;
+    }
 }
 
-/// Weakens each policy in turn and requires the case it decides to flip.
-async fn mutation_check(f: &Fixture, docs: &[Value], cases: &[Case], rogue: &Pod) {
-    let jobs = policy(docs, &f.jobs_policy);
-    let messages: Vec<String> = jobs["spec"]["validations"]
-        .as_array()
-        .expect("validations")
-        .iter()
-        .map(|v| v["message"].as_str().unwrap_or_default().to_owned())
-        .collect();
-    let mut survivors = Vec::new();
-    for message in &messages {
-        let case = cases
-            .iter()
-            .find(|c| message.contains(c.rule))
-            .unwrap_or_else(|| panic!("no case for the rule {message:?}"));
-        let bad = bad_job(case, f);
-        let weak = weakened(
-            docs,
-            &f.jobs_policy,
-            &Weakening::DropValidation(case.rule.to_owned()),
-        );
-        set(&f.admin, docs, &weak).await;
-        let flipped =
-            eventually(|| async { create_job(&f.manager, &f.ns, &bad).await == Verdict::Admitted }).await;
-        if !flipped {
-            survivors.push(format!("dropping {message:?}"));
-        }
-        restore(f, docs, &bad).await;
-    }
-
-    let image = bad_job(&cases[2], f);
-    set(
-        &f.admin,
-        docs,
-        &weakened(docs, &f.jobs_policy, &Weakening::DropBinding),
-    )
-    .await;
-    if !eventually(|| async { create_job(&f.manager, &f.ns, &image).await == Verdict::Admitted }).await {
-        survivors.push("the Job policy without its binding".to_owned());
-    }
-    restore(f, docs, &image).await;
-
-    set(
-        &f.admin,
-        docs,
-        &weakened(docs, &f.jobs_policy, &Weakening::DropMatchConditions),
-    )
-    .await;
-    if !eventually(|| async { create_job(&f.admin, &f.ns, &image).await != Verdict::Admitted }).await {
-        survivors.push("the Job policy matching every requester".to_owned());
-    }
-    restore(f, docs, &image).await;
-
-    set(
-        &f.admin,
-        docs,
-        &weakened(docs, &f.pods_policy, &Weakening::DropBinding),
-    )
-    .await;
-    if !eventually(|| async { create_pod(&f.admin, &f.ns, rogue).await == Verdict::Admitted }).await {
-        survivors.push("the Pod policy without its binding".to_owned());
-    }
-    set(&f.admin, docs, docs).await;
-    assert!(eventually(|| async { create_pod(&f.admin, &f.ns, rogue).await != Verdict::Admitted }).await);
-
-    let foreign = foreign_pod(&f.ns);
-    set(
-        &f.admin,
-        docs,
-        &weakened(docs, &f.pods_policy, &Weakening::DropObjectSelector),
-    )
-    .await;
-    if !eventually(|| async { create_pod(&f.admin, &f.ns, &foreign).await != Verdict::Admitted }).await {
-        survivors.push("the Pod policy matching every Pod".to_owned());
-    }
-    set(&f.admin, docs, docs).await;
-    assert!(eventually(|| async { create_pod(&f.admin, &f.ns, &foreign).await == Verdict::Admitted }).await);
-
-    assert!(
-        survivors.is_empty(),
-        "weakened policies no test noticed: {survivors:#?}"
+/// The literals the policies fix (commands, arguments, container and volume names) are the
+/// workload's constants; the T3 test above proves the built Jobs pass, this names a drift fast.
+#[test]
+fn the_policy_literals_are_the_workload_constants() {
+    let docs = render("literals", "literals", &image_sets(EXECUTOR_IMAGE, RUNNER_IMAGE));
+    let jobs = policy(&docs, "literals-ptah-operator-operation-jobs");
+    let variable = |name: &str| -> String {
+        jobs["spec"]["variables"]
+            .as_array()
+            .and_then(|vars| vars.iter().find(|v| v["name"] == name))
+            .and_then(|v| v["expression"].as_str())
+            .unwrap_or_else(|| panic!("no variable {name}"))
+            .to_owned()
+    };
+    let list = |items: &[&str]| {
+        let quoted: Vec<String> = items.iter().map(|i| format!("'{i}'")).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let bytes = |n: u64| n.to_string();
+    assert_eq!(variable("installedRunnerCommand"), list(&[v::RUNNER_PATH]));
+    assert_eq!(variable("imageRunnerCommand"), list(&[v::IMAGE_RUNNER_PATH]));
+    assert_eq!(variable("ptahCommand"), list(&[v::IMAGE_PTAH_PATH]));
+    assert_eq!(
+        variable("installRunnerArgs"),
+        list(&["--install-to", v::RUNNER_PATH])
     );
-}
-
-/// Puts the policies back and waits until `bad` is refused again.
-async fn restore(f: &Fixture, docs: &[Value], bad: &Job) {
-    set(&f.admin, docs, docs).await;
-    assert!(
-        eventually(|| async { create_job(&f.manager, &f.ns, bad).await != Verdict::Admitted }).await,
-        "the restored policies never took effect"
+    let max_plan = ptah_dataplane::MAX_PLAN_BYTES.to_string();
+    assert_eq!(
+        variable("runnerArgs"),
+        list(&[
+            "--operation",
+            "OP",
+            "--ptah-binary",
+            v::IMAGE_PTAH_PATH,
+            "--work-dir",
+            v::WORK_DIR,
+            "--max-plan-bytes",
+            &max_plan,
+        ])
+        .replace("'OP'", "string(variables.operation)")
     );
+    let (total, file, manifest) = (
+        bytes(v::FETCH_MAX_TOTAL_BYTES),
+        bytes(v::FETCH_MAX_FILE_BYTES),
+        bytes(v::FETCH_MAX_MANIFEST_BYTES),
+    );
+    assert_eq!(
+        variable("fetchLimits"),
+        list(&[
+            "--format",
+            "json",
+            "--max-total-bytes",
+            &total,
+            "--max-file-bytes",
+            &file,
+            "--max-manifest-bytes",
+            &manifest,
+        ])
+    );
+    assert_eq!(
+        variable("fetchSchemaArgs"),
+        format!(
+            "{} + variables.fetchLimits",
+            list(&["oci", "pull", "--kind", "schema", "--out", v::SCHEMA_DIR])
+        )
+    );
+    assert_eq!(
+        variable("fetchMigrationsArgs"),
+        format!(
+            "{} + variables.fetchLimits",
+            list(&["migrations", "pull", "--out", v::MIGRATIONS_DIR])
+        )
+    );
+    let text = jobs.to_string();
+    for name in [
+        c::MAIN_CONTAINER,
+        c::INSTALL_RUNNER_CONTAINER,
+        c::FETCH_SCHEMA_CONTAINER,
+        c::FETCH_MIGRATIONS_CONTAINER,
+        v::DOCKER_CONFIG_VOLUME,
+    ] {
+        assert!(text.contains(&format!("'{name}'")), "the policy names {name}");
+    }
+    // The built Job holds what the literals describe (a change of the builder alone fails here).
+    let job = common::intent(Operation::Plan);
+    let mut job = ptah_workload::build(&job).expect("build");
+    let fetch = container(&mut job, c::FETCH_SCHEMA_CONTAINER);
+    assert_eq!(fetch.command, Some(vec![v::IMAGE_PTAH_PATH.to_owned()]));
+    let args = fetch.args.clone().unwrap_or_default();
+    assert_eq!(
+        &args[..6],
+        ["oci", "pull", "--kind", "schema", "--out", v::SCHEMA_DIR]
+    );
+    assert_eq!(args[args.len() - 2], "--");
 }
