@@ -130,7 +130,10 @@ async fn e2e_credentials_go_only_where_the_registry_secret_grants() {
     let app = App::setup(Engine::Postgres, "e2e-credentials").await;
     let client = app.client.clone();
     let endpoints = pod_endpoints();
-    let gateway = endpoints.get("PTAH_POD_GATEWAY").expect("PTAH_POD_GATEWAY").clone();
+    let gateway = endpoints
+        .get("PTAH_POD_GATEWAY")
+        .expect("PTAH_POD_GATEWAY")
+        .clone();
     let (catcher, seen) = catcher(&gateway).await;
 
     // Secrets a platform team might keep: one granting a third registry, one granting the
@@ -138,12 +141,18 @@ async fn e2e_credentials_go_only_where_the_registry_secret_grants() {
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &app.ns);
     let password = app.services.registry.password.expose().to_owned();
     let user = app.services.registry.username.clone();
-    create(&secrets, json!({"metadata": {"name": "registry-elsewhere"}, "stringData": {
-        "username": user, "password": password, "registry": "registry.example.com:5000"}}))
+    create(
+        &secrets,
+        json!({"metadata": {"name": "registry-elsewhere"}, "stringData": {
+        "username": user, "password": password, "registry": "registry.example.com:5000"}}),
+    )
     .await;
-    create(&secrets, json!({"metadata": {"name": "registry-catcher"}, "stringData": {
+    create(
+        &secrets,
+        json!({"metadata": {"name": "registry-catcher"}, "stringData": {
         "username": user, "password": password, "registry": catcher,
-        "caSHA256": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}}))
+        "caSHA256": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}}),
+    )
     .await;
 
     let release_ns = release::install(&client, &app.ns, &app.services, &app.image, &[]).await;
@@ -211,14 +220,26 @@ async fn e2e_credentials_go_only_where_the_registry_secret_grants() {
     let mut report = Vec::new();
     for case in &cases {
         let started = Instant::now();
-        let s = wait_for(&app.schemas, case.name, case.reason, STEP, &manager, failed_with(case.reason)).await;
+        let s = wait_for(
+            &app.schemas,
+            case.name,
+            case.reason,
+            STEP,
+            &manager,
+            failed_with(case.reason),
+        )
+        .await;
         let message = s
             .status
             .as_ref()
             .and_then(|st| st.conditions.iter().find(|c| c.type_ == "ReconciliationFailed"))
             .map(|c| c.message.clone())
             .unwrap_or_default();
-        assert!(!message.contains(&password), "{}: the password is in status", case.name);
+        assert!(
+            !message.contains(&password),
+            "{}: the password is in status",
+            case.name
+        );
         report.push(format!(
             "{}: {} after {:?}; catcher requests {}, with Authorization {}",
             case.name,
@@ -256,21 +277,31 @@ async fn e2e_credentials_go_only_where_the_registry_secret_grants() {
     let events = events.list(&ListParams::default()).await.expect("events").items;
     for case in &cases {
         assert!(
-            events.iter().any(|e| e.involved_object.name.as_deref() == Some(case.name)
-                && e.reason.as_deref() == Some(case.reason)),
+            events
+                .iter()
+                .any(|e| e.involved_object.name.as_deref() == Some(case.name)
+                    && e.reason.as_deref() == Some(case.reason)),
             "{}: no Event {}",
             case.name,
             case.reason
         );
     }
     for e in &events {
-        assert!(!e.message.as_deref().unwrap_or_default().contains(&password), "the password is in an Event");
+        assert!(
+            !e.message.as_deref().unwrap_or_default().contains(&password),
+            "the password is in an Event"
+        );
     }
 
     // The real registry, named in the grant with its CA, still works: orders resolves and plans.
-    wait_for(&app.schemas, "orders", "a plan awaiting approval", STEP, &manager, |s| {
-        phase(s) == Some(SchemaPhase::AwaitingApproval)
-    })
+    wait_for(
+        &app.schemas,
+        "orders",
+        "a plan awaiting approval",
+        STEP,
+        &manager,
+        |s| phase(s) == Some(SchemaPhase::AwaitingApproval),
+    )
     .await;
     let authorized = seen.authorized.load(Ordering::SeqCst);
     report.push(format!(

@@ -55,9 +55,9 @@ impl Registry {
                 || requested.repository() != reference.repository()
                 || requested.digest().is_some_and(|d| Some(d) != reference.digest()))
         {
-            return Err(Error::Reference(ptah_ocireference::Error::InvalidRepository(format!(
-                "the requested reference {requested} is not a form of {reference}"
-            ))));
+            return Err(Error::Reference(ptah_ocireference::Error::InvalidRepository(
+                format!("the requested reference {requested} is not a form of {reference}"),
+            )));
         }
         let resolved = self.resolve(reference, limits).await?;
         let referrer_types = if policy.require_signature {

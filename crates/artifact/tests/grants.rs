@@ -83,7 +83,12 @@ async fn credentials_never_reach_a_host_the_grant_does_not_name() {
             RegistryOptions {
                 plain_http: true,
                 credentials: basic("s3cret-1"),
-                grant: Some(Grant::new(Mode::Environment, Some("registry.internal:5000"), true, None)),
+                grant: Some(Grant::new(
+                    Mode::Environment,
+                    Some("registry.internal:5000"),
+                    true,
+                    None,
+                )),
                 ..RegistryOptions::default()
             },
             "registry_authority_mismatch",
@@ -92,7 +97,12 @@ async fn credentials_never_reach_a_host_the_grant_does_not_name() {
             "an author points the reference at the catcher over TLS",
             RegistryOptions {
                 credentials: basic("s3cret-2"),
-                grant: Some(Grant::new(Mode::Environment, Some("registry.internal:5000"), false, None)),
+                grant: Some(Grant::new(
+                    Mode::Environment,
+                    Some("registry.internal:5000"),
+                    false,
+                    None,
+                )),
                 ..RegistryOptions::default()
             },
             "registry_authority_mismatch",
@@ -138,7 +148,11 @@ async fn credentials_never_reach_a_host_the_grant_does_not_name() {
         assert_eq!(err.code(), code, "{case}: {err}");
         assert!(!format!("{err} {err:?}").contains("s3cret"), "{case}: {err}");
         let seen = log.lock().expect("lock");
-        assert_eq!((seen.requests, seen.authorized), (0, 0), "{case}: the catcher was reached");
+        assert_eq!(
+            (seen.requests, seen.authorized),
+            (0, 0),
+            "{case}: the catcher was reached"
+        );
     }
 }
 
@@ -146,9 +160,14 @@ async fn credentials_never_reach_a_host_the_grant_does_not_name() {
 async fn the_granted_registry_still_works_and_anonymous_access_needs_no_grant() {
     let services = TestServices::require();
     let target = reference(&services.registry.host, "granted", "v1");
-    ptah_artifact::push_migrations(&tls_options(&services), &target, migration_files("granted"), &Default::default())
-        .await
-        .expect("seed");
+    ptah_artifact::push_migrations(
+        &tls_options(&services),
+        &target,
+        migration_files("granted"),
+        &Default::default(),
+    )
+    .await
+    .expect("seed");
     let mut options = tls_options(&services);
     let ca = options.ca_bundle.as_ref().expect("CA").1.clone();
     options.grant = Some(Grant::new(
@@ -157,7 +176,9 @@ async fn the_granted_registry_still_works_and_anonymous_access_needs_no_grant() 
         false,
         Some(&Digest::of(&ca).to_string()),
     ));
-    ptah_artifact::resolve(&options, &target).await.expect("the granted registry");
+    ptah_artifact::resolve(&options, &target)
+        .await
+        .expect("the granted registry");
 
     let (host, log) = catcher().await;
     let anonymous = RegistryOptions {
@@ -166,10 +187,18 @@ async fn the_granted_registry_still_works_and_anonymous_access_needs_no_grant() 
         ..RegistryOptions::default()
     };
     let elsewhere: Reference = format!("oci://{host}/orders:v1").parse().expect("reference");
-    let err = ptah_artifact::resolve(&anonymous, &elsewhere).await.expect_err("the catcher refuses");
-    assert!(!matches!(err, Error::NotGranted(_)), "anonymous access is not a grant matter: {err}");
+    let err = ptah_artifact::resolve(&anonymous, &elsewhere)
+        .await
+        .expect_err("the catcher refuses");
+    assert!(
+        !matches!(err, Error::NotGranted(_)),
+        "anonymous access is not a grant matter: {err}"
+    );
     let seen = log.lock().expect("lock");
-    assert!(seen.requests > 0 && seen.authorized == 0, "anonymous requests carry no credentials");
+    assert!(
+        seen.requests > 0 && seen.authorized == 0,
+        "anonymous requests carry no credentials"
+    );
 }
 
 /// A registry that asks for basic credentials and redirects every blob to `blob_host`, the way
@@ -239,16 +268,23 @@ async fn a_blob_redirected_to_another_host_gets_no_credentials() {
     let seen = store_log.clone();
     let store = Router::new().route(
         "/store/{digest}",
-        get(move |State(blobs): State<Arc<BTreeMap<String, Vec<u8>>>>, Path(digest): Path<String>, headers: HeaderMap| {
-            let seen = seen.clone();
-            async move {
-                record(&seen, &headers);
-                match blobs.get(&digest) {
-                    Some(bytes) => Response::new(Body::from(bytes.clone())),
-                    None => Response::builder().status(StatusCode::NOT_FOUND).body(Body::empty()).expect("response"),
+        get(
+            move |State(blobs): State<Arc<BTreeMap<String, Vec<u8>>>>,
+                  Path(digest): Path<String>,
+                  headers: HeaderMap| {
+                let seen = seen.clone();
+                async move {
+                    record(&seen, &headers);
+                    match blobs.get(&digest) {
+                        Some(bytes) => Response::new(Body::from(bytes.clone())),
+                        None => Response::builder()
+                            .status(StatusCode::NOT_FOUND)
+                            .body(Body::empty())
+                            .expect("response"),
+                    }
                 }
-            }
-        }),
+            },
+        ),
     );
     let store_host = serve(store.with_state(blobs)).await;
     let manifest = ptah_artifact::build_manifest(
@@ -261,7 +297,9 @@ async fn a_blob_redirected_to_another_host_gets_no_credentials() {
     )
     .expect("manifest");
     let (registry_host, registry_log) = redirecting_registry(manifest, store_host).await;
-    let target: Reference = format!("oci://{registry_host}/orders:v1").parse().expect("reference");
+    let target: Reference = format!("oci://{registry_host}/orders:v1")
+        .parse()
+        .expect("reference");
     let options = RegistryOptions {
         plain_http: true,
         credentials: basic("s3cret-redirect"),
@@ -273,8 +311,14 @@ async fn a_blob_redirected_to_another_host_gets_no_credentials() {
         .expect("pulled through the redirect");
     assert_eq!(artifact.schema_hcl(), Some(hcl.as_slice()));
     let registry = registry_log.lock().expect("lock");
-    assert!(registry.requests > 0 && registry.authorized == registry.requests, "the registry got credentials");
+    assert!(
+        registry.requests > 0 && registry.authorized == registry.requests,
+        "the registry got credentials"
+    );
     let store = store_log.lock().expect("lock");
     assert!(store.requests > 0, "the blob came from the other host");
-    assert_eq!(store.authorized, 0, "credentials followed the redirect to another host");
+    assert_eq!(
+        store.authorized, 0,
+        "credentials followed the redirect to another host"
+    );
 }

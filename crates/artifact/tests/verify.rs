@@ -160,12 +160,24 @@ async fn a_digest_pin_is_judged_on_what_the_author_wrote() {
     let registry = ptah_artifact::Registry::connect(&target, &options).expect("connect");
     let pinned = target.pinned(pushed.digest);
     let limits = ptah_artifact::Limits::default();
-    let by_tag = registry.verify(&pinned, Some(&target), &policy, &limits).await.expect("verify");
-    assert!(!by_tag.passed(), "a tag the resolver pinned passed the pin rule: {by_tag:?}");
+    let by_tag = registry
+        .verify(&pinned, Some(&target), &policy, &limits)
+        .await
+        .expect("verify");
+    assert!(
+        !by_tag.passed(),
+        "a tag the resolver pinned passed the pin rule: {by_tag:?}"
+    );
     assert!(by_tag.satisfied.is_empty(), "{by_tag:?}");
-    let by_digest = registry.verify(&pinned, Some(&pinned), &policy, &limits).await.expect("verify");
+    let by_digest = registry
+        .verify(&pinned, Some(&pinned), &policy, &limits)
+        .await
+        .expect("verify");
     assert!(by_digest.passed(), "{by_digest:?}");
     let other = reference(&services.registry.host, "pinrule-other", "v1");
-    let err = registry.verify(&pinned, Some(&other), &policy, &limits).await.expect_err("another repository");
+    let err = registry
+        .verify(&pinned, Some(&other), &policy, &limits)
+        .await
+        .expect_err("another repository");
     assert!(err.to_string().contains("is not a form of"), "{err}");
 }

@@ -11,7 +11,11 @@ pub fn normalize_authority(authority: &str, plain_http: bool) -> String {
     let lower = authority.trim().to_ascii_lowercase();
     let default_port = if plain_http { ":80" } else { ":443" };
     let (host, port) = split_port(&lower);
-    let host = if DOCKER_HUB.contains(&host) { "docker.io" } else { host };
+    let host = if DOCKER_HUB.contains(&host) {
+        "docker.io"
+    } else {
+        host
+    };
     match port {
         Some(p) if format!(":{p}") != default_port => format!("{host}:{p}"),
         _ => host.to_owned(),

@@ -8,9 +8,14 @@ use crate::{Refusal, authorities_match};
 /// `config` reduced to its `auths` entry for `authority` (an empty `auths` when it has none);
 /// every other key of the document (`credsStore`, `credHelpers`, other registries) is dropped.
 pub fn only_entry_for(config: &[u8], authority: &str, plain_http: bool) -> Result<Vec<u8>, Refusal> {
-    let malformed = || Refusal::Malformed("the registry Secret's Docker config is not a JSON object with auths".to_owned());
+    let malformed = || {
+        Refusal::Malformed("the registry Secret's Docker config is not a JSON object with auths".to_owned())
+    };
     let doc: Value = serde_json::from_slice(config).map_err(|_| malformed())?;
-    let auths = doc.get("auths").and_then(Value::as_object).ok_or_else(malformed)?;
+    let auths = doc
+        .get("auths")
+        .and_then(Value::as_object)
+        .ok_or_else(malformed)?;
     let kept: Map<String, Value> = auths
         .iter()
         .filter(|(key, _)| authorities_match(&entry_authority(key), authority, plain_http))

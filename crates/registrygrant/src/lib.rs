@@ -143,12 +143,7 @@ impl Grant {
     }
 
     /// A grant built in code (tests, and callers that read the keys themselves).
-    pub fn new(
-        mode: Mode,
-        registry: Option<&str>,
-        allow_plain_http: bool,
-        ca_sha256: Option<&str>,
-    ) -> Grant {
+    pub fn new(mode: Mode, registry: Option<&str>, allow_plain_http: bool, ca_sha256: Option<&str>) -> Grant {
         Grant {
             mode,
             registry: registry.map(str::to_owned),
@@ -163,7 +158,12 @@ impl Grant {
     }
 
     /// Checks a request to the registry of `reference` (an `oci://` reference).
-    pub fn check_reference(&self, reference: &str, plain_http: bool, ca_bundle: Option<&[u8]>) -> Result<(), Refusal> {
+    pub fn check_reference(
+        &self,
+        reference: &str,
+        plain_http: bool,
+        ca_bundle: Option<&[u8]>,
+    ) -> Result<(), Refusal> {
         self.check(&Request {
             authority: &reference_authority(reference)?,
             plain_http,

@@ -67,10 +67,22 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
     let mut args: Vec<String> = Vec::new();
     let json = || ["--format".to_owned(), "json".to_owned()];
     match op {
-        Operation::Resolve => return oci(env, Operation::Resolve, required(env, env::REQUESTED_REFERENCE)?, None),
+        Operation::Resolve => {
+            return oci(
+                env,
+                Operation::Resolve,
+                required(env, env::REQUESTED_REFERENCE)?,
+                None,
+            );
+        }
         Operation::Verify => {
             let authored = env.get(env::AUTHORED_REFERENCE).map(str::to_owned);
-            return oci(env, Operation::Verify, required(env, env::REQUESTED_REFERENCE)?, authored);
+            return oci(
+                env,
+                Operation::Verify,
+                required(env, env::REQUESTED_REFERENCE)?,
+                authored,
+            );
         }
         Operation::Observe | Operation::Plan | Operation::Apply => {
             required(env, env::SCHEMA_FROM)?;
@@ -130,7 +142,12 @@ pub fn verify_resolved(env: &Env, pinned: &str) -> Result<ChildCommand, RunnerEr
 
 /// `ptah oci resolve|verify` of `reference`, with the registry inputs of the environment;
 /// `authored` is the reference as written when `reference` is its pinned form.
-fn oci(env: &Env, op: Operation, reference: String, authored: Option<String>) -> Result<ChildCommand, RunnerError> {
+fn oci(
+    env: &Env,
+    op: Operation,
+    reference: String,
+    authored: Option<String>,
+) -> Result<ChildCommand, RunnerError> {
     let mut args: Vec<String> = ["oci", op_word(op), "--format", "json"]
         .into_iter()
         .map(str::to_owned)

@@ -23,10 +23,16 @@ pub(crate) fn check(op: Operation, env: &Env, work: &Path) -> Result<Option<Env>
     let Some(grant) = Grant::from_env(&|name| env.get(name).map(str::to_owned))? else {
         return Ok(None);
     };
-    let docker_config = env.get(env::DOCKER_CONFIG).filter(|_| grant.mode() == Mode::DockerConfig);
-    let has_credentials = [env::REGISTRY_USERNAME, env::REGISTRY_PASSWORD, env::REGISTRY_TOKEN]
-        .iter()
-        .any(|name| env.get(name).is_some())
+    let docker_config = env
+        .get(env::DOCKER_CONFIG)
+        .filter(|_| grant.mode() == Mode::DockerConfig);
+    let has_credentials = [
+        env::REGISTRY_USERNAME,
+        env::REGISTRY_PASSWORD,
+        env::REGISTRY_TOKEN,
+    ]
+    .iter()
+    .any(|name| env.get(name).is_some())
         || docker_config.is_some();
     if !has_credentials {
         return Ok(None);
@@ -49,9 +55,13 @@ pub(crate) fn check(op: Operation, env: &Env, work: &Path) -> Result<Option<Env>
     let child_dir = work.join("docker-config");
     std::fs::create_dir(&child_dir)
         .and_then(|()| std::fs::write(child_dir.join("config.json"), reduced))
-        .map_err(|e| RunnerError::Internal(format!("cannot write the reduced Docker config: {}", e.kind())))?;
+        .map_err(|e| {
+            RunnerError::Internal(format!("cannot write the reduced Docker config: {}", e.kind()))
+        })?;
     let mut child = env.clone();
-    child.0.insert(env::DOCKER_CONFIG.to_owned(), child_dir.display().to_string());
+    child
+        .0
+        .insert(env::DOCKER_CONFIG.to_owned(), child_dir.display().to_string());
     Ok(Some(child))
 }
 
@@ -63,7 +73,10 @@ fn read_docker_config(dir: &Path) -> Result<Vec<u8>, RunnerError> {
             return read_bounded(&path, env::DOCKER_CONFIG);
         }
     }
-    Err(RunnerError::input(env::DOCKER_CONFIG, "names a directory without config.json"))
+    Err(RunnerError::input(
+        env::DOCKER_CONFIG,
+        "names a directory without config.json",
+    ))
 }
 
 fn read_bounded(path: &Path, name: &'static str) -> Result<Vec<u8>, RunnerError> {
@@ -73,7 +86,10 @@ fn read_bounded(path: &Path, name: &'static str) -> Result<Vec<u8>, RunnerError>
         .and_then(|f| f.take(MAX_CA_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| RunnerError::input(name, format!("cannot be read ({})", e.kind())))?;
     if bytes.len() as u64 > MAX_CA_BYTES {
-        return Err(RunnerError::input(name, format!("is larger than {MAX_CA_BYTES} bytes")));
+        return Err(RunnerError::input(
+            name,
+            format!("is larger than {MAX_CA_BYTES} bytes"),
+        ));
     }
     Ok(bytes)
 }

@@ -6,8 +6,8 @@ use ptah_dataplane::{Operation, ResultPayload, env};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::{
-    grant,
-    command, error::RunnerError, inputs, inputs::Env, plan, planning, redact::Redactor, report, supervise,
+    command, error::RunnerError, grant, inputs, inputs::Env, plan, planning, redact::Redactor, report,
+    supervise,
 };
 
 /// How the runner was started.

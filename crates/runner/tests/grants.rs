@@ -48,14 +48,21 @@ fn base_env(services: &TestServices, reference: &str) -> BTreeMap<String, String
     ])
 }
 
+/// A refused case: its name, the grant variables it sets, the code it ends in.
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, ErrorCode);
+
 #[test]
 fn a_request_the_secret_does_not_grant_never_starts_the_child() {
     let services = TestServices::require();
     let (catcher, connections) = catcher();
     let ca = services.registry.ca_pem().expect("CA");
     let reference = format!("oci://{catcher}/orders:v1");
-    let cases: Vec<(&str, Vec<(&str, &str)>, ErrorCode)> = vec![
-        ("a Secret without the registry key", vec![], ErrorCode::RegistryAuthorityMismatch),
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "a Secret without the registry key",
+            vec![],
+            ErrorCode::RegistryAuthorityMismatch,
+        ),
         (
             "a Secret that grants another registry",
             vec![("PTAH_REGISTRY_GRANT", services.registry.host.as_str())],
@@ -63,14 +70,20 @@ fn a_request_the_secret_does_not_grant_never_starts_the_child() {
         ),
         (
             "plain HTTP to the catcher without allowPlainHTTP",
-            vec![("PTAH_REGISTRY_GRANT", catcher.as_str()), ("PTAH_PLAIN_HTTP", "true")],
+            vec![
+                ("PTAH_REGISTRY_GRANT", catcher.as_str()),
+                ("PTAH_PLAIN_HTTP", "true"),
+            ],
             ErrorCode::PlainHttpNotGranted,
         ),
         (
             "a CA whose digest is not granted",
             vec![
                 ("PTAH_REGISTRY_GRANT", catcher.as_str()),
-                ("PTAH_REGISTRY_CA_SHA256_GRANT", "sha256:0000000000000000000000000000000000000000000000000000000000000000"),
+                (
+                    "PTAH_REGISTRY_CA_SHA256_GRANT",
+                    "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+                ),
             ],
             ErrorCode::CaNotGranted,
         ),
@@ -88,7 +101,11 @@ fn a_request_the_secret_does_not_grant_never_starts_the_child() {
         let err = p.error.as_ref().unwrap_or_else(|| panic!("{case}: not refused"));
         assert_eq!(err.code, code, "{case}: {}", err.message);
         assert_eq!(p.child_exit_code, -1, "{case}: the child ran");
-        assert_eq!(connections.load(Ordering::SeqCst), 0, "{case}: the catcher was reached");
+        assert_eq!(
+            connections.load(Ordering::SeqCst),
+            0,
+            "{case}: the catcher was reached"
+        );
     }
 }
 
@@ -96,22 +113,43 @@ fn a_request_the_secret_does_not_grant_never_starts_the_child() {
 fn the_granted_registry_resolves_and_a_docker_config_reaches_the_child_reduced() {
     let services = TestServices::require();
     let dir = scratch();
-    let reference = format!("oci://{}/ptah-tests/{}:v1", services.registry.host, unique_name("granted"));
+    let reference = format!(
+        "oci://{}/ptah-tests/{}:v1",
+        services.registry.host,
+        unique_name("granted")
+    );
     let ca = services.registry.ca_pem().expect("CA");
     let mut env = base_env(&services, &reference);
-    env.insert("PTAH_OCI_CA_FILE".into(), services.registry.ca_path.display().to_string());
+    env.insert(
+        "PTAH_OCI_CA_FILE".into(),
+        services.registry.ca_path.display().to_string(),
+    );
     env.insert("PTAH_REGISTRY_GRANT".into(), services.registry.host.clone());
-    env.insert("PTAH_REGISTRY_CA_SHA256_GRANT".into(), Digest::of(&ca).to_string());
+    env.insert(
+        "PTAH_REGISTRY_CA_SHA256_GRANT".into(),
+        Digest::of(&ca).to_string(),
+    );
     let run = run_runner("resolve", &env, &ptah(), dir.path());
-    let err = run.frame().payload.error.as_ref().expect("nothing was pushed there");
+    let err = run
+        .frame()
+        .payload
+        .error
+        .as_ref()
+        .expect("nothing was pushed there");
     assert_eq!(err.code, ErrorCode::ChildFailed, "the child ran: {}", err.message);
     assert_eq!(err.child_code.as_deref(), Some("not_found"), "{}", err.message);
 
     // A fake ptah that keeps the Docker config it was handed.
     let seen = dir.path().join("seen-config.json");
     let fake = dir.path().join("fake-ptah");
-    std::fs::write(&fake, format!("#!/bin/sh\ncat \"$DOCKER_CONFIG/config.json\" > {}\nexit 2\n", seen.display()))
-        .expect("write");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ncat \"$DOCKER_CONFIG/config.json\" > {}\nexit 2\n",
+            seen.display()
+        ),
+    )
+    .expect("write");
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let config_dir = dir.path().join("docker");
     std::fs::create_dir(&config_dir).expect("mkdir");

@@ -134,5 +134,9 @@ fn a_tag_the_resolve_pinned_does_not_satisfy_the_digest_pin_rule() {
     let a = p.artifact.as_ref().expect("the resolution is kept");
     assert_eq!(a.verification_passed, Some(false));
     assert_eq!(a.violated_requirements, ["require_digest_pin"]);
-    assert!(a.satisfied_requirements.is_empty(), "{:?}", a.satisfied_requirements);
+    assert!(
+        a.satisfied_requirements.is_empty(),
+        "{:?}",
+        a.satisfied_requirements
+    );
 }

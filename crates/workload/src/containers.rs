@@ -84,7 +84,10 @@ pub(crate) fn registry_wiring(
         w.env.push(value(env::REGISTRY_GRANT_MODE, mode));
         for (name, key) in [
             (env::REGISTRY_GRANT, ptah_registrygrant::KEY_REGISTRY),
-            (env::REGISTRY_PLAIN_HTTP_GRANT, ptah_registrygrant::KEY_ALLOW_PLAIN_HTTP),
+            (
+                env::REGISTRY_PLAIN_HTTP_GRANT,
+                ptah_registrygrant::KEY_ALLOW_PLAIN_HTTP,
+            ),
             (env::REGISTRY_CA_SHA256_GRANT, ptah_registrygrant::KEY_CA_SHA256),
         ] {
             // Optional for the kubelet, so a Secret without the key is refused by the runner

@@ -70,7 +70,8 @@ pub fn intent(
     };
     let inputs = match op {
         Op::Resolve => OperationInputs::Resolve {
-            requested_reference: source.resolved_reference.clone(),
+            // The spec's reference: the claim's source is already the pinned form.
+            requested_reference: spec.artifact.oci_ref.clone(),
             access: access(source),
             // A migration claim does not record its policy, so its Resolve cannot tell a claim
             // made under one from an earlier manager's: Verify stays a Job of its own.
@@ -78,6 +79,7 @@ pub fn intent(
         },
         Op::Verify => OperationInputs::Verify {
             resolved_reference: pinned(source),
+            requested_reference: source.resolved_reference.clone(),
             access: access(source),
             policy: spec.artifact.verification_policy_from.clone(),
         },

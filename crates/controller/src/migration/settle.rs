@@ -19,7 +19,10 @@ use super::{
     plan,
     record::{self, cond, edit, phase},
 };
-use crate::{conditions::Status, operation::time::after};
+use crate::{
+    conditions::Status,
+    operation::{refusal::grant_reason, time::after},
+};
 
 /// The artifact type a migration artifact must carry (checked independently of the policy).
 pub const MIGRATION_ARTIFACT_TYPE: &str = "application/vnd.stokaro.ptah.migrations.v1";
@@ -147,6 +150,9 @@ pub fn settle(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload)
                 .as_ref()
                 .map(|e| format!("{}: {}", e.code.as_str(), e.message))
                 .unwrap_or_default();
+            if let Some(reason) = p.error.as_ref().and_then(|e| grant_reason(e.code.as_str())) {
+                return failed(o, c, reason, &e).with_event(Event::warning(reason.as_str(), e));
+            }
             let reason = if c.operation_type == Op::Resolve {
                 Reason::ResolveFailed
             } else {

@@ -153,6 +153,15 @@ impl<S, D> Action<S, D> {
 }
 
 impl<S, D> Action<S, D> {
+    /// This step with its status write's Event replaced by `event` (a typed refusal is found by
+    /// its own Event reason, not a generic one).
+    pub fn with_event(mut self, new: Event) -> Self {
+        if let Action::WriteStatus { event, .. } = &mut self {
+            *event = Some(new);
+        }
+        self
+    }
+
     /// Edits every status this step may write, so a rule that follows from the whole status (the
     /// kstatus conditions) is applied once, at the decision's exit, whatever step built it.
     pub fn edit_statuses(&mut self, mut edit: impl FnMut(&mut S)) {

@@ -44,3 +44,13 @@ pub fn refusal(realm: &Realm, policy: Option<&PolicyRead>, engine: &str) -> Opti
         },
     })
 }
+
+/// The condition reason of a registry grant refusal by the runner of a Resolve or Verify, by its
+/// frame code (the codes the fetch containers write, `prestart::GRANT_CODES`). Retried at the
+/// failure interval like any failed read: the Secret may be fixed, and the manager cannot watch it.
+pub fn grant_reason(code: &str) -> Option<Reason> {
+    super::prestart::GRANT_CODES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, reason)| *reason)
+}

@@ -82,7 +82,8 @@ pub fn intent(
     };
     let inputs = match op {
         Op::Resolve => OperationInputs::Resolve {
-            requested_reference: source.resolved_reference.clone(),
+            // The spec's reference: the claim's source is already the pinned form.
+            requested_reference: spec.desired.oci_ref.clone(),
             access: access(source),
             // A Resolve claimed under a policy verifies what it resolves; one claimed without
             // (by an earlier manager) keeps the Job it was created with.
@@ -93,6 +94,7 @@ pub fn intent(
         },
         Op::Verify => OperationInputs::Verify {
             resolved_reference: pinned(source),
+            requested_reference: source.resolved_reference.clone(),
             access: access(source),
             policy: spec.desired.verification_policy_from.clone(),
         },

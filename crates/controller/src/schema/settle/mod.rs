@@ -29,7 +29,7 @@ use super::{
     observed::Observed,
     record::{self, cond, edit, phase},
 };
-use crate::conditions::Status;
+use crate::{conditions::Status, operation::refusal::grant_reason};
 use failed::is_proof_step;
 
 /// A result bound to its claim: record what it says.
@@ -61,12 +61,16 @@ fn settle_result(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload)
         if c.operation_type == Op::Plan && e.child_code.as_deref() == Some("protected_table") {
             return protected(o, c, &e.message);
         }
+        let why = format!("{}: {}", e.code.as_str(), e.message);
+        if let Some(reason) = grant_reason(e.code.as_str()) {
+            return failed(o, c, reason, &why).with_event(Event::warning(reason.as_str(), why));
+        }
         let reason = if c.operation_type == Op::Resolve {
             Reason::ResolveFailed
         } else {
             Reason::OperationFailed
         };
-        return failed(o, c, reason, &format!("{}: {}", e.code.as_str(), e.message));
+        return failed(o, c, reason, &why);
     }
     match c.operation_type {
         Op::Resolve | Op::Verify => source::artifact(o, c, p),

@@ -423,3 +423,40 @@ fn credential_bearing_ddl_is_refused_without_a_plan() {
     assert!(!text.contains("hunter2"), "the refusal never quotes the SQL");
     assert!(text.contains("sets a credential"), "{text}");
 }
+
+#[test]
+fn a_registry_grant_refusal_is_its_own_reason_and_event() {
+    for (code, want) in [
+        (ErrorCode::RegistryAuthorityMismatch, "RegistryAuthorityMismatch"),
+        (ErrorCode::PlainHttpNotGranted, "PlainHTTPNotGranted"),
+        (ErrorCode::CaNotGranted, "CANotGranted"),
+    ] {
+        let mut w = World::new();
+        w.run_until_dispatched(Op::Resolve);
+        let mut p = w.success();
+        p.artifact = None;
+        p.error = Some(ResultError {
+            code,
+            child_code: None,
+            message: "add the key registry".into(),
+        });
+        w.finish(p);
+        let mut a = w.step();
+        if matches!(a, Action::ScheduleJobCleanup) {
+            a = w.step();
+        }
+        let Action::WriteStatus {
+            event: Some(event), ..
+        } = &a
+        else {
+            panic!("{code:?}: {a:?}");
+        };
+        assert_eq!(event.reason, want, "{code:?}");
+        assert_eq!(reason(&w, ConditionType::ReconciliationFailed), want, "{code:?}");
+        assert!(
+            get(&w.status.conditions, ConditionType::ReconciliationFailed)
+                .is_some_and(|c| c.message.contains("add the key registry")),
+            "{code:?}: the message names the key to add"
+        );
+    }
+}
