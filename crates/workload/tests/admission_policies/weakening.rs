@@ -71,7 +71,12 @@ pub async fn mutation_check(f: &Fixture, docs: &[Value], cases: &[Case], rogue: 
     // A Job of a PtahSchema in a namespace holding none has no spec to match.
     let ordinary = ordinary_job(&f.empty_ns);
     let schema_policy = f.policy_name(Policy::SchemaSecrets);
-    set(&f.admin, docs, &denying_missing_params(docs, &schema_policy)).await;
+    set(
+        &f.admin,
+        docs,
+        &denying_missing_params(docs, &schema_policy, &f.empty_ns),
+    )
+    .await;
     if !eventually(|| async { create_job(&f.admin, &ordinary).await != Verdict::Admitted }).await {
         survivors.push(format!(
             "{schema_policy} refusing Jobs where no PtahSchema lives went unnoticed"
@@ -130,8 +135,9 @@ fn without_manager_condition(docs: &[Value], name: &str) -> Vec<Value> {
     out
 }
 
-/// `docs` with the binding of `name` refusing a Job when no param exists, and matching every Job.
-fn denying_missing_params(docs: &[Value], name: &str) -> Vec<Value> {
+/// `docs` with the binding of `name` refusing a Job when no param exists, for every Job of `ns`
+/// (that namespace alone: the window must not refuse the Jobs of other tests' namespaces).
+fn denying_missing_params(docs: &[Value], name: &str, ns: &str) -> Vec<Value> {
     let mut out = docs.to_vec();
     let binding = out
         .iter_mut()
@@ -139,9 +145,9 @@ fn denying_missing_params(docs: &[Value], name: &str) -> Vec<Value> {
         .expect("the binding");
     assert_eq!(binding["spec"]["paramRef"]["parameterNotFoundAction"], "Allow");
     binding["spec"]["paramRef"]["parameterNotFoundAction"] = json!("Deny");
-    binding["spec"]
-        .as_object_mut()
-        .and_then(|s| s.remove("matchResources"));
+    binding["spec"]["matchResources"] = json!({
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+    });
     out
 }
 
