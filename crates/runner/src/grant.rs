@@ -11,7 +11,7 @@ use ptah_registrygrant::{Grant, Mode, only_entry_for, reference_authority};
 use crate::{error::RunnerError, inputs::Env};
 
 /// The largest CA bundle or Docker config read (the workload's volumes hold far less).
-const MAX_CA_BYTES: u64 = 1 << 20;
+const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// Checks the grant of a registry operation and returns the child's environment when it differs
 /// from `env` (a reduced Docker config in `work`). Without a grant mode, or without credentials,
@@ -83,12 +83,12 @@ fn read_bounded(path: &Path, name: &'static str) -> Result<Vec<u8>, RunnerError>
     use std::io::Read as _;
     let mut bytes = Vec::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_CA_BYTES + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| RunnerError::input(name, format!("cannot be read ({})", e.kind())))?;
-    if bytes.len() as u64 > MAX_CA_BYTES {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(RunnerError::input(
             name,
-            format!("is larger than {MAX_CA_BYTES} bytes"),
+            format!("is larger than {MAX_FILE_BYTES} bytes"),
         ));
     }
     Ok(bytes)
