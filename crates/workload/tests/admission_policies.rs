@@ -9,19 +9,10 @@
 //! widens a match, admits a missing owner) and requires the case that catches it to flip: a rule
 //! no case depends on fails the test.
 
-#[path = "admission_policies/cases.rs"]
-mod cases;
 mod common;
-#[path = "admission_policies/job_cases.rs"]
-mod job_cases;
-#[path = "admission_policies/owners.rs"]
-mod owners;
-#[path = "admission_policies/weakening.rs"]
-mod weakening;
+mod policies;
 
-use cases::{Case, Context, Policy, container, owner_cases};
 use common::{ALL_OPS, EXECUTOR_IMAGE, RUNNER_IMAGE, access_variants};
-use job_cases::job_cases;
 use k8s_openapi::api::{
     batch::v1::Job,
     core::v1::{Namespace, Pod, ServiceAccount},
@@ -31,7 +22,9 @@ use kube::{
     Api, Client,
     api::{DeleteParams, PostParams},
 };
-use owners::{Auth, Family, Owners, label_namespace};
+use policies::cases::{Case, Context, Policy, container, owner_cases};
+use policies::job_cases::job_cases;
+use policies::owners::{Auth, Family, Owners, label_namespace};
 use ptah_apitests::{
     admissionpolicy::{Verdict, eventually, image_sets, impersonating, policy, remove, render, set},
     client::{admin_client, install_crds, namespace},
@@ -314,7 +307,7 @@ async fn the_api_server_holds_the_manager_to_operation_pods() {
         Verdict::Admitted
     );
 
-    weakening::mutation_check(&f, &docs, &cases, &rogue).await;
+    policies::weakening::mutation_check(&f, &docs, &cases, &rogue).await;
     remove(&admin, &docs).await;
     for ns in [&f.ns, &f.empty_ns] {
         let _ = Api::<Namespace>::all(admin.clone())

@@ -7,9 +7,8 @@ use ptah_apitests::admissionpolicy::{Verdict, Weakening, eventually, policy, set
 use serde_json::{Value, json};
 
 use crate::{
-    Fixture,
-    cases::{Case, Policy},
-    create_job, create_pod, foreign_pod, ordinary_job,
+    Fixture, create_job, create_pod, foreign_pod, ordinary_job,
+    policies::cases::{Case, Policy},
 };
 
 /// Weakens each policy in turn and requires the case it decides to flip.

@@ -11,8 +11,8 @@ use k8s_openapi::api::{
 use ptah_dataplane::Operation;
 
 use crate::{
-    cases::*,
-    owners::{Auth, Family},
+    policies::cases::*,
+    policies::owners::{Auth, Family},
 };
 
 /// The cases of the Job and Pod rules, refused by `<release>-operation-jobs`.

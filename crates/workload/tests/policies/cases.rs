@@ -7,7 +7,7 @@ use k8s_openapi::api::{
 };
 use ptah_dataplane::Operation;
 
-use crate::owners::{Auth, Family};
+use crate::policies::owners::{Auth, Family};
 
 /// The policies the cases are refused by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
