@@ -79,7 +79,7 @@ async fn catcher(host: &str) -> (String, Arc<Seen>) {
     (addr, seen)
 }
 
-/// One refused case: a PtahSchema named `name` on a database of its own.
+/// One case: a PtahSchema named `name` on a database of its own.
 struct Case {
     name: &'static str,
     secret: &'static str,
@@ -89,30 +89,15 @@ struct Case {
 }
 
 async fn create_case(app: &App, case: &Case) {
-    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
-    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
-    let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
-    let db_secret = format!("{}-db", case.name);
-    create(
-        &secrets,
-        json!({"metadata": {"name": db_secret}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}}),
-    )
+    app.sibling_schema(case.name, |spec| {
+        spec.desired.oci_ref = case.reference.clone();
+        spec.desired.transport = Some(case.transport.clone());
+        match spec.desired.registry_auth_from.as_mut() {
+            Some(auth) if !case.secret.is_empty() => auth.name = case.secret.to_owned(),
+            _ => spec.desired.registry_auth_from = None,
+        }
+    })
     .await;
-    let mut spec = app.schemas.get("orders").await.expect("orders").spec;
-    spec.target.coordination_key = Some(case.name.to_owned());
-    spec.target.url_from.name = db_secret;
-    spec.desired.oci_ref = case.reference.clone();
-    spec.desired.transport = Some(case.transport.clone());
-    match spec.desired.registry_auth_from.as_mut() {
-        Some(auth) if !case.secret.is_empty() => auth.name = case.secret.to_owned(),
-        _ => spec.desired.registry_auth_from = None,
-    }
-    let mut schema = PtahSchema::new(case.name, spec);
-    schema.metadata.namespace = Some(app.ns.clone());
-    app.schemas
-        .create(&Default::default(), &schema)
-        .await
-        .unwrap_or_else(|e| panic!("create {}: {e}", case.name));
 }
 
 fn failed_with(reason: &'static str) -> impl Fn(&PtahSchema) -> bool {

@@ -3,7 +3,9 @@
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::{Api, Client, ResourceExt};
-use ptah_api::{PtahSchema, PtahSchemaApproval, conditions::ConditionType, schema::SchemaPhase};
+use ptah_api::{
+    PtahSchema, PtahSchemaApproval, PtahSchemaSpec, conditions::ConditionType, schema::SchemaPhase,
+};
 use ptah_apitests::e2e::{build_bin, create, data_plane_image, host_ptah, pod_endpoints};
 use ptah_testservices::TestServices;
 use serde_json::json;
@@ -331,6 +333,30 @@ impl App {
     }
 
     /// Whether the application database has `table` (read from the host).
+    /// Creates a PtahSchema `name` like `orders` on a database of its own (Secret `<name>-db`,
+    /// coordination key `name`: no realm is shared with `orders`), its spec edited by `edit`.
+    pub async fn sibling_schema(&self, name: &str, edit: impl FnOnce(&mut PtahSchemaSpec)) {
+        let db = ptah_testservices::unique_name("e2e").replace('-', "_");
+        let (_, pod_url) = self.engine.fresh_database(&self.services, &db).await;
+        let secrets: Api<Secret> = Api::namespaced(self.client.clone(), &self.ns);
+        let db_secret = format!("{name}-db");
+        create(
+            &secrets,
+            json!({"metadata": {"name": db_secret}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}}),
+        )
+        .await;
+        let mut spec = self.schemas.get("orders").await.expect("orders").spec;
+        spec.target.coordination_key = Some(name.to_owned());
+        spec.target.url_from.name = db_secret;
+        edit(&mut spec);
+        let mut schema = PtahSchema::new(name, spec);
+        schema.metadata.namespace = Some(self.ns.clone());
+        self.schemas
+            .create(&Default::default(), &schema)
+            .await
+            .unwrap_or_else(|e| panic!("create {name}: {e}"));
+    }
+
     pub async fn engine_has_table(&self, table: &str) -> bool {
         self.engine.has_table(&self.host_url, table).await
     }

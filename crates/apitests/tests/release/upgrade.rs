@@ -169,19 +169,7 @@ pub(crate) async fn wait_migration(
 
 /// A second PtahSchema `pending` on a database of its own, left awaiting approval.
 pub(crate) async fn pending_schema(app: &App) {
-    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
-    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
-    let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
-    create(&secrets, json!({"metadata": {"name": "pending-db"}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}})).await;
-    let mut spec = app.schemas.get("orders").await.expect("orders").spec;
-    spec.target.coordination_key = Some("pending".to_owned());
-    spec.target.url_from.name = "pending-db".to_owned();
-    let mut schema = PtahSchema::new("pending", spec);
-    schema.metadata.namespace = Some(app.ns.clone());
-    app.schemas
-        .create(&PostParams::default(), &schema)
-        .await
-        .expect("create pending");
+    app.sibling_schema("pending", |_| {}).await;
 }
 
 /// The manager Deployment's container image.
@@ -220,28 +208,19 @@ pub(crate) async fn hook_logs(client: &Client, release_ns: &str) -> String {
 /// the `registry` key that grants them. Created after the upgrade, it must be refused by name
 /// (docs/operations.md says how to add the key before upgrading), never sent.
 pub(crate) async fn legacy_secret_schema(app: &App) {
-    let db = ptah_testservices::unique_name("e2e").replace('-', "_");
-    let (_, pod_url) = app.engine.fresh_database(&app.services, &db).await;
     let secrets: Api<Secret> = Api::namespaced(app.client.clone(), &app.ns);
-    create(&secrets, json!({"metadata": {"name": "legacy-db"}, "stringData": {"url": format!("{pod_url}?sslmode=verify-full")}})).await;
     create(
         &secrets,
         json!({"metadata": {"name": "registry-legacy"}, "stringData": {
             "username": app.services.registry.username, "password": app.services.registry.password.expose()}}),
     )
     .await;
-    let mut spec = app.schemas.get("orders").await.expect("orders").spec;
-    spec.target.coordination_key = Some("legacy".to_owned());
-    spec.target.url_from.name = "legacy-db".to_owned();
-    if let Some(auth) = spec.desired.registry_auth_from.as_mut() {
-        auth.name = "registry-legacy".to_owned();
-    }
-    let mut schema = PtahSchema::new("legacy", spec);
-    schema.metadata.namespace = Some(app.ns.clone());
-    app.schemas
-        .create(&PostParams::default(), &schema)
-        .await
-        .expect("create legacy");
+    app.sibling_schema("legacy", |spec| {
+        if let Some(auth) = spec.desired.registry_auth_from.as_mut() {
+            auth.name = "registry-legacy".to_owned();
+        }
+    })
+    .await;
 }
 
 /// Whether `s` was refused for a registry Secret that grants no registry, naming the key to add.
