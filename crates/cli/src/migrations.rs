@@ -1,11 +1,13 @@
-//! `ptah migrations status|up|baseline|hash|push|pull`.
+//! `ptah migrations status|up|baseline|hash|repair|push|pull`.
 
-use std::{fmt::Write as _, path::PathBuf, time::Duration};
+mod repair;
+mod text;
+
+use std::{path::PathBuf, time::Duration};
 
 use clap::Subcommand;
-use ptah_migrate::{
-    Directory, Error, ExecOrder, Outcome, StatusReport, UpOptions, UpReport, Version, parse_expected,
-};
+use ptah_engine::Dialect;
+use ptah_migrate::{Directory, Error, ExecOrder, Outcome, UpOptions, Version, parse_expected};
 use serde::Serialize;
 
 use ptah_artifact::Kind;
@@ -34,6 +36,8 @@ pub enum Sub {
     Baseline(BaselineArgs),
     /// Write ptah.sum for the directory.
     Hash(HashArgs),
+    /// Record a failed or interrupted (dirty) version as applied or absent, with who and why.
+    Repair(repair::RepairArgs),
     /// Publish the directory (with a current ptah.sum) as a migrations artifact.
     Push(PushArgs),
     /// Pull a migrations artifact into a new directory.
@@ -126,7 +130,7 @@ pub struct BaselineArgs {
     dir: DirArgs,
     #[command(flatten)]
     db: DbArgs,
-    /// The baseline version (ten digits or the number).
+    /// The baseline version (its digits as written in the file name, or the number).
     #[arg(long)]
     version: i64,
     /// Add rows even though the table has some (rows above the version are never touched).
@@ -142,6 +146,30 @@ pub struct BaselineArgs {
 pub struct HashArgs {
     #[command(flatten)]
     dir: DirArgs,
+    /// The engine the files are written for; without it, only statements no engine but
+    /// PostgreSQL has are checked against the file's transaction mode.
+    #[arg(long, value_enum)]
+    dialect: Option<DialectArg>,
+}
+
+/// `--dialect` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    /// PostgreSQL.
+    #[value(alias = "postgres")]
+    Postgresql,
+    /// MySQL or MariaDB.
+    #[value(alias = "mariadb")]
+    Mysql,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Dialect {
+        match d {
+            DialectArg::Postgresql => Dialect::Postgres,
+            DialectArg::Mysql => Dialect::Mysql,
+        }
+    }
 }
 
 /// `--exec-order` values.
@@ -197,7 +225,22 @@ pub async fn run(args: Args) -> u8 {
             };
             hash(&a, out).unwrap_or_else(|e| fail(out, &e))
         }
+        Sub::Repair(a) => {
+            let out = Output {
+                format: a.format,
+                command: "migrations repair",
+            };
+            repair::run(a, out).await.unwrap_or_else(|e| fail(out, &e))
+        }
         Sub::Push(a) => {
+            // A directory that could only fail on PostgreSQL is refused before it is published.
+            let out = Output {
+                format: a.common.format,
+                command: "migrations push",
+            };
+            if let Err(e) = Directory::read(&a.dir).and_then(|d| ptah_migrate::check_transactions(&d, None)) {
+                return fail(out, &e);
+            }
             let args = oci::PushArgs {
                 common: a.common,
                 kind: Kind::Migrations,
@@ -235,58 +278,7 @@ async fn status(a: StatusArgs, out: Output) -> Result<u8, Error> {
     } else {
         EXIT_OK
     };
-    Ok(out.report(&report, || status_text(&report), exit))
-}
-
-fn status_text(r: &StatusReport) -> String {
-    let mut s = String::new();
-    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
-    let _ = writeln!(s, "Database:        {} ({})", r.database_url, r.dialect);
-    let _ = writeln!(s, "Current version: {current}");
-    let _ = writeln!(
-        s,
-        "Migrations:      {} applied, {} pending, {} in the directory (ptah.sum {:?})",
-        r.applied_migrations.len(),
-        r.pending_migrations.len(),
-        r.total_migrations,
-        r.sum
-    );
-    for p in &r.pending_migrations {
-        let _ = writeln!(
-            s,
-            "  pending   {} {} ({:?}, {} statements)",
-            p.version, p.description, p.transaction, p.statements
-        );
-    }
-    for v in &r.out_of_order_migrations {
-        let _ = writeln!(s, "  out of order {v}");
-    }
-    for m in &r.modified_migrations {
-        let _ = writeln!(
-            s,
-            "  modified  {} (recorded {}, file {})",
-            m.version, m.recorded_checksum, m.file_checksum
-        );
-    }
-    for a in &r.ahead_migrations {
-        let _ = writeln!(
-            s,
-            "  ahead     {} {} ({}; not in the directory)",
-            a.version, a.description, a.state
-        );
-    }
-    if let Some(d) = &r.dirty_revision {
-        let _ = writeln!(
-            s,
-            "Dirty:           {} is {} ({}/{} statements applied)",
-            d.version, d.state, d.applied, d.total
-        );
-    }
-    if let Some(why) = &r.blocked {
-        let _ = writeln!(s, "Blocked:         {why}");
-    }
-    let _ = writeln!(s, "History:         {}", r.history_fingerprint);
-    s
+    Ok(out.report(&report, || text::status_text(&report), exit))
 }
 
 fn read_expected(value: &str) -> Result<Vec<ptah_migrate::SequenceEntry>, Error> {
@@ -321,30 +313,15 @@ async fn up(a: UpArgs, out: Output) -> Result<u8, Error> {
     if let Some(f) = &report.failure {
         eprintln!(
             "error: version {} failed at statement {} (line {}), {} of {} statements committed: {}",
-            f.version, f.statement, f.line, f.applied, f.total, f.error
+            f.file_version.as_deref().unwrap_or(&f.version.to_string()),
+            f.statement,
+            f.line,
+            f.applied,
+            f.total,
+            f.error
         );
     }
-    Ok(out.report(&report, || up_text(&report), exit))
-}
-
-fn up_text(r: &UpReport) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "Outcome: {:?}", r.outcome);
-    if let Some(planned) = &r.planned {
-        for m in planned {
-            let _ = writeln!(s, "-- {} {} ({:?})", m.version, m.description, m.transaction);
-            for st in &m.statements {
-                let _ = writeln!(s, "{st};");
-            }
-        }
-    }
-    let versions: Vec<String> = r.applied_versions.iter().map(Version::to_string).collect();
-    if !versions.is_empty() {
-        let _ = writeln!(s, "Applied: {}", versions.join(", "));
-    }
-    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
-    let _ = writeln!(s, "Current version: {current}");
-    s
+    Ok(out.report(&report, || text::up_text(&report), exit))
 }
 
 async fn baseline(a: BaselineArgs, out: Output) -> Result<u8, Error> {
@@ -367,6 +344,9 @@ struct HashReport {
 
 fn hash(a: &HashArgs, out: Output) -> Result<u8, Error> {
     let dir = Directory::read(&a.dir.dir)?;
+    if let Some(dialect) = a.dialect {
+        ptah_migrate::check_transactions(&dir, Some(dialect.into()))?;
+    }
     let sum = ptah_migrate::hash(&dir)?;
     let report = HashReport {
         path: dir.root().join(ptah_migrate::SUM_FILE).display().to_string(),

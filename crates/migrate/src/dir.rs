@@ -1,33 +1,27 @@
-//! The migration directory in the reference's native layout: `NNNNNNNNNN_desc[.checkpoint].(up|down).sql`.
+//! The migration directory: pairs `<digits>_desc[.checkpoint].(up|down).sql` (the reference's
+//! ten-digit layout, golang-migrate's of any width) and goose/dbmate single files `<digits>_desc.sql`.
 //!
 //! The directory is walked recursively in byte order of relative paths. Hidden entries (names
 //! starting with `.`, such as a Kubernetes volume's `..data`) are skipped, and symlinked
-//! directories are not followed. A file whose name ends in `.up.sql` or `.down.sql` but does not
-//! match the pattern exactly is an error rather than silently ignored.
+//! directories are not followed. A file whose name ends in `.up.sql` or `.down.sql`, or a `.sql`
+//! file whose name starts with a digit, that does not match a pattern exactly is an error rather
+//! than silently ignored. Versions are ordered numerically; two files whose versions are equal
+//! as numbers but written differently (`1_a`, `01_b`) are refused, as no order between them exists.
 
 use std::{
     collections::BTreeMap,
-    fmt,
     path::{Path, PathBuf},
 };
 
 use ptah_fingerprint::Digest;
-use serde::{Deserialize, Serialize};
 
-use crate::Error;
+use crate::{
+    Error,
+    name::{MigrationName, Part, REFERENCE_DIGITS, Version, parse_name},
+    sections,
+};
 
-/// A migration version: exactly ten digits in the file name, a BIGINT in the revision table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Version(pub i64);
-
-impl fmt::Display for Version {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// One file of a migration pair: its path relative to the directory and its bytes.
+/// One file of a migration: its path relative to the directory and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MigrationFile {
     /// Relative path with `/` separators, as written in `ptah.sum`.
@@ -36,64 +30,46 @@ pub struct MigrationFile {
     pub bytes: Vec<u8>,
 }
 
-/// A complete migration: both halves of one version.
+/// A complete migration: both halves of one version, in a pair or in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Migration {
     /// The version from the file name.
     pub version: Version,
+    /// The version's digits as written in the file name.
+    pub digits: String,
     /// The description from the file name (may contain spaces).
     pub description: String,
     /// True for a `.checkpoint.` pair.
     pub checkpoint: bool,
-    /// The `.up.sql` file.
+    /// The `.up.sql` file, or the single file that holds both sections.
     pub up: MigrationFile,
-    /// The `.down.sql` file.
-    pub down: MigrationFile,
+    /// The `.down.sql` file; `None` for a single file (its down section lives in `up`).
+    pub down: Option<MigrationFile>,
 }
 
 impl Migration {
-    /// The revision-table checksum: lowercase hex sha256 of the up file's bytes.
+    /// The revision-table checksum: lowercase hex sha256 of the up file's bytes (the whole file
+    /// for a single file, so it covers the file exactly as written).
     pub fn checksum(&self) -> String {
         Digest::of(&self.up.bytes).hex()
     }
-}
 
-/// A parsed file name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileName {
-    /// The version.
-    pub version: Version,
-    /// The description.
-    pub description: String,
-    /// The `.checkpoint` marker.
-    pub checkpoint: bool,
-    /// True for `up`, false for `down`.
-    pub up: bool,
-}
-
-/// Parses a base name against `^(\d{10})_(.*)\.(down|up)(\.sql)$`; `None` when it is not a migration.
-pub fn parse_file_name(name: &str) -> Option<FileName> {
-    let (stem, up) = if let Some(stem) = name.strip_suffix(".up.sql") {
-        (stem, true)
-    } else {
-        (name.strip_suffix(".down.sql")?, false)
-    };
-    let digits = stem.get(..10)?;
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || stem.as_bytes().get(10) != Some(&b'_') {
-        return None;
+    /// True for a goose/dbmate file holding both directions.
+    pub fn is_single_file(&self) -> bool {
+        self.down.is_none()
     }
-    let version = Version(digits.parse().ok()?);
-    let rest = &stem[11..];
-    let (description, checkpoint) = match rest.strip_suffix(".checkpoint") {
-        Some(desc) => (desc, true),
-        None => (rest, false),
-    };
-    Some(FileName {
-        version,
-        description: description.to_owned(),
-        checkpoint,
-        up,
-    })
+
+    /// The digits as written when they differ from the reference's ten-digit layout (whose
+    /// reports show the number, and stay as they were); `None` for a ten-digit name.
+    pub fn file_version(&self) -> Option<&str> {
+        (self.digits.len() != REFERENCE_DIGITS).then_some(self.digits.as_str())
+    }
+
+    /// The version as a person should read it: the digits as written, or the number for ten digits.
+    pub fn shown_version(&self) -> String {
+        self.file_version()
+            .map_or_else(|| self.version.to_string(), str::to_owned)
+    }
 }
 
 /// A migration directory read into memory.
@@ -132,10 +108,7 @@ impl Directory {
         mut files: Vec<(String, Vec<u8>)>,
         sum: Option<Vec<u8>>,
     ) -> Result<Directory, Error> {
-        files.retain(|(path, _)| {
-            let base = path.rsplit('/').next().unwrap_or(path);
-            base.ends_with(".up.sql") || base.ends_with(".down.sql")
-        });
+        files.retain(|(path, _)| is_candidate(path.rsplit('/').next().unwrap_or(path)));
         files.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let migrations = pair(files)?;
         Ok(Directory {
@@ -162,7 +135,11 @@ impl Directory {
 
     /// Every migration file (both halves) sorted by relative path, as `ptah.sum` lists them.
     pub fn files(&self) -> Vec<&MigrationFile> {
-        let mut files: Vec<&MigrationFile> = self.migrations.iter().flat_map(|m| [&m.up, &m.down]).collect();
+        let mut files: Vec<&MigrationFile> = self
+            .migrations
+            .iter()
+            .flat_map(|m| std::iter::once(&m.up).chain(m.down.as_ref()))
+            .collect();
         files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
         files
     }
@@ -198,7 +175,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()
                 continue;
             }
             walk(&path, &format!("{relative}/"), out)?;
-        } else if meta.is_file() && (name.ends_with(".up.sql") || name.ends_with(".down.sql")) {
+        } else if meta.is_file() && is_candidate(name) {
             let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
             out.push((relative, bytes));
         }
@@ -206,30 +183,77 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()
     Ok(())
 }
 
-type Halves = (Option<MigrationFile>, Option<MigrationFile>, FileName);
+/// True for a name that is (or claims to be) a migration file.
+fn is_candidate(name: &str) -> bool {
+    name.ends_with(".up.sql")
+        || name.ends_with(".down.sql")
+        || (name.ends_with(".sql") && name.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// The files found for one version so far.
+struct Found {
+    name: MigrationName,
+    up: Option<MigrationFile>,
+    down: Option<MigrationFile>,
+    single: Option<MigrationFile>,
+}
+
+impl Found {
+    fn any_path(&self) -> String {
+        [&self.up, &self.down, &self.single]
+            .into_iter()
+            .flatten()
+            .map(|f| f.path.clone())
+            .next()
+            .unwrap_or_default()
+    }
+}
 
 fn pair(files: Vec<(String, Vec<u8>)>) -> Result<Vec<Migration>, Error> {
-    let mut by_version: BTreeMap<Version, Halves> = BTreeMap::new();
+    let mut by_version: BTreeMap<Version, Found> = BTreeMap::new();
     for (path, bytes) in files {
         let base = path.rsplit('/').next().unwrap_or(&path);
-        let name = parse_file_name(base).ok_or_else(|| Error::BadFileName {
-            path: path.clone(),
-            reason: "expected exactly ten digits, an underscore, a description and .up.sql or .down.sql"
-                .into(),
-        })?;
+        let name = match parse_name(base) {
+            Ok(Some(name)) => name,
+            Ok(None) => continue,
+            Err(reason) => return Err(Error::BadFileName { path, reason }),
+        };
+        if name.part == Part::Both {
+            // Read the sections now, so that `hash` already refuses a file no tool could run.
+            let text = std::str::from_utf8(&bytes).map_err(|e| Error::Header {
+                path: path.clone(),
+                line: 1,
+                reason: format!("not UTF-8 ({e})"),
+            })?;
+            sections::parse(&path, text)?;
+        }
         let file = MigrationFile { path, bytes };
-        let entry = by_version
-            .entry(name.version)
-            .or_insert_with(|| (None, None, name.clone()));
-        if entry.2.description != name.description || entry.2.checkpoint != name.checkpoint {
-            let other = entry.0.as_ref().or(entry.1.as_ref()).map(|f| f.path.clone());
-            return Err(Error::DuplicateVersion {
+        let entry = by_version.entry(name.version).or_insert_with(|| Found {
+            name: name.clone(),
+            up: None,
+            down: None,
+            single: None,
+        });
+        if entry.name.digits != name.digits {
+            return Err(Error::VersionCollision {
                 version: name.version,
-                first: other.unwrap_or_default(),
+                first: entry.any_path(),
                 second: file.path,
             });
         }
-        let slot = if name.up { &mut entry.0 } else { &mut entry.1 };
+        let mixed = (name.part == Part::Both) != (entry.name.part == Part::Both);
+        if mixed || entry.name.description != name.description || entry.name.checkpoint != name.checkpoint {
+            return Err(Error::DuplicateVersion {
+                version: name.version,
+                first: entry.any_path(),
+                second: file.path,
+            });
+        }
+        let slot = match name.part {
+            Part::Up => &mut entry.up,
+            Part::Down => &mut entry.down,
+            Part::Both => &mut entry.single,
+        };
         if let Some(previous) = slot.take() {
             return Err(Error::DuplicateVersion {
                 version: name.version,
@@ -241,19 +265,26 @@ fn pair(files: Vec<(String, Vec<u8>)>) -> Result<Vec<Migration>, Error> {
     }
     by_version
         .into_iter()
-        .map(|(version, (up, down, name))| {
-            let up = up.ok_or(Error::Incomplete {
-                version,
-                missing: "up",
-            })?;
-            let down = down.ok_or(Error::Incomplete {
-                version,
-                missing: "down",
-            })?;
+        .map(|(version, found)| {
+            let (up, down) = match found.single {
+                Some(single) => (single, None),
+                None => {
+                    let up = found.up.ok_or(Error::Incomplete {
+                        version,
+                        missing: "up",
+                    })?;
+                    let down = found.down.ok_or(Error::Incomplete {
+                        version,
+                        missing: "down",
+                    })?;
+                    (up, Some(down))
+                }
+            };
             Ok(Migration {
                 version,
-                description: name.description,
-                checkpoint: name.checkpoint,
+                digits: found.name.digits,
+                description: found.name.description,
+                checkpoint: found.name.checkpoint,
                 up,
                 down,
             })
@@ -265,37 +296,12 @@ fn pair(files: Vec<(String, Vec<u8>)>) -> Result<Vec<Migration>, Error> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn file_names_follow_the_reference_pattern() {
-        let n = parse_file_name("1785255952_create invoices.up.sql").expect("valid");
-        assert_eq!(n.version, Version(1_785_255_952));
-        assert_eq!(n.description, "create invoices");
-        assert!(n.up && !n.checkpoint);
-        let c = parse_file_name("1785300000_squash.checkpoint.down.sql").expect("valid");
-        assert!(c.checkpoint && !c.up);
-        assert_eq!(c.description, "squash");
-        assert_eq!(
-            parse_file_name("0000000001_.up.sql")
-                .expect("empty desc")
-                .description,
-            ""
-        );
-        for bad in [
-            "178525595_x.up.sql",
-            "17852559521_x.up.sql",
-            "1785255952-x.up.sql",
-            "1785255952_x.sql",
-            "1785255952_x.up.SQL",
-            "abcdefghij_x.up.sql",
-            "1785255952_x.up.sql.bak",
-        ] {
-            assert_eq!(parse_file_name(bad), None, "{bad}");
-        }
+    fn f(p: &str) -> (String, Vec<u8>) {
+        (p.to_owned(), b"SELECT 1;".to_vec())
     }
 
     #[test]
     fn pairs_need_both_halves_and_unique_versions() {
-        let f = |p: &str| (p.to_owned(), b"SELECT 1;".to_vec());
         let ok = Directory::from_files(
             "x",
             vec![
@@ -310,6 +316,11 @@ mod tests {
         let versions: Vec<i64> = ok.migrations().iter().map(|m| m.version.0).collect();
         assert_eq!(versions, [1, 2]);
         assert_eq!(ok.files()[0].path, "0000000002_b.up.sql");
+        assert_eq!(
+            ok.migrations()[0].file_version(),
+            None,
+            "ten digits show the number"
+        );
         let err = Directory::from_files("x", vec![f("0000000001_a.up.sql")], None).expect_err("no down");
         assert!(matches!(err, Error::Incomplete { missing: "down", .. }), "{err}");
         let err = Directory::from_files(
@@ -323,7 +334,82 @@ mod tests {
         )
         .expect_err("two descriptions");
         assert!(matches!(err, Error::DuplicateVersion { .. }), "{err}");
-        let err = Directory::from_files("x", vec![f("1_a.up.sql")], None).expect_err("bad name");
+        let err = Directory::from_files("x", vec![f("x_a.up.sql")], None).expect_err("bad name");
         assert!(matches!(err, Error::BadFileName { .. }), "{err}");
+    }
+
+    #[test]
+    fn versions_of_any_width_sort_numerically() {
+        let dir = Directory::from_files(
+            "x",
+            vec![
+                f("10_ten.up.sql"),
+                f("10_ten.down.sql"),
+                f("9_nine.up.sql"),
+                f("9_nine.down.sql"),
+                f("000100_hundred.up.sql"),
+                f("000100_hundred.down.sql"),
+                f("schema.sql"),
+            ],
+            None,
+        )
+        .expect("read");
+        let shown: Vec<String> = dir.migrations().iter().map(Migration::shown_version).collect();
+        assert_eq!(shown, ["9", "10", "000100"]);
+        let err = Directory::from_files(
+            "x",
+            vec![
+                f("1_a.up.sql"),
+                f("1_a.down.sql"),
+                f("01_b.up.sql"),
+                f("01_b.down.sql"),
+            ],
+            None,
+        )
+        .expect_err("equal versions");
+        assert!(
+            matches!(
+                err,
+                Error::VersionCollision {
+                    version: Version(1),
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let err = Directory::from_files("x", vec![f("1_a.up.sql"), f("01_a.down.sql")], None)
+            .expect_err("halves written differently");
+        assert!(matches!(err, Error::VersionCollision { .. }), "{err}");
+    }
+
+    #[test]
+    fn single_files_hold_both_directions() {
+        let goose = (
+            "20230101120000_users.sql".to_owned(),
+            b"-- +goose Up\nCREATE TABLE u (id int);\n-- +goose Down\nDROP TABLE u;\n".to_vec(),
+        );
+        let dir = Directory::from_files("x", vec![goose.clone()], None).expect("goose file");
+        let m = &dir.migrations()[0];
+        assert!(m.is_single_file());
+        assert_eq!(m.shown_version(), "20230101120000");
+        assert_eq!(dir.files().len(), 1, "ptah.sum lists the file once");
+        let err = Directory::from_files("x", vec![f("3_plain.sql")], None).expect_err("no sections");
+        assert!(matches!(err, Error::Header { .. }), "{err}");
+        let mut both = goose;
+        both.0 = "20230101120000_users.up.sql".into();
+        let err = Directory::from_files(
+            "x",
+            vec![
+                both,
+                f("20230101120000_users.down.sql"),
+                (
+                    "20230101120000_users.sql".into(),
+                    b"-- migrate:up\nSELECT 1;\n".to_vec(),
+                ),
+            ],
+            None,
+        )
+        .expect_err("a pair and a single file");
+        assert!(matches!(err, Error::DuplicateVersion { .. }), "{err}");
     }
 }

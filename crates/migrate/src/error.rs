@@ -16,7 +16,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// A file looks like a migration but its name does not follow `NNNNNNNNNN_desc.(up|down).sql`.
+    /// A file looks like a migration but its name does not follow `<digits>_desc.(up|down).sql` or `<digits>_desc.sql`.
     #[error("{path}: not a valid migration file name ({reason})")]
     BadFileName {
         /// The path relative to the directory.
@@ -41,6 +41,45 @@ pub enum Error {
         first: String,
         /// The second file.
         second: String,
+    },
+    /// Two files' versions are equal as numbers but written differently (`1_a`, `01_b`): no order exists.
+    #[error(
+        "version {version} is written two ways: {first} and {second}; rename one so that every \
+         version is a distinct number"
+    )]
+    VersionCollision {
+        /// The numeric version.
+        version: Version,
+        /// The first file.
+        first: String,
+        /// The second file.
+        second: String,
+    },
+    /// A file that runs in one transaction holds a statement PostgreSQL cannot run in one.
+    #[error(
+        "{path}:{line}: {statement} cannot run inside a transaction block, and this file runs in \
+         one; add `{header}` to the file's header (before its first statement)"
+    )]
+    NeedsNoTransaction {
+        /// The file.
+        path: String,
+        /// 1-based line of the statement.
+        line: usize,
+        /// What the statement is, e.g. `CREATE INDEX CONCURRENTLY`.
+        statement: &'static str,
+        /// The header line that makes the file run without a transaction.
+        header: &'static str,
+    },
+    /// `repair` was asked about a version that has no unfinished row.
+    #[error(
+        "version {version} cannot be repaired: its row is {state}; repair records a failed or \
+         pending (dirty) version as applied or absent"
+    )]
+    NotRepairable {
+        /// The version.
+        version: Version,
+        /// The row's state, or `missing`.
+        state: String,
     },
     /// `ptah.sum` is not in the reference format (a usage error: exit 2).
     #[error("ptah.sum is malformed at line {line}: {reason}")]
@@ -104,7 +143,8 @@ pub enum Error {
     /// A previous run left a row that is not `applied`; it must be repaired first.
     #[error(
         "version {version} is dirty (state {state:?}, {applied}/{total} statements applied); repair \
-         the database and the schema_migrations row before running again"
+         the database, then record the outcome with `ptah migrations repair --version {version} \
+         --as applied|absent --reason TEXT` before running again"
     )]
     Dirty {
         /// The dirty version.
@@ -179,6 +219,9 @@ impl Error {
             Error::BadFileName { .. } => "bad_file_name",
             Error::Incomplete { .. } => "incomplete_migrations",
             Error::DuplicateVersion { .. } => "duplicate_version",
+            Error::VersionCollision { .. } => "version_collision",
+            Error::NeedsNoTransaction { .. } => "needs_no_transaction",
+            Error::NotRepairable { .. } => "not_repairable",
             Error::SumMalformed { .. } => "sum_malformed",
             Error::SumMissing { .. } => "sum_missing",
             Error::SumDrift { .. } => "sum_drift",

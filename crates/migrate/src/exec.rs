@@ -19,6 +19,9 @@ use crate::{Error, Script, TxMode, Version, table};
 pub struct Failure {
     /// The version.
     pub version: Version,
+    /// The digits as written in the file name, when they are not the reference's ten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_version: Option<String>,
     /// Its description.
     pub description: String,
     /// Statements that committed and stay committed.
@@ -60,11 +63,11 @@ pub(crate) async fn run(session: &mut Session, script: &Script<'_>) -> Result<Re
     };
     if let Err(failure) = &result {
         tracing::error!(
-            version = %m.version, statement = failure.statement, line = failure.line,
+            version = %m.shown_version(), statement = failure.statement, line = failure.line,
             applied = failure.applied, total, error = %failure.error, "migration failed"
         );
     } else {
-        tracing::info!(version = %m.version, description = %m.description, statements = total,
+        tracing::info!(version = %m.shown_version(), description = %m.description, statements = total,
             elapsed_ms = millis(started), "migration applied");
     }
     Ok(result)
@@ -73,6 +76,7 @@ pub(crate) async fn run(session: &mut Session, script: &Script<'_>) -> Result<Re
 fn failure(script: &Script<'_>, index: usize, applied: usize, error: String) -> Failure {
     Failure {
         version: script.migration.version,
+        file_version: script.migration.file_version().map(str::to_owned),
         description: script.migration.description.clone(),
         applied,
         total: script.statements.len(),

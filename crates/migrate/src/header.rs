@@ -1,7 +1,8 @@
 //! Per-file directives in the comment header before the first statement.
 //!
-//! `-- +ptah no_transaction`, `-- +ptah lock_timeout=3s`, `-- +ptah statement_timeout=30s` and the
-//! Atlas spelling `-- atlas:txmode none|file`. A directive after the first SQL line is ignored with
+//! `-- +ptah no_transaction`, `-- +ptah lock_timeout=3s`, `-- +ptah statement_timeout=30s`, the
+//! Atlas spelling `-- atlas:txmode none|file` and Mattermost's morph spelling
+//! `-- morph:nontransactional` (its golang-migrate files carry it). A directive after the first SQL line is ignored with
 //! a warning (as the reference does); an unreadable value or an unknown `+ptah` directive is an
 //! error, so a check or online-DDL directive this executor does not implement never passes silently.
 
@@ -74,6 +75,11 @@ pub fn parse_headers(path: &str, sql: &str) -> Result<Headers, Error> {
                 comment
                     .strip_prefix("atlas:txmode")
                     .map(|rest| ("txmode", rest.trim()))
+            })
+            .or_else(|| {
+                comment
+                    .strip_prefix("morph:nontransactional")
+                    .map(|rest| ("morph", rest.trim()))
             });
         let Some((kind, body)) = directive else {
             continue;
@@ -91,6 +97,15 @@ pub fn parse_headers(path: &str, sql: &str) -> Result<Headers, Error> {
             line: number,
             reason,
         };
+        if kind == "morph" {
+            if !body.is_empty() {
+                return Err(err(format!(
+                    "morph:nontransactional takes no value (found {body:?})"
+                )));
+            }
+            headers.tx_mode = TxMode::None;
+            continue;
+        }
         if kind == "txmode" {
             headers.tx_mode = match body {
                 "none" => TxMode::None,
@@ -154,6 +169,14 @@ mod tests {
         assert_eq!(h.tx_mode, TxMode::None);
         let h = parse_headers("f", "-- atlas:txmode none\nSELECT 1;").expect("valid");
         assert_eq!(h.tx_mode, TxMode::None);
+        let h = parse_headers(
+            "f",
+            "-- morph:nontransactional\nCREATE INDEX CONCURRENTLY i ON t (a);",
+        )
+        .expect("valid");
+        assert_eq!(h.tx_mode, TxMode::None);
+        let h = parse_headers("f", "SELECT 1;\n-- morph:nontransactional\n").expect("valid");
+        assert_eq!(h.tx_mode, TxMode::File, "only the header counts");
     }
 
     #[test]
@@ -164,6 +187,8 @@ mod tests {
             "-- +ptah check name=x assert=\"SELECT 1\"\n",
             "-- atlas:txmode all\n",
             "-- +ptah no_transaction lock_timeout=1s\n",
+            "-- morph:nontransactional yes\n",
+            "-- morph:nontransactional\n-- +ptah lock_timeout=1s\n",
         ] {
             let err = parse_headers("f", bad).expect_err(bad);
             assert!(matches!(err, Error::Header { .. }), "{bad}: {err}");

@@ -3,11 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use ptah_engine::Dialect;
 use ptah_fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Migration, Revision, TxMode, Version, header, split};
+use crate::{Error, Migration, Revision, TxMode, Version};
 
 /// How pending versions below the current version are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -20,49 +19,6 @@ pub enum ExecOrder {
     LinearSkip,
     /// Run them too.
     NonLinear,
-}
-
-/// A migration read for one dialect: its headers and its statements.
-#[derive(Debug, Clone)]
-pub struct Script<'a> {
-    /// The migration.
-    pub migration: &'a Migration,
-    /// Its header directives.
-    pub headers: header::Headers,
-    /// Its up statements.
-    pub statements: Vec<split::Statement>,
-}
-
-impl<'a> Script<'a> {
-    /// Reads the up file of `migration` for `dialect`.
-    pub fn prepare(migration: &'a Migration, dialect: Dialect) -> Result<Script<'a>, Error> {
-        let path = &migration.up.path;
-        let text = std::str::from_utf8(&migration.up.bytes).map_err(|e| Error::Split {
-            path: path.clone(),
-            line: 1,
-            reason: format!("not UTF-8 ({e})"),
-        })?;
-        let headers = header::parse_headers(path, text)?;
-        let statements = split::split(text, dialect).map_err(|e| Error::Split {
-            path: path.clone(),
-            line: e.line,
-            reason: e.reason,
-        })?;
-        Ok(Script {
-            migration,
-            headers,
-            statements,
-        })
-    }
-
-    /// The entry an approver sees for this script.
-    pub fn entry(&self) -> SequenceEntry {
-        SequenceEntry {
-            version: self.migration.version,
-            checksum: self.migration.checksum(),
-            transaction: self.headers.tx_mode,
-        }
-    }
 }
 
 /// One approved step: the version, the up file's checksum and how it runs.
@@ -201,7 +157,11 @@ pub fn read<'a>(migrations: &'a [Migration], rows: &'a [Revision]) -> Reading<'a
         pending,
         out_of_order,
         modified,
-        ahead: rows.iter().filter(|r| !files.contains_key(&r.version)).collect(),
+        // A row repaired as absent claims nothing about the database, so it is never ahead.
+        ahead: rows
+            .iter()
+            .filter(|r| !files.contains_key(&r.version) && !r.is_absent())
+            .collect(),
         dirty: rows.iter().find(|r| r.is_dirty()),
     }
 }

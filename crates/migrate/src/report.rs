@@ -25,6 +25,9 @@ pub struct AppliedMigration {
 pub struct PendingMigration {
     /// The version.
     pub version: Version,
+    /// The digits as written in the file name, when they are not the reference's ten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_version: Option<String>,
     /// The description.
     pub description: String,
     /// Hex sha256 of the up file.
@@ -118,6 +121,9 @@ pub enum Outcome {
 pub struct PlannedMigration {
     /// The version.
     pub version: Version,
+    /// The digits as written in the file name, when they are not the reference's ten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_version: Option<String>,
     /// The description.
     pub description: String,
     /// How it would run.

@@ -45,11 +45,11 @@ fn prepare(dir: &Directory, dialect: Dialect) -> Result<BTreeMap<Version, Script
         .collect()
 }
 
-async fn connect(target: &Target) -> Result<Session, Error> {
+pub(crate) async fn connect(target: &Target) -> Result<Session, Error> {
     Ok(Session::connect(&target.url, target.connect_timeout).await?)
 }
 
-async fn close(session: Session) {
+pub(crate) async fn close(session: Session) {
     if let Err(e) = session.close().await {
         tracing::debug!(error = %e, "closing the session failed");
     }
@@ -102,6 +102,7 @@ pub async fn status(target: &Target, dir: &Directory, order: ExecOrder) -> Resul
             .iter()
             .map(|m| PendingMigration {
                 version: m.version,
+                file_version: m.file_version().map(str::to_owned),
                 description: m.description.clone(),
                 checksum: m.checksum(),
                 transaction: scripts[&m.version].headers.tx_mode,
@@ -206,6 +207,7 @@ async fn dry_run(
                 .iter()
                 .map(|s| PlannedMigration {
                     version: s.migration.version,
+                    file_version: s.migration.file_version().map(str::to_owned),
                     description: s.migration.description.clone(),
                     transaction: s.headers.tx_mode,
                     statements: s.statements.iter().map(|st| st.sql.clone()).collect(),
@@ -260,7 +262,7 @@ async fn locked_up(
 }
 
 /// PostgreSQL: a second connection must not get the lock this process holds (a pooler would allow it).
-async fn verify_exclusive(target: &Target) -> Result<(), Error> {
+pub(crate) async fn verify_exclusive(target: &Target) -> Result<(), Error> {
     if target.url.dialect() != Dialect::Postgres {
         return Ok(());
     }
@@ -331,8 +333,11 @@ pub async fn baseline(
     result
 }
 
-/// Computes `ptah.sum` for `dir` and writes it at the directory's root.
+/// Computes `ptah.sum` for `dir` and writes it at the directory's root, after refusing a file that
+/// asks for a transaction its statements cannot run in (PostgreSQL-only statements: the directory
+/// names no dialect).
 pub fn hash(dir: &Directory) -> Result<SumFile, Error> {
+    crate::check_transactions(dir, None)?;
     let sum = SumFile::compute(dir);
     let path = dir.root().join(crate::SUM_FILE);
     write_atomically(&path, sum.render().as_bytes())?;

@@ -4,8 +4,9 @@
 //! comments, nested `/* */` comments, and SQL-standard `BEGIN ATOMIC … END` bodies (with `CASE …
 //! END` nesting inside). MySQL/MariaDB: `'…'` and `"…"` with backslash escapes, backticks, `#` and
 //! `-- ` comments, `/* */`, and `DELIMITER` directives of the mysql client (a directive is a line of
-//! its own, recognised where a statement starts). A MySQL `BEGIN … END` compound statement needs a
-//! `DELIMITER`, exactly as in the mysql client.
+//! its own, recognised where a statement starts). A MySQL compound statement (`CREATE PROCEDURE …
+//! BEGIN … END` and the like) is one statement with or without a `DELIMITER`: without one, its
+//! block structure decides which `;` ends it, as in the server's grammar (see `compound`).
 //!
 //! [`pieces`] partitions the input into statement bodies, separators and directives, so no byte is
 //! ever lost; [`split`] keeps the bodies that contain code, trimmed.
@@ -13,6 +14,8 @@
 use std::ops::Range;
 
 use ptah_engine::Dialect;
+
+use crate::compound::Tracker;
 
 /// What a piece of the input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +99,7 @@ pub fn pieces(sql: &str, dialect: Dialect) -> Result<Vec<Piece>, SplitError> {
         out: Vec::new(),
         atomic: 0,
         after_begin: false,
+        compound: Tracker::default(),
     }
     .run()
 }
@@ -120,6 +124,8 @@ struct Scanner<'a> {
     atomic: usize,
     /// The previous significant token was the word BEGIN.
     after_begin: bool,
+    /// Block depth of a MySQL compound statement while the delimiter is `;`.
+    compound: Tracker,
 }
 
 impl Scanner<'_> {
@@ -128,7 +134,7 @@ impl Scanner<'_> {
             if self.mysql && self.first_code.is_none() && self.at_line_start() && self.directive()? {
                 continue;
             }
-            if self.atomic == 0 && self.b[self.i..].starts_with(&self.delimiter) {
+            if self.depth() == 0 && self.b[self.i..].starts_with(&self.delimiter) {
                 let end = self.i + self.delimiter.len();
                 self.finish_body(self.i);
                 self.push(PieceKind::Separator, self.i..end);
@@ -138,12 +144,31 @@ impl Scanner<'_> {
             }
             self.token()?;
         }
-        if self.atomic > 0 {
+        if self.depth() > 0 {
             let opened = self.first_code.unwrap_or(self.start);
-            return Err(self.error(opened, "unterminated BEGIN ATOMIC body (missing END)"));
+            let what = if self.mysql {
+                "unterminated compound statement (a BEGIN, IF, LOOP, WHILE, REPEAT or CASE misses its END)"
+            } else {
+                "unterminated BEGIN ATOMIC body (missing END)"
+            };
+            return Err(self.error(opened, what));
         }
         self.finish_body(self.b.len());
         Ok(self.out)
+    }
+
+    /// Open blocks in which the delimiter does not end the statement.
+    fn depth(&self) -> usize {
+        if self.mysql {
+            self.compound.depth()
+        } else {
+            self.atomic
+        }
+    }
+
+    /// True while MySQL bodies are tracked: with a `DELIMITER` of their own, files delimit them.
+    fn tracks_compound(&self) -> bool {
+        self.mysql && self.delimiter == b";"
     }
 
     fn push(&mut self, kind: PieceKind, range: Range<usize>) {
@@ -164,6 +189,7 @@ impl Scanner<'_> {
         }
         self.first_code = None;
         self.after_begin = false;
+        self.compound.reset();
     }
 
     fn error(&self, at: usize, reason: &str) -> SplitError {
@@ -247,6 +273,9 @@ impl Scanner<'_> {
             _ => {
                 self.code(i);
                 self.after_begin = false;
+                if self.tracks_compound() {
+                    self.compound.punct(c);
+                }
                 self.i += 1;
             }
         }
@@ -294,6 +323,9 @@ impl Scanner<'_> {
         let open = self.i;
         self.code(open);
         self.after_begin = false;
+        if self.tracks_compound() {
+            self.compound.other();
+        }
         self.i += 1;
         while self.i < self.b.len() {
             let c = self.b[self.i];
@@ -357,6 +389,9 @@ impl Scanner<'_> {
             self.i += 1;
         }
         if self.mysql {
+            if self.tracks_compound() {
+                self.compound.word(&self.b[start..self.i]);
+            }
             return;
         }
         let word = &self.b[start..self.i];

@@ -34,6 +34,9 @@ pub fn create_sql(session: &Session) -> String {
 pub const APPLIED: &str = "applied";
 /// The state written before a body runs.
 pub const PENDING: &str = "pending";
+/// The state `repair --as absent` records: the version's effects are not in the database, so it
+/// is pending again; the row stays to keep who repaired it and why.
+pub const ABSENT: &str = "absent";
 
 /// One row of the revision table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,7 +71,12 @@ impl Revision {
 
     /// True for a row a run left unfinished (`pending`/`failed`, also for rollbacks, or unknown).
     pub fn is_dirty(&self) -> bool {
-        !matches!(self.state.as_str(), APPLIED | "applied:down")
+        !matches!(self.state.as_str(), APPLIED | "applied:down" | ABSENT)
+    }
+
+    /// True for a row `repair` recorded as absent (the version is pending again).
+    pub fn is_absent(&self) -> bool {
+        self.state == ABSENT
     }
 }
 
@@ -76,7 +84,7 @@ fn failed(context: &'static str) -> impl Fn(String) -> Error {
     move |message| Error::RevisionTable { context, message }
 }
 
-fn pg_message(err: &tokio_postgres::Error) -> String {
+pub(crate) fn pg_message(err: &tokio_postgres::Error) -> String {
     match err.as_db_error() {
         Some(db) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
         None => err.to_string(),
@@ -201,13 +209,13 @@ pub async fn read(session: &mut Session) -> Result<Vec<Revision>, Error> {
 }
 
 /// A typed bind value for both drivers.
-enum Param {
+pub(crate) enum Param {
     Big(i64),
     Int(i32),
     Text(Option<String>),
 }
 
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     if text.len() <= MAX_TEXT {
         return text.to_owned();
     }
@@ -222,7 +230,8 @@ fn int(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-async fn execute(
+/// Runs one bookkeeping statement with typed parameters on either engine.
+pub(crate) async fn execute(
     session: &mut Session,
     context: &'static str,
     pg: &str,
