@@ -56,6 +56,8 @@ fn part(target: &str, descending: bool, prefix_length: Option<u32>) -> IndexPart
         target: IndexTarget::Column(target.to_owned()),
         descending,
         prefix_length,
+        opclass: None,
+        nulls_first: None,
     }
 }
 
@@ -247,6 +249,9 @@ async fn every_model_feature_reads_back_field_by_field() {
             parts: vec![part("tenant", false, None), part("created_at", true, None)],
             predicate: None,
             method: None,
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         }
     );
     assert_eq!(

@@ -72,6 +72,8 @@ fn column_part(name: &str, descending: bool) -> IndexPart {
         target: IndexTarget::Column(name.to_owned()),
         descending,
         prefix_length: None,
+        opclass: None,
+        nulls_first: None,
     }
 }
 
@@ -283,6 +285,9 @@ async fn every_model_feature_reads_back_field_by_field() {
             parts: vec![column_part("ref", false)],
             predicate: None,
             method: None,
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         }
     );
     assert_eq!(
@@ -299,7 +304,9 @@ async fn every_model_feature_reads_back_field_by_field() {
             IndexPart {
                 target: IndexTarget::Expression("lower(code)".into()),
                 descending: false,
-                prefix_length: None
+                prefix_length: None,
+                opclass: None,
+                nulls_first: None,
             },
             column_part("ratio", false)
         ]

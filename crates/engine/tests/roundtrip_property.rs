@@ -575,6 +575,8 @@ fn build_table(
                 target: IndexTarget::Column(c.clone()),
                 descending: *descending,
                 prefix_length: None,
+                opclass: None,
+                nulls_first: None,
             };
             match dialect {
                 Dialect::Postgres => {
@@ -629,6 +631,9 @@ fn build_table(
                 parts,
                 predicate,
                 method: None,
+                include: Vec::new(),
+                nulls_not_distinct: false,
+                storage: Vec::new(),
             },
         );
     }

@@ -124,11 +124,16 @@ fn create_tables_with_innodb_inline_enum_and_foreign_keys_after() {
             parts: Vec::new(),
             predicate: None,
             method: None,
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         };
         i.parts.push(IndexPart {
             target: IndexTarget::Column("email".into()),
             descending: true,
             prefix_length: Some(10),
+            opclass: None,
+            nulls_first: None,
         });
         u.indexes.insert(i.name.clone(), i);
     }
@@ -292,11 +297,16 @@ fn indexes_and_constraints_drop_with_mysql_clauses() {
             parts: Vec::new(),
             predicate: None,
             method: Some("btree".into()),
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         };
         i.parts.push(IndexPart {
             target: IndexTarget::Expression("lower(`email`)".into()),
             descending: false,
             prefix_length: None,
+            opclass: None,
+            nulls_first: None,
         });
         u.indexes.insert(i.name.clone(), i);
     });

@@ -44,10 +44,15 @@ fn index(name: &str, unique: bool, cols: &[&str]) -> Index {
                 target: IndexTarget::Column((*c).into()),
                 descending: false,
                 prefix_length: None,
+                opclass: None,
+                nulls_first: None,
             })
             .collect(),
         predicate: None,
         method: None,
+        include: Vec::new(),
+        nulls_not_distinct: false,
+        storage: Vec::new(),
     }
 }
 
@@ -389,6 +394,8 @@ fn indexes_added_dropped_and_modified() {
         target: IndexTarget::Expression("lower(email)".into()),
         descending: false,
         prefix_length: None,
+        opclass: None,
+        nulls_first: None,
     });
     let mut gin = index("users_bio_idx", false, &["name"]);
     gin.method = Some("gin".into());

@@ -278,6 +278,8 @@ fn table_strategy() -> impl Strategy<Value = Table> {
                         target: IndexTarget::Column(c.clone()),
                         descending: unique,
                         prefix_length: None,
+                        opclass: None,
+                        nulls_first: None,
                     };
                     t.indexes.insert(
                         "i".into(),
@@ -287,6 +289,9 @@ fn table_strategy() -> impl Strategy<Value = Table> {
                             parts: vec![part],
                             predicate: None,
                             method: None,
+                            include: Vec::new(),
+                            nulls_not_distinct: false,
+                            storage: Vec::new(),
                         },
                     );
                 }

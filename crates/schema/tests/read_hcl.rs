@@ -428,15 +428,22 @@ mod props {
                                     target: IndexTarget::Column(first.clone()),
                                     descending: true,
                                     prefix_length: None,
+                                    opclass: None,
+                                    nulls_first: None,
                                 },
                                 IndexPart {
                                     target: IndexTarget::Expression("lower(x)".into()),
                                     descending: false,
                                     prefix_length: None,
+                                    opclass: None,
+                                    nulls_first: None,
                                 },
                             ],
                             predicate: Some("x <> 'a'".into()),
                             method: Some("gin".into()),
+                            include: Vec::new(),
+                            nulls_not_distinct: false,
+                            storage: Vec::new(),
                         },
                     );
                     t.foreign_keys.insert(

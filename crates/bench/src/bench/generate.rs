@@ -284,6 +284,8 @@ fn part(column: &str) -> IndexPart {
         target: IndexTarget::Column(column.to_owned()),
         descending: false,
         prefix_length: None,
+        opclass: None,
+        nulls_first: None,
     }
 }
 
@@ -492,6 +494,8 @@ impl Builder {
             target: IndexTarget::Expression(self.expression(text)),
             descending: false,
             prefix_length: None,
+            opclass: None,
+            nulls_first: None,
         };
         let prefix = |column: &str, n: u32| IndexPart {
             prefix_length: Some(n),
@@ -580,6 +584,9 @@ impl Builder {
             parts,
             predicate,
             method: method.map(str::to_owned),
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         };
         t.indexes.insert(name, index);
     }
@@ -595,6 +602,9 @@ impl Builder {
             parts,
             predicate,
             method: None,
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         };
         t.indexes.insert(name.to_owned(), index);
     }

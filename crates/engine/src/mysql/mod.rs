@@ -275,6 +275,8 @@ async fn read_indexes(
             target,
             descending: text(&row, 6)?.as_deref() == Some("D"),
             prefix_length: int(&row, 5)?.and_then(|n| u32::try_from(n).ok()),
+            opclass: None,
+            nulls_first: None,
         };
         let raw = indexes.entry(id).or_insert_with(|| RawIndex {
             unique: false,
@@ -316,6 +318,9 @@ async fn read_indexes(
                     parts,
                     predicate: None,
                     method: (raw.method != "btree").then_some(raw.method),
+                    include: Vec::new(),
+                    nulls_not_distinct: false,
+                    storage: Vec::new(),
                 };
                 table.indexes.insert(name, index);
             }

@@ -1,5 +1,6 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
+mod aggregates;
 pub(crate) mod canonical;
 mod domains;
 pub(crate) mod generated;
@@ -268,23 +269,37 @@ async fn read_indexes(
         let keys: Vec<i16> = get(&row, 5)?;
         let options: Vec<i16> = get(&row, 6)?;
         let exprs: Vec<Option<String>> = get(&row, 7)?;
+        let opclasses: Vec<Option<String>> = get(&row, 10)?;
+        let column_name = |attnum: &i16| {
+            attnames
+                .get(&oid)
+                .and_then(|m| m.get(attnum))
+                .cloned()
+                .ok_or_else(|| Error::Unsupported {
+                    object: format!("index {name} on {}", table.name),
+                    reason: format!("key part {attnum} names no column"),
+                })
+        };
+        let include = keys
+            .iter()
+            .skip(key_count)
+            .map(&column_name)
+            .collect::<Result<Vec<_>, _>>()?;
         let mut parts = Vec::with_capacity(key_count);
         for (position, attnum) in keys.iter().enumerate().take(key_count) {
             let target = match exprs.get(position).cloned().flatten() {
                 Some(text) if *attnum == 0 => IndexTarget::Expression(canon::expression(DIALECT, &text)),
-                _ => {
-                    let column = attnames.get(&oid).and_then(|m| m.get(attnum)).cloned();
-                    IndexTarget::Column(column.ok_or_else(|| Error::Unsupported {
-                        object: format!("index {name} on {}", table.name),
-                        reason: format!("key part {attnum} names no column"),
-                    })?)
-                }
+                _ => IndexTarget::Column(column_name(attnum)?),
             };
+            // indoption bit 0 is DESC, bit 1 NULLS FIRST.
+            let option = options.get(position).copied().unwrap_or(0);
+            let descending = option & 1 == 1;
             parts.push(IndexPart {
                 target,
-                // indoption bit 0 is DESC (bit 1, NULLS FIRST, is not modelled).
-                descending: options.get(position).is_some_and(|o| o & 1 == 1),
+                descending,
                 prefix_length: None,
+                opclass: opclasses.get(position).cloned().flatten(),
+                nulls_first: IndexPart::nulls_order(descending, Some(option & 2 == 2)),
             });
         }
         let predicate: Option<String> = get(&row, 8)?;
@@ -294,6 +309,13 @@ async fn read_indexes(
             parts,
             predicate: predicate.map(|p| canon::expression(DIALECT, &p)),
             method: (method != "btree").then_some(method),
+            include,
+            nulls_not_distinct: get(&row, 12)?,
+            storage: {
+                let mut storage: Vec<String> = get(&row, 11)?;
+                storage.sort();
+                storage
+            },
         };
         if let Some(comment) = get::<Option<String>>(&row, 9)? {
             table.index_comments.insert(name.clone(), comment);
@@ -307,7 +329,8 @@ async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schem
     partitions::read(client, params, schema).await?;
     views::read(client, params, schema).await?;
     security::read(client, params, schema).await?;
-    program::read(client, params, schema).await
+    program::read(client, params, schema).await?;
+    aggregates::read(client, params, schema).await
 }
 
 /// Sets the transaction's `search_path` (empty: the catalog's deparsers qualify every name).

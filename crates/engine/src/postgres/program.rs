@@ -13,14 +13,17 @@ use crate::Error;
 
 /// The routines the model holds: plain functions and procedures without the attributes it has no
 /// field for (per-routine settings, parallel safety, leakproofness, non-default cost or rows,
-/// transforms, support functions, SQL-standard bodies, compiled code). `unmodelled` lists the
-/// rest, so the two must agree: both use this predicate over `pg_proc p` and `pg_language l`.
+/// transforms, support functions, SQL-standard bodies, compiled code), and plain aggregates
+/// without moving-aggregate options (`super::aggregates`). `unmodelled` lists the rest, so the
+/// two must agree: both use this predicate over `pg_proc p` and `pg_language l`.
 macro_rules! modelled_routine {
     () => {
-        "(p.prokind IN ('f', 'p') AND l.lanname NOT IN ('c', 'internal') AND p.prosqlbody IS NULL
+        "((p.prokind IN ('f', 'p') AND l.lanname NOT IN ('c', 'internal') AND p.prosqlbody IS NULL
           AND p.proconfig IS NULL AND NOT p.proleakproof AND p.proparallel = 'u' AND p.procost = 100
           AND p.prorows = CASE WHEN p.proretset THEN 1000 ELSE 0 END
-          AND p.protrftypes IS NULL AND p.prosupport = 0)"
+          AND p.protrftypes IS NULL AND p.prosupport = 0)
+         OR (p.prokind = 'a' AND EXISTS (SELECT 1 FROM pg_aggregate ag WHERE ag.aggfnoid = p.oid
+                                         AND ag.aggkind = 'n' AND ag.aggmtransfn = 0)))"
     };
 }
 pub(crate) use modelled_routine;
@@ -40,7 +43,7 @@ LEFT JOIN pg_description d
 WHERE n.nspname = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM pg_depend x
                   WHERE x.classid = 'pg_proc'::regclass AND x.objid = p.oid AND x.deptype IN ('e', 'i'))
-  AND ",
+  AND p.prokind <> 'a' AND ",
     modelled_routine!()
 );
 

@@ -97,7 +97,8 @@ WHERE n.nspname = ANY($1) AND con.contype IN ('p', 'u', 'f', 'c')
 
 /// Indexes that are not implicit: not backing a PRIMARY KEY, UNIQUE or EXCLUDE constraint, not a
 /// partition's copy of a parent index, not extension-owned. Expression parts are deparsed one by
-/// one; plain column parts come back as attribute numbers.
+/// one; plain column parts come back as attribute numbers. `indnullsnotdistinct` is read through
+/// `to_jsonb` because servers before 15 have no such column (and no such option).
 pub(super) const INDEXES: &str = r"
 SELECT i.indrelid, ic.relname::text, am.amname::text, i.indisunique, i.indnkeyatts,
        i.indkey::int2[] AS keys, i.indoption::int2[] AS options,
@@ -105,7 +106,14 @@ SELECT i.indrelid, ic.relname::text, am.amname::text, i.indisunique, i.indnkeyat
              FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(num, ord)
              ORDER BY k.ord) AS exprs,
        pg_get_expr(i.indpred, i.indrelid, true) AS predicate,
-       d.description AS comment
+       d.description AS comment,
+       ARRAY(SELECT CASE WHEN oc.opcdefault THEN NULL WHEN ocn.nspname = 'pg_catalog' THEN oc.opcname::text
+                         ELSE ocn.nspname || '.' || oc.opcname END
+             FROM unnest(i.indclass::oid[]) WITH ORDINALITY k(opc, ord)
+             JOIN pg_opclass oc ON oc.oid = k.opc JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace
+             ORDER BY k.ord) AS opclasses,
+       COALESCE(ic.reloptions, '{}')::text[] AS storage,
+       COALESCE((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) AS nulls_not_distinct
 FROM pg_index i
 JOIN pg_class ic ON ic.oid = i.indexrelid
 JOIN pg_class c ON c.oid = i.indrelid

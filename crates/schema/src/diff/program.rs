@@ -15,7 +15,7 @@ use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 
 use super::{ColumnAspect, SchemaDiff};
-use crate::model::{QualifiedName, Routine, Schema, Trigger, View};
+use crate::model::{QualifiedName, Routine, RoutineKind, Schema, Trigger, View};
 
 /// Why a view is dropped and created again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +53,10 @@ impl RoutineChange {
     /// Whether `CREATE OR REPLACE` can make the change (PostgreSQL refuses a new result type,
     /// new argument names or defaults, and a function becoming a procedure).
     pub fn replaceable(&self) -> bool {
+        // An aggregate is created anew: its result type follows options the model does not
+        // resolve, and `CREATE OR REPLACE` refuses a new one.
         self.from.kind == self.to.kind
+            && self.to.kind != RoutineKind::Aggregate
             && self.from.returns == self.to.returns
             && self.from.arguments == self.to.arguments
     }

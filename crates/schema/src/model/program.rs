@@ -46,6 +46,10 @@ pub enum RoutineKind {
     Function,
     /// `CREATE PROCEDURE`.
     Procedure,
+    /// `CREATE AGGREGATE`: [`Routine::body`] holds its options (`SFUNC = public.f,\n    STYPE =
+    /// text`) as pg_dump prints them, see [`Routine::aggregate_definition`]; it has no result
+    /// text of its own (`returns` is `None`) and its language is `internal`.
+    Aggregate,
 }
 
 /// A function's volatility class.
@@ -96,7 +100,41 @@ pub struct Routine {
     pub comment: Option<String>,
 }
 
+/// The options of `CREATE AGGREGATE` the model holds, in the order pg_dump prints them; the
+/// others (moving-aggregate `MSFUNC`…, ordered-set `HYPOTHETICAL`, the old `BASETYPE` form) are
+/// refused by the SQL reader and listed as not managed by inspection.
+pub const AGGREGATE_OPTIONS: &[&str] = &[
+    "SFUNC",
+    "STYPE",
+    "SSPACE",
+    "INITCOND",
+    "FINALFUNC",
+    "FINALFUNC_EXTRA",
+    "FINALFUNC_MODIFY",
+    "COMBINEFUNC",
+    "SERIALFUNC",
+    "DESERIALFUNC",
+    "SORTOP",
+    "PARALLEL",
+];
+
 impl Routine {
+    /// An aggregate's definition from its options (`("SFUNC", Some("public.f"))`, a flag such as
+    /// `FINALFUNC_EXTRA` without a value), each already in the catalog's spelling: ordered as
+    /// [`AGGREGATE_OPTIONS`] and joined as pg_dump joins them, so a dump's text reads as is.
+    pub fn aggregate_definition(options: &[(String, Option<String>)]) -> String {
+        let mut sorted: Vec<&(String, Option<String>)> = options.iter().collect();
+        sorted.sort_by_key(|(key, _)| AGGREGATE_OPTIONS.iter().position(|k| k == key));
+        sorted
+            .iter()
+            .map(|(key, value)| match value {
+                Some(v) => format!("{key} = {v}"),
+                None => key.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(",\n    ")
+    }
+
     /// The map key: the name with its identity arguments, `schema.f(integer, text)`, because
     /// overloads are distinct objects.
     pub fn key(&self) -> QualifiedName {

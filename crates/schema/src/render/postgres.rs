@@ -393,6 +393,25 @@ pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement
         sql.push_str(&format!(" USING {method}"));
     }
     sql.push_str(&format!(" {}", SQL.index_parts(&i.parts)));
+    if !i.include.is_empty() {
+        let include: Vec<String> = i.include.iter().map(|c| SQL.ident(c)).collect();
+        sql.push_str(&format!(" INCLUDE ({})", include.join(", ")));
+    }
+    if i.nulls_not_distinct {
+        sql.push_str(" NULLS NOT DISTINCT");
+    }
+    if !i.storage.is_empty() {
+        // Each value quoted, which the server accepts for every parameter's type.
+        let with: Vec<String> = i
+            .storage
+            .iter()
+            .map(|p| match p.split_once('=') {
+                Some((name, value)) => format!("{name}='{}'", value.replace('\'', "''")),
+                None => p.clone(),
+            })
+            .collect();
+        sql.push_str(&format!(" WITH ({})", with.join(", ")));
+    }
     if let Some(predicate) = &i.predicate {
         sql.push_str(&format!(" WHERE {predicate}"));
     }

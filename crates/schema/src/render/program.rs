@@ -111,6 +111,11 @@ fn add_routine(sql: Sql, r: &Routine, out: &mut Out) {
 /// reads one in a `LANGUAGE sql` body (the server checks those on creation), cannot come before
 /// the tables; it is created after them, before the views.
 fn after_tables(diff: &SchemaDiff, r: &Routine) -> bool {
+    // An aggregate comes after every function (its support functions may be among those created
+    // after the tables) and before the views that call it.
+    if r.kind == RoutineKind::Aggregate {
+        return true;
+    }
     diff.tables_added.iter().any(|t| {
         let qualified = format!("{}.{}", t.name.schema, t.name.name);
         let names = |text: &str| text.contains(&qualified);
@@ -124,7 +129,12 @@ fn after_tables(diff: &SchemaDiff, r: &Routine) -> bool {
 /// changed view comments.
 pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect == Dialect::Postgres {
-        for r in diff.routines_added.iter().filter(|r| after_tables(diff, r)) {
+        let (aggregates, functions): (Vec<&Routine>, Vec<&Routine>) = diff
+            .routines_added
+            .iter()
+            .filter(|r| after_tables(diff, r))
+            .partition(|r| r.kind == RoutineKind::Aggregate);
+        for r in functions.into_iter().chain(aggregates) {
             add_routine(sql, r, out);
         }
     }
@@ -184,7 +194,12 @@ pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect != Dialect::Postgres {
         return;
     }
-    for r in &diff.routines_removed {
+    // An aggregate goes before the functions it calls, which cannot be dropped while it exists.
+    let (aggregates, functions): (Vec<&Routine>, Vec<&Routine>) = diff
+        .routines_removed
+        .iter()
+        .partition(|r| r.kind == RoutineKind::Aggregate);
+    for r in aggregates.into_iter().chain(functions) {
         let s = stmt(
             drop_routine(sql, r),
             Severity::Destructive,
@@ -241,6 +256,7 @@ fn routine_kind(r: &Routine) -> &'static str {
     match r.kind {
         RoutineKind::Function => "FUNCTION",
         RoutineKind::Procedure => "PROCEDURE",
+        RoutineKind::Aggregate => "AGGREGATE",
     }
 }
 
@@ -279,6 +295,15 @@ pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
     let mut s = String::from("CREATE ");
     if replace {
         s.push_str("OR REPLACE ");
+    }
+    if r.kind == RoutineKind::Aggregate {
+        s.push_str(&format!(
+            "AGGREGATE {}({}) (\n    {}\n)",
+            sql.qualified(&r.name),
+            r.arguments,
+            r.body
+        ));
+        return s;
     }
     s.push_str(&format!(
         "{} {}({})",

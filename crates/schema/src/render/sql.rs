@@ -173,8 +173,17 @@ impl Sql {
                 if let Some(n) = p.prefix_length.filter(|_| self.dialect == Dialect::Mysql) {
                     out.push_str(&format!("({n})"));
                 }
+                if let Some(opclass) = p.opclass.as_deref().filter(|_| self.dialect == Dialect::Postgres) {
+                    out.push(' ');
+                    out.push_str(opclass);
+                }
                 if p.descending {
                     out.push_str(" DESC");
+                }
+                match p.nulls_first.filter(|_| self.dialect == Dialect::Postgres) {
+                    Some(true) => out.push_str(" NULLS FIRST"),
+                    Some(false) => out.push_str(" NULLS LAST"),
+                    None => {}
                 }
                 out
             })

@@ -193,9 +193,17 @@ fn write_index(out: &mut String, index: &Index, comment: Option<&String>) {
     let plain: Option<Vec<String>> = index
         .parts
         .iter()
-        .map(|p| match (&p.target, p.descending, p.prefix_length) {
-            (IndexTarget::Column(c), false, None) => Some(c.clone()),
-            _ => None,
+        .map(|p| {
+            match (
+                &p.target,
+                p.descending,
+                p.prefix_length,
+                &p.opclass,
+                p.nulls_first,
+            ) {
+                (IndexTarget::Column(c), false, None, None, None) => Some(c.clone()),
+                _ => None,
+            }
         })
         .collect();
     match plain {
@@ -219,9 +227,25 @@ fn write_index(out: &mut String, index: &Index, comment: Option<&String>) {
                 if let Some(n) = p.prefix_length {
                     let _ = writeln!(out, "      prefix = {n}");
                 }
+                if let Some(o) = &p.opclass {
+                    let _ = writeln!(out, "      opclass = {}", quote(o));
+                }
+                if let Some(first) = p.nulls_first {
+                    let _ = writeln!(out, "      nulls = {}", if first { "FIRST" } else { "LAST" });
+                }
                 out.push_str("    }\n");
             }
         }
+    }
+    if !index.include.is_empty() {
+        let _ = writeln!(out, "    include = {}", columns(&index.include));
+    }
+    if index.nulls_not_distinct {
+        out.push_str("    nulls_distinct = false\n");
+    }
+    if !index.storage.is_empty() {
+        let quoted: Vec<String> = index.storage.iter().map(|s| quote(s)).collect();
+        let _ = writeln!(out, "    storage = [{}]", quoted.join(", "));
     }
     if let Some(w) = &index.predicate {
         let _ = writeln!(out, "    where = {}", quote(w));

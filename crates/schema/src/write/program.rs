@@ -50,6 +50,7 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
         let kind = match r.kind {
             RoutineKind::Function => "function",
             RoutineKind::Procedure => "procedure",
+            RoutineKind::Aggregate => "aggregate",
         };
         let _ = writeln!(out, "{kind} {} {{", quote(&r.name.name));
         let _ = writeln!(out, "  schema = schema{}", part(&r.name.schema));
@@ -60,7 +61,9 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
         if let Some(returns) = &r.returns {
             let _ = writeln!(out, "  returns = {}", quote(returns));
         }
-        let _ = writeln!(out, "  language = {}", quote(&r.language));
+        if r.kind != RoutineKind::Aggregate {
+            let _ = writeln!(out, "  language = {}", quote(&r.language));
+        }
         match r.volatility {
             Volatility::Volatile => {}
             Volatility::Stable => out.push_str("  volatility = STABLE\n"),

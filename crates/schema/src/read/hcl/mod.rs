@@ -233,6 +233,7 @@ impl<'a> Reader<'a> {
                 "schema" => self.schema_block(b)?,
                 "enum" | "extension" | "domain" | "table" | "view" | "materialized" | "function"
                 | "procedure" | "trigger" | "sequence" => {}
+                "aggregate" if self.dialect == Dialect::Postgres => {}
                 other => return Err(self.unsupported(b.span(), format!("block `{other}`"))),
             }
         }
@@ -263,6 +264,7 @@ impl<'a> Reader<'a> {
                 "sequence" => self.sequence_block(b)?,
                 "function" => self.routine_block(b, RoutineKind::Function)?,
                 "procedure" => self.routine_block(b, RoutineKind::Procedure)?,
+                "aggregate" => self.routine_block(b, RoutineKind::Aggregate)?,
                 "trigger" => self.trigger_block(b)?,
                 _ => {}
             }

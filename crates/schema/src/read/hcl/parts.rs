@@ -28,6 +28,8 @@ impl Reader<'_> {
                     target: IndexTarget::Column(c),
                     descending: false,
                     prefix_length: None,
+                    opclass: None,
+                    nulls_first: None,
                 });
             }
         }
@@ -57,11 +59,27 @@ impl Reader<'_> {
                 Some(a) => Some(self.count(&a.value)?),
                 None => None,
             };
+            let opclass = match on.take("opclass") {
+                Some(a) => Some(self.string(&a.value)?),
+                None => None,
+            };
+            let nulls_first = match on.take("nulls") {
+                Some(a) => match self.keyword(&a.value)?.to_ascii_uppercase().as_str() {
+                    "FIRST" => Some(true),
+                    "LAST" => Some(false),
+                    other => {
+                        return Err(self.invalid(a.span(), format!("`nulls` is FIRST or LAST, not {other}")));
+                    }
+                },
+                None => None,
+            };
             self.done(on)?;
             parts.push(IndexPart {
                 target,
                 descending,
                 prefix_length,
+                opclass,
+                nulls_first: IndexPart::nulls_order(descending, nulls_first),
             });
         }
         if parts.is_empty() {
@@ -83,6 +101,19 @@ impl Reader<'_> {
             Some(a) => return Err(self.unsupported(a.span(), "index comments on MySQL".to_owned())),
             None => None,
         };
+        let include = match attrs.take("include") {
+            Some(a) => self.columns(table, Some(a), block)?,
+            None => Vec::new(),
+        };
+        let nulls_not_distinct = match attrs.take("nulls_distinct") {
+            Some(a) => !self.boolean(&a.value)?,
+            None => false,
+        };
+        let mut storage = match attrs.take("storage") {
+            Some(a) => self.strings(&a.value)?,
+            None => Vec::new(),
+        };
+        storage.sort();
         self.done(attrs)?;
         let index = Index {
             name,
@@ -90,6 +121,9 @@ impl Reader<'_> {
             parts,
             predicate,
             method,
+            include,
+            nulls_not_distinct,
+            storage,
         };
         Ok((index, comment))
     }

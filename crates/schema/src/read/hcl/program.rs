@@ -42,7 +42,7 @@ impl Reader<'_> {
         self.insert_unique(block, view.name.clone(), |s| &mut s.views, view)
     }
 
-    /// A `function` or `procedure` block.
+    /// A `function`, `procedure` or (PostgreSQL) `aggregate` block.
     pub(super) fn routine_block(&mut self, block: &Block, kind: RoutineKind) -> Result<(), ReadError> {
         let name = self.label(block)?;
         if self.dialect != Dialect::Postgres {
@@ -64,10 +64,15 @@ impl Reader<'_> {
         if (kind == RoutineKind::Function) != returns.is_some() {
             return Err(self.invalid(
                 block.span(),
-                format!("a function needs `returns` and a procedure has none ({name})"),
+                format!("a function needs `returns`; a procedure or aggregate has none ({name})"),
             ));
         }
-        let language = self.required(&mut attrs, block, "language")?;
+        // An aggregate's catalog row says `internal`; its `as` is its options' text.
+        let language = if kind == RoutineKind::Aggregate {
+            "internal".to_owned()
+        } else {
+            self.required(&mut attrs, block, "language")?
+        };
         let volatility = match attrs.take("volatility") {
             None => Volatility::Volatile,
             Some(a) => match self.keyword(&a.value)?.to_ascii_uppercase().as_str() {

@@ -1,8 +1,8 @@
 //! `CREATE [UNIQUE] INDEX`, MySQL's inline `INDEX`/`KEY`, and PostgreSQL's `COMMENT ON INDEX`.
 
 use sqlparser::ast::{
-    CreateIndex, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, IndexColumn, IndexType,
-    ObjectName, ObjectNamePart, OrderBySort, Value,
+    BinaryOperator, CreateIndex, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, IndexColumn,
+    IndexType, ObjectName, ObjectNamePart, OrderBySort, Value,
 };
 
 use crate::model::{Dialect, Index, IndexPart, IndexTarget, QualifiedName};
@@ -39,11 +39,11 @@ impl Reader {
     }
 
     pub(super) fn create_index(&mut self, create: CreateIndex, at: Location) -> Result<(), ReadError> {
-        if !create.include.is_empty()
-            || create.nulls_distinct.is_some()
-            || !create.with.is_empty()
-            || !create.index_options.is_empty()
+        let postgres = self.dialect == Dialect::Postgres;
+        if !create.index_options.is_empty()
             || !create.alter_options.is_empty()
+            || (!postgres
+                && (!create.include.is_empty() || create.nulls_distinct.is_some() || !create.with.is_empty()))
         {
             return Err(self.unsupported(&at, "CREATE INDEX options (INCLUDE, NULLS DISTINCT, WITH, …)"));
         }
@@ -72,6 +72,15 @@ impl Reader {
         }
         let mut index = self.index_body(&table, name, create.using.as_ref(), &create.columns, &at)?;
         index.unique = create.unique;
+        for column in &create.include {
+            let (target, _) = self.index_target(&table, &Expr::Identifier(column.clone()), &at)?;
+            if let IndexTarget::Column(c) = target {
+                index.include.push(c);
+            }
+        }
+        index.nulls_not_distinct = create.nulls_distinct == Some(false);
+        index.storage = storage_parameters(&create.with)
+            .map_err(|what| self.unsupported(&at, format!("index storage parameter {what}")))?;
         if let Some(predicate) = &create.predicate {
             if self.dialect != Dialect::Postgres {
                 return Err(self.unsupported(&at, "partial index on MySQL"));
@@ -119,8 +128,8 @@ impl Reader {
     ) -> Result<Index, ReadError> {
         let mut parts = Vec::new();
         for c in columns {
-            if c.operator_class.is_some()
-                || c.column.options.nulls_first.is_some()
+            let postgres = self.dialect == Dialect::Postgres;
+            if (!postgres && (c.operator_class.is_some() || c.column.options.nulls_first.is_some()))
                 || c.column.with_fill.is_some()
             {
                 return Err(self.unsupported(at, format!("index part {c}")));
@@ -131,10 +140,13 @@ impl Reader {
                 Some(other) => return Err(self.unsupported(at, format!("index order {other:?}"))),
             };
             let (target, prefix_length) = self.index_target(table, &c.column.expr, at)?;
+            let opclass = c.operator_class.as_ref().map(|o| self.opclass(o));
             parts.push(IndexPart {
                 target,
                 descending,
                 prefix_length,
+                opclass,
+                nulls_first: IndexPart::nulls_order(descending, c.column.options.nulls_first),
             });
         }
         let method = match using {
@@ -166,7 +178,26 @@ impl Reader {
             parts,
             predicate: None,
             method,
+            include: Vec::new(),
+            nulls_not_distinct: false,
+            storage: Vec::new(),
         })
+    }
+
+    /// An operator class as `pg_index` names it back: bare in `pg_catalog`, qualified elsewhere.
+    fn opclass(&self, name: &ObjectName) -> String {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(i) => self.ident(i),
+                other => other.to_string(),
+            })
+            .collect();
+        match parts.as_slice() {
+            [schema, name] if schema == "pg_catalog" => name.clone(),
+            _ => parts.join("."),
+        }
     }
 
     fn index_target(
@@ -218,4 +249,37 @@ impl Reader {
             )),
         }
     }
+}
+
+/// `WITH (fillfactor = '70', deduplicate_items = off)` as `pg_class.reloptions` holds it
+/// (`deduplicate_items=off`, `fillfactor=70`), sorted by name so writing order does not matter.
+/// Err: the parameter as written, when it is not `name = value`.
+fn storage_parameters(with: &[Expr]) -> Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(with.len());
+    for e in with {
+        let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } = e
+        else {
+            return Err(e.to_string());
+        };
+        let Expr::Identifier(key) = left.as_ref() else {
+            return Err(e.to_string());
+        };
+        let value = match right.as_ref() {
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(s) => s.clone(),
+                Value::Number(n, _) => n.clone(),
+                Value::Boolean(b) => if *b { "true" } else { "false" }.to_owned(),
+                _ => return Err(e.to_string()),
+            },
+            Expr::Identifier(i) => i.value.to_lowercase(),
+            _ => return Err(e.to_string()),
+        };
+        out.push(format!("{}={value}", key.value.to_lowercase()));
+    }
+    out.sort();
+    Ok(out)
 }

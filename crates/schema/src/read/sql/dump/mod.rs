@@ -61,7 +61,7 @@ pub(crate) enum Rule {
     Routine,
     /// PostgreSQL `CREATE [OR REPLACE] [CONSTRAINT] TRIGGER`, kept as the statement's text.
     Trigger,
-    /// PostgreSQL `COMMENT ON FUNCTION|PROCEDURE|ROUTINE name(args) IS …`.
+    /// PostgreSQL `COMMENT ON FUNCTION|PROCEDURE|ROUTINE|AGGREGATE name(args) IS …`.
     RoutineComment,
     /// Hand it to sqlparser.
     Parse,
@@ -189,7 +189,7 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
         Some("COMMENT")
             if dialect == Dialect::Postgres
                 && w(1) == Some("ON")
-                && matches!(w(2), Some("FUNCTION" | "PROCEDURE" | "ROUTINE")) =>
+                && matches!(w(2), Some("FUNCTION" | "PROCEDURE" | "ROUTINE" | "AGGREGATE")) =>
         {
             Rule::RoutineComment
         }
@@ -216,7 +216,7 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
     // MySQL's routines stay refused through UNMODELLED: their dump form differs.
     if dialect == Dialect::Postgres {
         match kind.as_deref() {
-            Some("FUNCTION" | "PROCEDURE") => return Rule::Routine,
+            Some("FUNCTION" | "PROCEDURE" | "AGGREGATE") => return Rule::Routine,
             Some("TRIGGER") => return Rule::Trigger,
             _ => {}
         }

@@ -4,6 +4,7 @@
 //! server prints them (an argument list, a result type, a trigger statement), so they are cut out
 //! of the statement's own text rather than rebuilt from a syntax tree.
 
+mod aggregate;
 mod routine;
 
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};

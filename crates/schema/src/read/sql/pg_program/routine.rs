@@ -49,7 +49,7 @@ struct Attributes {
 }
 
 /// The argument list without defaults, each argument as written: the identity arguments.
-fn identity(src: &Source<'_>, open: usize, close: usize) -> String {
+pub(super) fn identity(src: &Source<'_>, open: usize, close: usize) -> String {
     let mut parts: Vec<&str> = Vec::new();
     let (mut first, mut last): (Option<usize>, Option<usize>) = (None, None);
     let mut depth = 0usize;
@@ -112,7 +112,8 @@ impl Reader {
         let kind = match src.word(i).as_deref() {
             Some("FUNCTION") => RoutineKind::Function,
             Some("PROCEDURE") => RoutineKind::Procedure,
-            _ => return Err(self.expected(src, i, "FUNCTION or PROCEDURE", &at)),
+            Some("AGGREGATE") => return self.create_aggregate(src, i, replace, at),
+            _ => return Err(self.expected(src, i, "FUNCTION, PROCEDURE or AGGREGATE", &at)),
         };
         let what = if kind == RoutineKind::Function {
             "function"
