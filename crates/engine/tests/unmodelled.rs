@@ -29,7 +29,8 @@ CREATE FUNCTION app.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN 
 CREATE PROCEDURE app.noop() LANGUAGE sql AS $$ SELECT 1 $$;
 CREATE TRIGGER orders_touch BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
 CREATE FUNCTION app.fast() RETURNS int LANGUAGE sql PARALLEL SAFE AS $$ SELECT 1 $$;
-CREATE AGGREGATE app.total(int) (SFUNC = int4pl, STYPE = int);
+CREATE AGGREGATE app.total(int) (SFUNC = int4pl, STYPE = int, MSFUNC = int4pl, MINVFUNC = int4mi, MSTYPE = int);
+CREATE AGGREGATE app.plain_total(int) (SFUNC = int4pl, STYPE = int);
 CREATE TRIGGER orders_off BEFORE INSERT ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
 ALTER TABLE app.orders DISABLE TRIGGER orders_off;
 CREATE TABLE app.events (id int, at date) PARTITION BY RANGE (at);
@@ -61,7 +62,7 @@ CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUN
             "trigger (disabled or replica-only): app.orders.orders_off",
         ],
         "citext's functions and types, the sequences, the views, domain and partitioning \
-         (modelled), the views' own rules, the modelled function, procedure and triggers, a \
+         (modelled), the views' own rules, the modelled function, procedure, plain aggregate and triggers, a \
          partition's copy of its parent's trigger, and the table's row-level security, policy and \
          grant (modelled) are not listed"
     );
