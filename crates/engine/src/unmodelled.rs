@@ -74,25 +74,16 @@ WHERE kind IS NOT NULL
 ORDER BY kind, name"
 );
 
-/// MySQL/MariaDB, in the URL's database. Views and triggers are modelled; what of them is not (a
-/// view's options other than the defaults, a trigger's place after another of the same event)
-/// is listed under the object.
+/// MySQL/MariaDB, in the URL's database. Views, their options, triggers, routines and events are
+/// modelled; what of them is not (a trigger's place after another of the same event) is listed
+/// under the object.
 const MYSQL: &str = r"
 SELECT kind, name FROM (
-  SELECT 'view options (ALGORITHM, SQL SECURITY INVOKER, CHECK OPTION)' AS kind, TABLE_NAME AS name
-  FROM information_schema.VIEWS
-  WHERE TABLE_SCHEMA = DATABASE()
-    AND (ALGORITHM <> 'UNDEFINED' OR SECURITY_TYPE <> 'DEFINER' OR CHECK_OPTION <> 'NONE')
-  UNION ALL
-  SELECT 'sequence', TABLE_NAME FROM information_schema.TABLES
+  SELECT 'sequence' AS kind, TABLE_NAME AS name FROM information_schema.TABLES
   WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'
-  UNION ALL
-  SELECT LOWER(ROUTINE_TYPE), ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
   UNION ALL
   SELECT 'trigger order (FOLLOWS/PRECEDES)', CONCAT(EVENT_OBJECT_TABLE, '.', TRIGGER_NAME)
   FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND ACTION_ORDER > 1
-  UNION ALL
-  SELECT 'event', EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE()
   UNION ALL
   SELECT DISTINCT 'partitioning (PARTITION BY and partitions)', TABLE_NAME FROM information_schema.PARTITIONS
   WHERE TABLE_SCHEMA = DATABASE() AND PARTITION_NAME IS NOT NULL

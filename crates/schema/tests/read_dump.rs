@@ -118,13 +118,13 @@ fn unmodelled_objects_are_refused_by_name_at_their_statement() {
         ),
         (
             MY,
-            "CREATE DEFINER=`root`@`localhost` EVENT `e` ON SCHEDULE EVERY 1 DAY DO SELECT 1",
-            "CREATE EVENT",
+            "CREATE DEFINER=`root`@`localhost` AGGREGATE FUNCTION `f` (x int) RETURNS int BEGIN RETURN 1; END",
+            "CREATE AGGREGATE",
         ),
         (
             MY,
-            "DELIMITER ;;\nCREATE DEFINER=`root`@`localhost` FUNCTION `f1`(x int) RETURNS int(11)\n    DETERMINISTIC\nRETURN x + 1\n;;\nDELIMITER ;",
-            "CREATE FUNCTION",
+            "DELIMITER ;;\nCREATE DEFINER=`root`@`localhost` AGGREGATE FUNCTION `f1`(x int) RETURNS int(11)\nBEGIN RETURN x; END\n;;\nDELIMITER ;",
+            "CREATE AGGREGATE",
         ),
         (MY, "INSERT INTO t VALUES (1)", "INSERT"),
     ] {

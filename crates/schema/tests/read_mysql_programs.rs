@@ -83,27 +83,9 @@ fn a_hand_written_view_and_trigger_keep_their_text() {
 }
 
 #[test]
-fn view_options_and_trigger_order_are_refused_by_name_where_written() {
+fn view_column_lists_and_trigger_order_are_refused_by_name_where_written() {
     let table = "CREATE TABLE t (a int);\n";
     for (text, says, line, column) in [
-        (
-            "/*!50001 CREATE ALGORITHM=MERGE */\n/*!50001 VIEW `v` AS select 1 AS `a` */",
-            "ALGORITHM=MERGE",
-            2,
-            17,
-        ),
-        (
-            "CREATE DEFINER=`root`@`localhost` SQL SECURITY INVOKER VIEW v AS SELECT 1",
-            "SQL SECURITY INVOKER",
-            2,
-            35,
-        ),
-        (
-            "CREATE VIEW v AS SELECT a FROM t WITH LOCAL CHECK OPTION",
-            "CHECK OPTION",
-            2,
-            34,
-        ),
         ("CREATE VIEW v (x) AS SELECT a FROM t", "column list", 2, 15),
         (
             "CREATE TRIGGER b BEFORE UPDATE ON t FOR EACH ROW FOLLOWS a SET NEW.a = 1",
@@ -116,6 +98,26 @@ fn view_options_and_trigger_order_are_refused_by_name_where_written() {
         assert!(what.contains(says), "{text}: {what}");
         assert_eq!((l, c), (line, column), "{text}: {what}");
     }
+}
+
+#[test]
+fn view_options_are_read_as_written() {
+    let doc = read(
+        "CREATE TABLE t (a int);\n\
+         /*!50001 CREATE ALGORITHM=MERGE */\n/*!50013 DEFINER=`app`@`%` SQL SECURITY INVOKER */\n\
+         /*!50001 VIEW `v` AS select `t`.`a` AS `a` from `t` */\n/*!50002 WITH CASCADED CHECK OPTION */;\n\
+         CREATE VIEW w AS SELECT a FROM t WITH LOCAL CHECK OPTION;\n\
+         CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW x AS SELECT 1 AS a;",
+    );
+    let s = &doc.schema;
+    assert_eq!(s.views[&q("v")].definition, "select `t`.`a` AS `a` from `t`");
+    let v = &s.view_options["v"];
+    assert_eq!(v.algorithm.as_deref(), Some("MERGE"));
+    assert!(v.security_invoker);
+    assert_eq!(v.check_option.as_deref(), Some("CASCADED"));
+    assert_eq!(s.views[&q("w")].definition, "SELECT a FROM t");
+    assert_eq!(s.view_options["w"].check_option.as_deref(), Some("LOCAL"));
+    assert!(!s.view_options.contains_key("x"), "the defaults need no entry");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 mod programs;
 mod queries;
+mod stored;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -17,7 +18,7 @@ use ptah_schema::{
     IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
 };
 
-use ptah_schema::normalize::{mysql_action, mysql_charset_name};
+use ptah_schema::normalize::{mysql_action, mysql_charset_name, mysql_on_update_default};
 
 use crate::{Error, InspectScope, canon};
 
@@ -51,10 +52,14 @@ pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Sc
         queries::STATISTICS_MYSQL
     };
     read_indexes(conn, statistics, &database, &mut tables).await?;
+    let (views, view_options) = programs::views(conn, &database, mariadb).await?;
     Ok(Schema {
         tables: tables.into_values().map(|t| (t.name.clone(), t)).collect(),
-        views: programs::views(conn, &database).await?,
+        views,
+        view_options,
         triggers: programs::triggers(conn, &database).await?,
+        stored_routines: stored::routines(conn, &database).await?,
+        events: stored::events(conn, &database).await?,
         ..Schema::default()
     })
 }
@@ -129,11 +134,18 @@ async fn read_columns(
             Some(raw) if mariadb => canon::default(DIALECT, &data_type, &raw),
             Some(raw) => mysql_default(&raw, &extra, &data_type),
         };
+        let default = default.filter(|d| !matches!(d, DefaultValue::Literal(ptah_schema::Literal::Null)));
+        // EXTRA says `on update current_timestamp(3)` (MySQL 8: after `DEFAULT_GENERATED`).
+        let raw_extra = text(&row, 6)?.unwrap_or_default();
+        let default = match extra.find("on update ") {
+            Some(at) => Some(mysql_on_update_default(&data_type, default, &raw_extra[at + 10..])),
+            None => default,
+        };
         let mut column = Column {
             name,
             data_type,
             nullable: req::<String>(&row, 4)? == "YES",
-            default: default.filter(|d| !matches!(d, DefaultValue::Literal(ptah_schema::Literal::Null))),
+            default,
             identity: None,
             auto_increment: extra.contains("auto_increment"),
             comment: text(&row, 7)?.filter(|c| !c.is_empty()),

@@ -69,7 +69,7 @@ pub enum DiffCategory {
     ViewsModified,
     /// `views_removed`.
     ViewsRemoved,
-    /// `functions_added`: functions and procedures.
+    /// `functions_added`: functions and procedures (on MySQL also events).
     FunctionsAdded,
     /// `functions_modified`.
     FunctionsModified,
@@ -279,9 +279,18 @@ impl SchemaDiff {
             (DiffCategory::ViewsAdded, self.views_added.len()),
             (DiffCategory::ViewsModified, self.views_modified.len()),
             (DiffCategory::ViewsRemoved, self.views_removed.len()),
-            (DiffCategory::FunctionsAdded, self.routines_added.len()),
-            (DiffCategory::FunctionsModified, self.routines_modified.len()),
-            (DiffCategory::FunctionsRemoved, self.routines_removed.len()),
+            (
+                DiffCategory::FunctionsAdded,
+                self.routines_added.len() + self.stored_routines_added.len() + self.events_added.len(),
+            ),
+            (
+                DiffCategory::FunctionsModified,
+                self.routines_modified.len() + self.stored_routines_modified.len() + self.events_modified.len(),
+            ),
+            (
+                DiffCategory::FunctionsRemoved,
+                self.routines_removed.len() + self.stored_routines_removed.len() + self.events_removed.len(),
+            ),
             (DiffCategory::TriggersAdded, self.triggers_added.len()),
             (DiffCategory::TriggersModified, self.triggers_modified.len()),
             (DiffCategory::TriggersRemoved, self.triggers_removed.len()),

@@ -8,6 +8,7 @@
 mod domain;
 mod enums;
 mod findings;
+mod mysql;
 mod order;
 mod partition;
 mod program;
@@ -29,6 +30,7 @@ use crate::model::{
 
 pub use domain::DomainChange;
 pub use findings::{DiffCategory, Finding};
+pub use mysql::{EventChange, StoredRoutineChange};
 pub use order::fk_order;
 pub use partition::{PartitionChange, PartitionKeyChange};
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
@@ -145,6 +147,27 @@ pub struct SchemaDiff {
     /// Tables whose partition key differs: no plan can make the change ([`crate::PlanError`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partition_keys_modified: Vec<PartitionKeyChange>,
+    /// MySQL functions and procedures to create.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stored_routines_added: Vec<crate::model::StoredRoutine>,
+    /// MySQL functions and procedures to drop (the actual definition).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stored_routines_removed: Vec<crate::model::StoredRoutine>,
+    /// MySQL functions and procedures whose definition changes (dropped and created again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stored_routines_modified: Vec<StoredRoutineChange>,
+    /// MySQL events to create.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events_added: Vec<crate::model::Event>,
+    /// MySQL events to drop (the actual definition).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events_removed: Vec<crate::model::Event>,
+    /// MySQL events whose definition changes (dropped and created again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events_modified: Vec<EventChange>,
+    /// MySQL: the desired options of views that do not keep the defaults, for the views created.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub view_options: std::collections::BTreeMap<String, crate::model::ViewOptions>,
 }
 
 /// A change to an enum type's labels.
@@ -427,4 +450,5 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);
     program::diff_programs(desired, actual, &mut d);
     d
+    mysql::diff_mysql_programs(desired, actual, &mut d);
 }

@@ -119,6 +119,7 @@ fn diff_views(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
                 have.definition == want.definition
                     && have.materialized == want.materialized
                     && have.comment == want.comment
+                    && !super::mysql::view_options_differ(desired, actual, &name.name)
             })
         });
     if same_views && changed_tables.is_empty() {
@@ -133,7 +134,8 @@ fn diff_views(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
         let redefined = desired
             .views
             .get(name)
-            .is_none_or(|want| want.definition != have.definition || want.materialized != have.materialized);
+            .is_none_or(|want| want.definition != have.definition || want.materialized != have.materialized)
+            || super::mysql::view_options_differ(desired, actual, &name.name);
         if reads_changed || redefined {
             going.insert(name.clone());
         }
@@ -155,7 +157,9 @@ fn diff_views(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
         match actual.views.get(&name) {
             None => d.views_added.push(want.clone()),
             Some(have) => {
-                let rebuild = if want.definition != have.definition || want.materialized != have.materialized
+                let rebuild = if want.definition != have.definition
+                    || want.materialized != have.materialized
+                    || super::mysql::view_options_differ(desired, actual, &name.name)
                 {
                     ViewRebuild::Definition
                 } else if going.contains(&name) {

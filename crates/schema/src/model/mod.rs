@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod domain;
 mod keyed;
+mod mysql;
 mod name;
 mod partition;
 mod program;
@@ -20,6 +21,7 @@ mod value;
 
 pub use domain::Domain;
 pub use keyed::Keyed;
+pub use mysql::{Event, StoredRoutine, StoredRoutineKind, ViewOptions};
 pub use name::QualifiedName;
 pub use partition::{
     PartitionOf, inherit_partition_columns, is_partition_bound, is_partition_key, partition_bound,
@@ -69,6 +71,15 @@ pub struct Schema {
     /// PostgreSQL sequences that are not a serial column's implicit one.
     #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
     pub sequences: BTreeMap<QualifiedName, Sequence>,
+    /// MySQL: the options of views that do not keep the defaults, by view name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub view_options: BTreeMap<String, ViewOptions>,
+    /// MySQL stored functions and procedures, keyed by [`StoredRoutine::key`].
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub stored_routines: BTreeMap<QualifiedName, StoredRoutine>,
+    /// MySQL scheduled events by name.
+    #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
+    pub events: BTreeMap<QualifiedName, Event>,
 }
 
 /// The one undeclared schema besides `public` an extension may be installed into (`plpgsql`

@@ -41,7 +41,10 @@ mod temporal;
 
 pub use collation::postgres_collation;
 pub use domain::{domain_base, domain_check};
-pub use mysql::{mysql_action, mysql_charset_name};
+pub use mysql::{
+    MysqlParameter, mysql_action, mysql_charset_name, mysql_data_access, mysql_on_update_default,
+    mysql_parameter_list, mysql_parameters, mysql_split_on_update, mysql_type,
+};
 pub use program::{mysql_quote, mysql_trigger_definition, mysql_view_definition};
 pub use temporal::temporal_default;
 

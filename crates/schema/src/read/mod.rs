@@ -110,6 +110,10 @@ pub enum IgnoreReason {
     /// A MySQL view's or trigger's `DEFINER` (the applying user becomes it), `ALGORITHM=UNDEFINED`
     /// or `SQL SECURITY DEFINER` (the defaults).
     DefinerOrDefault,
+    /// MySQL `CREATE|DROP DATABASE`, `USE` or `ALTER DATABASE` of the database the document
+    /// describes (the first one a script names), or PostgreSQL's `DROP SCHEMA IF EXISTS` of a
+    /// schema it creates next: a restore script's preamble.
+    TargetDatabase,
 }
 
 impl fmt::Display for IgnoreReason {
@@ -123,6 +127,7 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::UndeclaredDrop => "drop of an undeclared object",
             IgnoreReason::AutoIncrementCounter => "AUTO_INCREMENT counter",
             IgnoreReason::DefinerOrDefault => "definer or default view clause",
+            IgnoreReason::TargetDatabase => "the document's own database",
         })
     }
 }
@@ -191,6 +196,20 @@ pub enum ReadError {
         /// The deepest nesting allowed.
         limit: usize,
     },
+    /// A MySQL statement about another database than the one the document describes (the first
+    /// one a script names with `USE`, `CREATE DATABASE` or `DROP DATABASE`): a document
+    /// describes one database.
+    #[error("{at}: {statement} names database `{named}`, but this document describes `{target}`")]
+    OtherDatabase {
+        /// Where.
+        at: Location,
+        /// The statement's verb (`USE`, `CREATE DATABASE`…).
+        statement: String,
+        /// The database the statement names.
+        named: String,
+        /// The database the document describes.
+        target: String,
+    },
 }
 
 impl ReadError {
@@ -203,7 +222,8 @@ impl ReadError {
             | ReadError::Duplicate { at, .. }
             | ReadError::BadReference { at, .. }
             | ReadError::Invalid { at, .. }
-            | ReadError::NestingTooDeep { at, .. } => Some(at),
+            | ReadError::NestingTooDeep { at, .. }
+            | ReadError::OtherDatabase { at, .. } => Some(at),
         }
     }
 }

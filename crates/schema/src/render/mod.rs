@@ -20,6 +20,7 @@ mod security;
 mod sequence;
 mod severity;
 mod sql;
+mod stored;
 
 use std::collections::BTreeMap;
 

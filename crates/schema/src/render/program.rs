@@ -15,6 +15,9 @@ use crate::plan::{PlannedStatement, Severity};
 
 /// Drops the triggers and views that are removed or rebuilt.
 pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
+    if sql.dialect == Dialect::Mysql {
+        super::stored::event_drops(diff, out);
+    }
     for t in &diff.triggers_removed {
         let s = stmt(
             drop_trigger(sql, t),
@@ -62,6 +65,7 @@ pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
 /// Creates routines added and replaces routines changed.
 pub(super) fn routines(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect != Dialect::Postgres {
+        super::stored::routines(diff, out);
         return;
     }
     for r in diff.routines_added.iter().filter(|r| !after_tables(diff, r)) {
@@ -164,7 +168,8 @@ pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
                 } else {
                     Severity::Safe
                 };
-                out.push(category, stmt(create_view(sql, view), severity, reason));
+                let options = diff.view_options.get(&view.name.name);
+                out.push(category, stmt(create_view(sql, view, options), severity, reason));
                 if view.comment.is_some() && sql.dialect == Dialect::Postgres {
                     out.push(category, view_comment(sql, view));
                 }
@@ -187,11 +192,15 @@ pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
         );
         out.push(C::TriggersModified, s);
     }
+    if sql.dialect == Dialect::Mysql {
+        super::stored::event_creates(diff, out);
+    }
 }
 
 /// Drops the routines no longer declared (after the tables, whose defaults may call them).
 pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     if sql.dialect != Dialect::Postgres {
+        super::stored::routine_drops(diff, out);
         return;
     }
     // An aggregate goes before the functions it calls, which cannot be dropped while it exists.
@@ -209,13 +218,18 @@ pub(super) fn routine_drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
     }
 }
 
-fn create_view(sql: Sql, v: &View) -> String {
+fn create_view(sql: Sql, v: &View, options: Option<&crate::model::ViewOptions>) -> String {
     let kind = if v.materialized {
         "MATERIALIZED VIEW"
     } else {
         "VIEW"
     };
-    format!("CREATE {kind} {} AS\n{}", sql.qualified(&v.name), v.definition)
+    let (before, after) = super::stored::view_clauses(options);
+    format!(
+        "CREATE {before}{kind} {} AS\n{}{after}",
+        sql.qualified(&v.name),
+        v.definition
+    )
 }
 
 fn drop_view(sql: Sql, v: &View) -> String {

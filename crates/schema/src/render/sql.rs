@@ -70,6 +70,10 @@ impl Sql {
         match value {
             DefaultValue::Literal(l) => self.literal(l),
             DefaultValue::Expression(e) if self.dialect == Dialect::Postgres => e.clone(),
+            // A MySQL default held with its `ON UPDATE` (`normalize::mysql_on_update_default`).
+            DefaultValue::Expression(e) if let Some((default, on_update)) = crate::normalize::mysql_split_on_update(e) => {
+                format!("{} ON UPDATE {on_update}", self.default(&default))
+            }
             DefaultValue::Expression(e) => {
                 let lower = e.to_ascii_lowercase();
                 let bare = ["current_timestamp", "now(", "localtime", "current_date", "("];

@@ -46,6 +46,9 @@ pub(super) fn write_domains(out: &mut String, schema: &Schema) {
 /// Appends the program objects of `schema`, each block followed by a blank line.
 pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
     let pg = dialect == Dialect::Postgres;
+    if !pg {
+        super::mysql::write(out, schema);
+    }
     for r in schema.routines.values() {
         let kind = match r.kind {
             RoutineKind::Function => "function",
@@ -89,6 +92,9 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
         }
         if let Some(c) = &v.comment {
             let _ = writeln!(out, "  comment = {}", quote(c));
+        }
+        if !pg {
+            super::mysql::write_view_options(out, schema.view_options.get(&v.name.name));
         }
         let _ = writeln!(out, "  as = {}", quote(&v.definition));
         out.push_str("}\n\n");

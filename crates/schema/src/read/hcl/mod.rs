@@ -34,6 +34,7 @@ use super::{Location, ReadError};
 pub use depth::MAX_NESTING;
 
 mod depth;
+mod mysql;
 mod partition;
 mod parts;
 mod program;
@@ -232,7 +233,7 @@ impl<'a> Reader<'a> {
             match b.ident.as_str() {
                 "schema" => self.schema_block(b)?,
                 "enum" | "extension" | "domain" | "table" | "view" | "materialized" | "function"
-                | "procedure" | "trigger" | "sequence" => {}
+                | "procedure" | "trigger" | "sequence" | "event" => {}
                 "aggregate" if self.dialect == Dialect::Postgres => {}
                 other => return Err(self.unsupported(b.span(), format!("block `{other}`"))),
             }
@@ -266,6 +267,7 @@ impl<'a> Reader<'a> {
                 "procedure" => self.routine_block(b, RoutineKind::Procedure)?,
                 "aggregate" => self.routine_block(b, RoutineKind::Aggregate)?,
                 "trigger" => self.trigger_block(b)?,
+                "event" => self.event_block(b)?,
                 _ => {}
             }
         }

@@ -32,6 +32,9 @@ impl Reader<'_> {
         let schema = self.schema_ref(attrs.take("schema"))?;
         let definition = self.required(&mut attrs, block, "as")?;
         let comment = attrs.take("comment").map(|a| self.string(&a.value)).transpose()?;
+        if self.dialect == Dialect::Mysql {
+            self.view_options(&mut attrs, &name)?;
+        }
         self.done(attrs)?;
         let view = View {
             name: QualifiedName::new(schema, name),
@@ -44,10 +47,14 @@ impl Reader<'_> {
 
     /// A `function`, `procedure` or (PostgreSQL) `aggregate` block.
     pub(super) fn routine_block(&mut self, block: &Block, kind: RoutineKind) -> Result<(), ReadError> {
-        let name = self.label(block)?;
-        if self.dialect != Dialect::Postgres {
-            return Err(self.unsupported(block.span(), "functions and procedures on MySQL".to_owned()));
+        if self.dialect == Dialect::Mysql {
+            let kind = match kind {
+                RoutineKind::Procedure => crate::model::StoredRoutineKind::Procedure,
+                _ => crate::model::StoredRoutineKind::Function,
+            };
+            return self.mysql_routine_block(block, kind);
         }
+        let name = self.label(block)?;
         let (mut attrs, blocks) = self.split("routine", &block.body)?;
         self.no_blocks(&blocks, "routine")?;
         let schema = self.schema_ref(attrs.take("schema"))?;

@@ -83,6 +83,8 @@ pub struct Reader {
     sequences: BTreeMap<QualifiedName, sequence::PendingSequence>,
     /// Partition indexes attached to their parent's, which a sub-partition's may attach to.
     attached_indexes: BTreeSet<QualifiedName>,
+    /// MySQL: the database the document describes, once a statement names one.
+    target_database: Option<String>,
 }
 
 impl Reader {
@@ -102,6 +104,7 @@ impl Reader {
             ignored: Vec::new(),
             sequences: BTreeMap::new(),
             attached_indexes: BTreeSet::new(),
+            target_database: None,
         }
     }
 
@@ -170,6 +173,10 @@ impl Reader {
             } => self.add_identity(&table, &column, identity, at),
             Rule::MysqlView => self.mysql_view(text, at),
             Rule::MysqlTrigger => self.mysql_trigger(text, at),
+            Rule::MysqlRoutine => self.mysql_routine(text, at),
+            Rule::MysqlEvent => self.mysql_event(text, at),
+            Rule::MysqlDatabase => self.mysql_database(text, at),
+            Rule::MysqlDrop => self.mysql_drop(text, at),
             Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),
@@ -385,6 +392,12 @@ impl Reader {
                 names,
                 ..
             } => self.drop_if_exists(object_type, &names, at),
+            Statement::Drop {
+                object_type: ObjectType::Schema,
+                if_exists: true,
+                names,
+                ..
+            } if self.dialect == Dialect::Postgres => self.drop_schema_if_exists(&names, at),
             Statement::CreateIndex(create) => self.create_index(create, at),
             Statement::Comment {
                 object_type,

@@ -15,7 +15,9 @@ use crate::model::{
     ReferentialAction, Table, UniqueConstraint,
 };
 use crate::names::serial_default;
-use crate::normalize::{default_value, expression, mysql_charset_name, postgres_collation};
+use crate::normalize::{
+    default_value, expression, mysql_charset_name, mysql_on_update_default, postgres_collation,
+};
 use crate::types::parse_type_with;
 
 use super::super::check::PendingForeignKey;
@@ -146,9 +148,11 @@ impl Reader {
         if mysql_serial {
             deferred.push(TableConstraint::Unique(unique_on(&def.name)));
         }
+        let mut on_update = None;
         for option in def.options {
             let named = option.name.clone();
             match option.option {
+                ColumnOption::OnUpdate(expr) if self.dialect == Dialect::Mysql => on_update = Some(expr.to_string()),
                 ColumnOption::Null => column.nullable = true,
                 ColumnOption::NotNull => column.nullable = false,
                 ColumnOption::Default(expr) if column.default.is_none() => {
@@ -256,6 +260,10 @@ impl Reader {
                 &at,
                 format!("COLLATE on column {name}: its type has no collation"),
             ));
+        }
+        if let Some(on_update) = on_update {
+            let default = column.default.take();
+            column.default = Some(mysql_on_update_default(&column.data_type, default, &on_update));
         }
         if json_check {
             column.data_type = DataType::Json;

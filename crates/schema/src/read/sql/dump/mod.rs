@@ -57,6 +57,15 @@ pub(crate) enum Rule {
     MysqlView,
     /// A MySQL `CREATE … TRIGGER`, read from its text ([`super::program`]).
     MysqlTrigger,
+    /// A MySQL `CREATE … FUNCTION|PROCEDURE`, read from its text ([`super::program`]).
+    MysqlRoutine,
+    /// A MySQL `CREATE … EVENT`, read from its text ([`super::program`]).
+    MysqlEvent,
+    /// A MySQL `CREATE|DROP|ALTER DATABASE|SCHEMA` or `USE`: the document's own database or
+    /// another one ([`super::program`]).
+    MysqlDatabase,
+    /// A MySQL `DROP FUNCTION|PROCEDURE|EVENT|TRIGGER`.
+    MysqlDrop,
     /// PostgreSQL `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, read from its tokens and text.
     Routine,
     /// PostgreSQL `CREATE [OR REPLACE] [CONSTRAINT] TRIGGER`, kept as the statement's text.
@@ -186,6 +195,15 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
         )),
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
         Some("CREATE") => create(dialect, tokens),
+        Some("USE") if dialect == Dialect::Mysql => Rule::MysqlDatabase,
+        Some("DROP" | "ALTER") if dialect == Dialect::Mysql && matches!(w(1), Some("DATABASE" | "SCHEMA")) => {
+            Rule::MysqlDatabase
+        }
+        Some("DROP")
+            if dialect == Dialect::Mysql && matches!(w(1), Some("FUNCTION" | "PROCEDURE" | "EVENT" | "TRIGGER")) =>
+        {
+            Rule::MysqlDrop
+        }
         Some("COMMENT")
             if dialect == Dialect::Postgres
                 && w(1) == Some("ON")
@@ -205,6 +223,9 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
         match kind.as_deref() {
             Some("VIEW") => return Rule::MysqlView,
             Some("TRIGGER") => return Rule::MysqlTrigger,
+            Some("FUNCTION" | "PROCEDURE") => return Rule::MysqlRoutine,
+            Some("EVENT") => return Rule::MysqlEvent,
+            Some("DATABASE" | "SCHEMA") => return Rule::MysqlDatabase,
             Some("TABLE") if partitioned(tokens) => {
                 return Rule::Refuse(
                     "CREATE TABLE … PARTITION BY (MySQL partitioning is not modelled)".to_owned(),
@@ -213,7 +234,6 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
             _ => {}
         }
     }
-    // MySQL's routines stay refused through UNMODELLED: their dump form differs.
     if dialect == Dialect::Postgres {
         match kind.as_deref() {
             Some("FUNCTION" | "PROCEDURE" | "AGGREGATE") => return Rule::Routine,

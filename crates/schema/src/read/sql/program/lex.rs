@@ -57,8 +57,9 @@ impl Cursor<'_> {
         self.keywords(&["IF", "NOT", "EXISTS"])
     }
 
-    /// Where `WITH [CASCADED | LOCAL] CHECK OPTION` ends the statement, if it does.
-    pub(super) fn check_option(&self) -> Option<SqlLocation> {
+    /// `WITH [CASCADED | LOCAL] CHECK OPTION` ending the statement, if it does: the index of its
+    /// `WITH` token and the option (`CASCADED` when left out).
+    pub(super) fn check_option(&self) -> Option<(usize, String)> {
         let n = self.tokens.len();
         let word = |k: usize| match self.tokens.get(k).map(|t| &t.token) {
             Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
@@ -67,12 +68,11 @@ impl Cursor<'_> {
         if n < 3 || word(n - 1).as_deref() != Some("OPTION") || word(n - 2).as_deref() != Some("CHECK") {
             return None;
         }
-        let with = if matches!(word(n - 3).as_deref(), Some("CASCADED" | "LOCAL")) {
-            n.checked_sub(4)?
-        } else {
-            n - 3
+        let (with, kind) = match word(n - 3).as_deref() {
+            Some(k @ ("CASCADED" | "LOCAL")) => (n.checked_sub(4)?, k.to_owned()),
+            _ => (n - 3, "CASCADED".to_owned()),
         };
-        (word(with).as_deref() == Some("WITH")).then(|| self.tokens[with].span.start)
+        (word(with).as_deref() == Some("WITH")).then_some((with, kind))
     }
 
     /// The byte offset in the text just after token `k`.
@@ -80,6 +80,21 @@ impl Cursor<'_> {
         self.tokens
             .get(k)
             .map_or(self.code.len(), |t| offset(self.code, t.span.end))
+    }
+
+    /// The byte offset in the text where token `k` starts (the end of the text past the last).
+    pub(super) fn offset_before(&self, k: usize) -> usize {
+        self.tokens
+            .get(k)
+            .map_or(self.code.len(), |t| offset(self.code, t.span.start))
+    }
+
+    /// The current token as a string literal's value, if it is one.
+    pub(super) fn string(&self) -> Option<String> {
+        match self.peek() {
+            Some(Token::SingleQuotedString(s) | Token::DoubleQuotedString(s)) => Some(s.clone()),
+            _ => None,
+        }
     }
 
     /// The text of tokens `from..to`, for a report.

@@ -6,8 +6,9 @@
 //! table, ``DROP VIEW IF EXISTS `v` `` and the real view. A `DROP VIEW IF EXISTS` of a declared
 //! view therefore removes it, and the last definition stands. Its clauses:
 //! - `DEFINER = …`, `ALGORITHM = UNDEFINED` and `SQL SECURITY DEFINER` are skipped and reported
-//!   (the applying user becomes the definer; the others are the defaults); any other algorithm,
-//!   `SQL SECURITY INVOKER`, a column list and `WITH CHECK OPTION` are refused by name;
+//!   (the applying user becomes the definer; the others are the defaults); `ALGORITHM=MERGE|
+//!   TEMPTABLE`, `SQL SECURITY INVOKER` and `WITH [CASCADED|LOCAL] CHECK OPTION` are held as
+//!   [`ViewOptions`]; a column list is refused by name;
 //! - triggers come in `DELIMITER ;;` blocks (the splitter takes the client commands out) as
 //!   ``/*!50003 CREATE*/ /*!50017 DEFINER=…*/ /*!50003 TRIGGER … */``; `FOLLOWS`/`PRECEDES`
 //!   ordering is refused by name, because the model does not order triggers.
@@ -15,11 +16,14 @@
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan, Tokenizer};
 
+mod database;
+mod event;
 mod lex;
+mod routine;
 
 use lex::{Cursor, blank_conditionals};
 
-use crate::model::{QualifiedName, Trigger, View};
+use crate::model::{QualifiedName, Trigger, View, ViewOptions};
 use crate::normalize::{mysql_trigger_definition, sql_dialect};
 
 use super::super::{IgnoreReason, Location, ReadError};
@@ -31,6 +35,7 @@ impl Reader {
         let code = blank_conditionals(text);
         let mut c = self.cursor(&code)?;
         let replace = c.or_replace();
+        let mut options = ViewOptions::default();
         loop {
             let (word, loc) = c.word_at();
             match word.as_deref() {
@@ -40,12 +45,16 @@ impl Reader {
                     let _ = c.token(&Token::Eq);
                     let (value, _) = c.word_at();
                     c.i += 1;
-                    if value.as_deref() != Some("UNDEFINED") {
-                        let value = value.unwrap_or_default();
-                        let what = format!("view ALGORITHM={value} (view algorithms are not modelled)");
-                        return Err(self.unsupported(&self.at(loc), what));
+                    match value.as_deref() {
+                        Some("UNDEFINED") => {
+                            self.ignore(self.at(loc), IgnoreReason::DefinerOrDefault, &c.text(start, c.i));
+                        }
+                        Some(a @ ("MERGE" | "TEMPTABLE")) => options.algorithm = Some(a.to_owned()),
+                        _ => {
+                            let what = format!("view ALGORITHM={}", value.unwrap_or_default());
+                            return Err(self.unsupported(&self.at(loc), what));
+                        }
                     }
-                    self.ignore(self.at(loc), IgnoreReason::DefinerOrDefault, &c.text(start, c.i));
                 }
                 Some("DEFINER") => self.definer(&mut c, loc),
                 Some("SQL") => {
@@ -53,13 +62,16 @@ impl Reader {
                     c.i += 2;
                     let (value, _) = c.word_at();
                     c.i += 1;
-                    if value.as_deref() != Some("DEFINER") {
-                        let value = value.unwrap_or_default();
-                        let what =
-                            format!("view SQL SECURITY {value} (only the default DEFINER is modelled)");
-                        return Err(self.unsupported(&self.at(loc), what));
+                    match value.as_deref() {
+                        Some("DEFINER") => {
+                            self.ignore(self.at(loc), IgnoreReason::DefinerOrDefault, &c.text(start, c.i));
+                        }
+                        Some("INVOKER") => options.security_invoker = true,
+                        _ => {
+                            let what = format!("view SQL SECURITY {}", value.unwrap_or_default());
+                            return Err(self.unsupported(&self.at(loc), what));
+                        }
                     }
-                    self.ignore(self.at(loc), IgnoreReason::DefinerOrDefault, &c.text(start, c.i));
                 }
                 Some("VIEW") => break,
                 _ => return Err(self.unsupported(&self.at(loc), "CREATE VIEW clause")),
@@ -77,11 +89,14 @@ impl Reader {
             return Err(self.unsupported(&self.at(loc), "CREATE VIEW without AS"));
         }
         let start = c.offset_after(c.i);
-        if let Some(loc) = c.check_option() {
-            let what = "a view's WITH CHECK OPTION (check options are not modelled)";
-            return Err(self.unsupported(&self.at(loc), what));
-        }
-        let definition = View::canonical_definition(&code[start..]);
+        let end = match c.check_option() {
+            Some((with, kind)) => {
+                options.check_option = Some(kind);
+                c.offset_before(with)
+            }
+            None => code.len(),
+        };
+        let definition = View::canonical_definition(&code[start..end]);
         if self.schema.tables.contains_key(&name) || (self.schema.views.contains_key(&name) && !replace) {
             if if_not_exists && !self.schema.tables.contains_key(&name) {
                 return Ok(());
@@ -97,6 +112,11 @@ impl Reader {
             definition,
             comment: None,
         };
+        if options.is_default() {
+            self.schema.view_options.remove(&name.name);
+        } else {
+            self.schema.view_options.insert(name.name.clone(), options);
+        }
         self.schema.views.insert(name, view);
         Ok(())
     }
@@ -189,7 +209,8 @@ impl Reader {
         c.i += 1;
         while let Some(t) = c.tokens.get(c.i) {
             let clause = matches!(&t.token, Token::Word(w) if w.quote_style.is_none()
-                && ["SQL", "VIEW", "TRIGGER"].contains(&w.value.to_ascii_uppercase().as_str()));
+                && ["SQL", "VIEW", "TRIGGER", "FUNCTION", "PROCEDURE", "EVENT", "AGGREGATE"]
+                    .contains(&w.value.to_ascii_uppercase().as_str()));
             if clause {
                 break;
             }

@@ -1,0 +1,69 @@
+//! MySQL stored routines, events and view options: matched by key, compared by value. A
+//! routine or event that changes is dropped and created again (MySQL's `ALTER` changes neither a
+//! body nor a parameter list), in the same phases as PostgreSQL's routines.
+
+use serde::{Deserialize, Serialize};
+
+use super::SchemaDiff;
+use crate::model::{Event, Schema, StoredRoutine};
+
+/// A MySQL routine whose definition changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredRoutineChange {
+    /// The actual routine.
+    pub from: StoredRoutine,
+    /// The desired routine.
+    pub to: StoredRoutine,
+}
+
+/// A MySQL event whose definition changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventChange {
+    /// The actual event.
+    pub from: Event,
+    /// The desired event.
+    pub to: Event,
+}
+
+/// Fills the stored-routine and event parts of `d`, and keeps the desired view options for the
+/// renderer.
+pub(super) fn diff_mysql_programs(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
+    for (key, want) in &desired.stored_routines {
+        match actual.stored_routines.get(key) {
+            None => d.stored_routines_added.push(want.clone()),
+            Some(have) if have != want => d.stored_routines_modified.push(StoredRoutineChange {
+                from: have.clone(),
+                to: want.clone(),
+            }),
+            Some(_) => {}
+        }
+    }
+    d.stored_routines_removed = actual
+        .stored_routines
+        .iter()
+        .filter(|(k, _)| !desired.stored_routines.contains_key(*k))
+        .map(|(_, r)| r.clone())
+        .collect();
+    for (key, want) in &desired.events {
+        match actual.events.get(key) {
+            None => d.events_added.push(want.clone()),
+            Some(have) if !want.matches(have) => d.events_modified.push(EventChange {
+                from: have.clone(),
+                to: want.clone(),
+            }),
+            Some(_) => {}
+        }
+    }
+    d.events_removed = actual
+        .events
+        .iter()
+        .filter(|(k, _)| !desired.events.contains_key(*k))
+        .map(|(_, e)| e.clone())
+        .collect();
+    d.view_options.clone_from(&desired.view_options);
+}
+
+/// Whether the view called `name` has other options in `desired` than in `actual`.
+pub(super) fn view_options_differ(desired: &Schema, actual: &Schema, name: &str) -> bool {
+    desired.view_options.get(name) != actual.view_options.get(name)
+}
