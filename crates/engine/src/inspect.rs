@@ -47,6 +47,8 @@ impl InspectScope {
         namespaces.extend(desired.views.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.routines.keys().map(|n| n.schema.clone()));
         namespaces.extend(desired.triggers.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.domains.keys().map(|n| n.schema.clone()));
+        namespaces.extend(desired.sequences.keys().map(|n| n.schema.clone()));
         namespaces.remove("");
         let rows = desired
             .tables
@@ -160,6 +162,16 @@ pub async fn comparable<'a>(
         if let Some(generated) = generated {
             generated.expression = text;
         }
+    }
+    let verdicts = postgres::cache::Verdicts;
+    if postgres::expressions::pending(desired, live) {
+        postgres::expressions::canonicalise(client, out.to_mut(), live, verdicts).await?;
+    }
+    if postgres::domain_probe::pending(desired, live) {
+        postgres::domain_probe::canonicalise(client, out.to_mut(), live, verdicts).await?;
+    }
+    if postgres::trigger_probe::pending(desired, live) {
+        postgres::trigger_probe::canonicalise(client, out.to_mut(), live, verdicts).await?;
     }
     Ok(out)
 }

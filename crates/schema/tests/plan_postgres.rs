@@ -507,13 +507,23 @@ fn constraints_added_dropped_and_modified() {
             columns: vec!["id".into(), "email".into()],
         });
     }
+    // The foreign key over the old key's columns depends on its index: it goes first and comes
+    // back last (PostgreSQL then refuses it, since `id` alone is no longer unique).
     assert_plan(
         &base(),
         &pk_changed,
         &[
+            (
+                r#"ALTER TABLE "public"."posts" DROP CONSTRAINT "posts_user_id_fkey""#,
+                D,
+            ),
             (r#"ALTER TABLE "public"."users" DROP CONSTRAINT "users_pkey""#, D),
             (
                 r#"ALTER TABLE "public"."users" ADD CONSTRAINT "users_pkey" PRIMARY KEY ("id", "email")"#,
+                W,
+            ),
+            (
+                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE CASCADE"#,
                 W,
             ),
         ],
@@ -540,12 +550,12 @@ fn foreign_keys_are_added_after_constraints_and_dropped_first() {
         &after,
         &[
             (
-                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_title_check" CHECK (length(title) > 0)"#,
-                W,
-            ),
-            (
                 r#"ALTER TABLE "public"."posts" DROP CONSTRAINT "posts_user_id_fkey""#,
                 D,
+            ),
+            (
+                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_title_check" CHECK (length(title) > 0)"#,
+                W,
             ),
             (
                 r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE SET NULL ON UPDATE RESTRICT"#,

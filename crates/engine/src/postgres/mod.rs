@@ -1,8 +1,11 @@
 //! PostgreSQL introspection from `pg_catalog`, in one read-only REPEATABLE READ transaction.
 
 mod aggregates;
+pub(crate) mod cache;
 pub(crate) mod canonical;
+pub(crate) mod domain_probe;
 mod domains;
+pub(crate) mod expressions;
 pub(crate) mod generated;
 mod partitions;
 pub(crate) mod policy_probe;
@@ -10,6 +13,7 @@ pub(crate) mod program;
 mod queries;
 mod security;
 mod sequences;
+pub(crate) mod trigger_probe;
 mod views;
 
 pub(crate) use partitions::{bounds_equivalent_to_live, keys_equivalent_to_live};

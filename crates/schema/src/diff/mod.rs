@@ -8,6 +8,7 @@
 mod domain;
 mod enums;
 mod findings;
+mod keys;
 mod mysql;
 mod order;
 mod partition;
@@ -447,6 +448,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
             partition::diff_partitioning(want, have, &mut d);
         }
     }
+    keys::rebuild_dependent_foreign_keys(actual, &mut d);
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);
     program::diff_programs(desired, actual, &mut d);
     d

@@ -61,6 +61,25 @@ pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `text` has whitespace outside parentheses, brackets and quotes: an expression that
+/// may not stand where the grammar takes only a simple one (a PostgreSQL `DEFAULT`).
+pub fn has_top_level_space(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for c in text.trim().chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth = depth.saturating_sub(1),
+            (None, c) if c.is_whitespace() && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 fn parse(dialect: Dialect, text: &str) -> Option<Expr> {
     let sql = sql_dialect(dialect);
     let mut parser = Parser::new(sql.as_ref())

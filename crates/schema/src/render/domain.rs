@@ -11,9 +11,12 @@ const SQL: Sql = Sql {
     dialect: Dialect::Postgres,
 };
 
-/// Creates the domains added and alters the ones changed.
-pub(super) fn creates(diff: &SchemaDiff, out: &mut Out) {
-    for d in &diff.domains_added {
+/// Creates the domains added and alters the ones changed: before the routines (`late` false)
+/// those whose checks and default call no routine the plan creates, after them (`late` true) the
+/// others, since a routine may take a domain and a domain's check may call a routine.
+pub(super) fn creates(diff: &SchemaDiff, out: &mut Out, late: bool) {
+    let calls = |d: &Domain| calls_new_routine(diff, d) == late;
+    for d in diff.domains_added.iter().filter(|d| calls(d)) {
         out.push(
             C::DomainsAdded,
             stmt(create(d), Severity::Safe, "creates a domain"),
@@ -22,9 +25,29 @@ pub(super) fn creates(diff: &SchemaDiff, out: &mut Out) {
             out.push(C::DomainsAdded, comment(d));
         }
     }
-    for c in &diff.domains_modified {
+    for c in diff.domains_modified.iter().filter(|c| calls(&c.to)) {
         out.extend(C::DomainsModified, alter(c));
     }
+}
+
+/// Whether a check or the default of `d` calls a routine the plan creates (its name followed by
+/// `(`, as a word of its own).
+fn calls_new_routine(diff: &SchemaDiff, d: &Domain) -> bool {
+    let mut texts: Vec<String> = d.checks.values().map(|c| c.to_ascii_lowercase()).collect();
+    if let Some(crate::model::DefaultValue::Expression(e)) = &d.default {
+        texts.push(e.to_ascii_lowercase());
+    }
+    diff.routines_added.iter().any(|r| {
+        let name = format!("{}(", r.name.name.to_ascii_lowercase());
+        texts.iter().any(|t| {
+            t.match_indices(&name).any(|(at, _)| {
+                !t[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            })
+        })
+    })
 }
 
 /// Drops the domains no longer declared.

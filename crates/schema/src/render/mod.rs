@@ -129,9 +129,12 @@ fn render_tagged(
         }
     }
     if pg {
-        domain::creates(diff, &mut out);
+        domain::creates(diff, &mut out, false);
     }
     program::routines(diff, sql, &mut out);
+    if pg {
+        domain::creates(diff, &mut out, true);
+    }
     if pg {
         sequence::creates(diff, &mut out);
         partition::detaches(diff, &mut out);
@@ -211,17 +214,30 @@ fn render_tagged(
         }
     }
 
-    // Constraints, then foreign keys, so the keys they reference exist.
+    // Modified foreign keys go first, since a key they reference may be dropped below; then
+    // constraints, then foreign keys, so the keys they reference exist.
+    for c in diff
+        .constraints_modified
+        .iter()
+        .filter(|c| c.from.is_foreign_key())
+    {
+        out.push(
+            C::ConstraintsModified,
+            drop_constraint(dialect, flavor, &c.table, &c.from),
+        );
+    }
     for fk_phase in [false, true] {
         for c in diff
             .constraints_modified
             .iter()
             .filter(|c| c.to.is_foreign_key() == fk_phase)
         {
-            out.push(
-                C::ConstraintsModified,
-                drop_constraint(dialect, flavor, &c.table, &c.from),
-            );
+            if !c.from.is_foreign_key() {
+                out.push(
+                    C::ConstraintsModified,
+                    drop_constraint(dialect, flavor, &c.table, &c.from),
+                );
+            }
             out.push(C::ConstraintsModified, add_constraint(dialect, &c.table, &c.to));
         }
         for c in diff

@@ -290,7 +290,11 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
             }
         }
     }
-    if has(ColumnAspect::Default) && (to.default.is_none() || has(ColumnAspect::Type)) {
+    // A default the server cannot cast with the column (text to an enum needs USING) goes before
+    // the type changes and comes back after it.
+    let recast_default =
+        has(ColumnAspect::Type) && from.default.is_some() && needs_using(&from.data_type, &to.data_type);
+    if recast_default || has(ColumnAspect::Default) && (to.default.is_none() || has(ColumnAspect::Type)) {
         out.push(stmt(
             format!("{alter} DROP DEFAULT"),
             Severity::Warning,
@@ -349,7 +353,11 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
             )
         });
     }
-    if let Some(d) = to.default.as_ref().filter(|_| has(ColumnAspect::Default)) {
+    if let Some(d) = to
+        .default
+        .as_ref()
+        .filter(|_| recast_default || has(ColumnAspect::Default))
+    {
         let sql = format!("{alter} SET DEFAULT {}", SQL.default(d));
         out.push(stmt(sql, Severity::Safe, "sets a column default"));
     }

@@ -69,7 +69,15 @@ impl Sql {
     pub fn default(&self, value: &DefaultValue) -> String {
         match value {
             DefaultValue::Literal(l) => self.literal(l),
-            DefaultValue::Expression(e) if self.dialect == Dialect::Postgres => e.clone(),
+            // `DEFAULT` takes a restricted expression (no `AT TIME ZONE`, no `IS`, no `AND`):
+            // anything with a space outside parentheses and quotes goes in parentheses.
+            DefaultValue::Expression(e) if self.dialect == Dialect::Postgres => {
+                if crate::normalize::has_top_level_space(e) {
+                    format!("({e})")
+                } else {
+                    e.clone()
+                }
+            }
             // A MySQL default held with its `ON UPDATE` (`normalize::mysql_on_update_default`).
             DefaultValue::Expression(e) if let Some((default, on_update)) = crate::normalize::mysql_split_on_update(e) => {
                 format!("{} ON UPDATE {on_update}", self.default(&default))

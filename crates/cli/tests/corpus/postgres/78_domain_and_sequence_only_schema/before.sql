@@ -1,0 +1,2 @@
+CREATE SCHEMA kinds;
+CREATE DOMAIN kinds.code AS text;

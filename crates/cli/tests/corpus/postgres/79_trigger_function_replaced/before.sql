@@ -1,0 +1,3 @@
+CREATE TABLE jobs (id bigint PRIMARY KEY, touched timestamp);
+CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.touched := now(); RETURN NEW; END$$;
+CREATE TRIGGER jobs_touch BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION touch();
