@@ -451,6 +451,6 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
     keys::rebuild_dependent_foreign_keys(actual, &mut d);
     rows::diff_rows(desired, actual, &desired_order, &actual_order, &mut d);
     program::diff_programs(desired, actual, &mut d);
-    d
     mysql::diff_mysql_programs(desired, actual, &mut d);
+    d
 }
