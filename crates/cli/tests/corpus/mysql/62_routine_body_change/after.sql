@@ -1,0 +1,1 @@
+CREATE FUNCTION plus(a int, b int) RETURNS bigint DETERMINISTIC NO SQL RETURN a + b + 0;

@@ -1,0 +1,1 @@
+CREATE FUNCTION plus(a int, b int) RETURNS int DETERMINISTIC NO SQL RETURN a + b;

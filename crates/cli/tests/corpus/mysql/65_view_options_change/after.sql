@@ -1,0 +1,2 @@
+CREATE TABLE t (a int);
+CREATE SQL SECURITY INVOKER VIEW v AS select `t`.`a` AS `a` from `t` WITH CHECK OPTION;
