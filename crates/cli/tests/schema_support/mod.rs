@@ -228,6 +228,7 @@ pub fn dump(db: &Fresh, dialect: Dialect) -> Result<String, String> {
             c.args([
                 "--no-data",
                 "--routines",
+                "--events",
                 "--skip-ssl",
                 "--protocol=tcp",
                 "--host",
