@@ -25,10 +25,15 @@ fn routines_without_delimiter_are_one_statement_each() {
                BEGIN NOT ATOMIC SELECT 1; SELECT 2; END;\n\
                BEGIN;\nINSERT INTO t VALUES (1);\nCOMMIT;\n";
     let got = statements(sql);
-    let heads: Vec<&str> = got.iter().map(|s| s.split_whitespace().next().unwrap_or("")).collect();
+    let heads: Vec<&str> = got
+        .iter()
+        .map(|s| s.split_whitespace().next().unwrap_or(""))
+        .collect();
     assert_eq!(
         heads,
-        ["CREATE", "CREATE", "CALL", "CREATE", "CREATE", "CREATE", "BEGIN", "BEGIN", "INSERT", "COMMIT"],
+        [
+            "CREATE", "CREATE", "CALL", "CREATE", "CREATE", "CREATE", "BEGIN", "BEGIN", "INSERT", "COMMIT"
+        ],
         "{got:#?}"
     );
     assert!(got[1].ends_with("END LOOP l;\nEND"), "{}", got[1]);
@@ -43,8 +48,11 @@ fn routines_without_delimiter_are_one_statement_each() {
 
 #[test]
 fn a_body_that_never_ends_is_an_error_at_its_start() {
-    let err = split("SELECT 1;\nCREATE PROCEDURE p()\nBEGIN\n  SELECT 1;\n", Dialect::Mysql)
-        .expect_err("no END");
+    let err = split(
+        "SELECT 1;\nCREATE PROCEDURE p()\nBEGIN\n  SELECT 1;\n",
+        Dialect::Mysql,
+    )
+    .expect_err("no END");
     assert_eq!(err.line, 2);
     assert!(err.reason.contains("compound statement"), "{}", err.reason);
 }
