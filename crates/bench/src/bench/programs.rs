@@ -67,6 +67,7 @@ pub fn add(schema: &mut Schema, dialect: Dialect) {
             volatility: Volatility::Volatile,
             strict: false,
             security_definer: false,
+            options: ptah_schema::RoutineOptions::default(),
             comment: None,
         };
         schema.routines.insert(routine.key(), routine);

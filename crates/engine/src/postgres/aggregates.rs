@@ -6,7 +6,7 @@
 //! qualified as pg_dump qualifies them. Ordered-set and hypothetical aggregates and those with
 //! moving-aggregate options are left out here and listed as not managed.
 
-use ptah_schema::{QualifiedName, Routine, RoutineKind, Schema, Volatility};
+use ptah_schema::{QualifiedName, Routine, RoutineKind, RoutineOptions, Schema, Volatility};
 use tokio_postgres::Client;
 
 use super::{Params, get, query};
@@ -99,6 +99,7 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
             strict: false,
             security_definer: false,
             comment: get(&row, 16)?,
+            options: RoutineOptions::default(),
         };
         schema.routines.insert(routine.key(), routine);
     }

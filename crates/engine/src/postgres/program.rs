@@ -5,22 +5,21 @@
 //! as `pg_dump` prints it; the rest of the inspection reads with `search_path = public`, which is
 //! restored before returning.
 
-use ptah_schema::{QualifiedName, Routine, RoutineKind, Schema, Trigger, Volatility};
+use ptah_schema::{
+    Parallel, QualifiedName, Routine, RoutineKind, RoutineOptions, Schema, Trigger, Volatility,
+};
 use tokio_postgres::Client;
 
 use super::{Params, get, query};
 use crate::Error;
 
-/// The routines the model holds: plain functions and procedures without the attributes it has no
-/// field for (per-routine settings, parallel safety, leakproofness, non-default cost or rows,
-/// transforms, support functions, SQL-standard bodies, compiled code), and plain aggregates
+/// The routines the model holds: functions and procedures without the attributes it has no
+/// field for (transforms, support functions, SQL-standard bodies, compiled code), and plain aggregates
 /// without moving-aggregate options (`super::aggregates`). `unmodelled` lists the rest, so the
 /// two must agree: both use this predicate over `pg_proc p` and `pg_language l`.
 macro_rules! modelled_routine {
     () => {
         "((p.prokind IN ('f', 'p') AND l.lanname NOT IN ('c', 'internal') AND p.prosqlbody IS NULL
-          AND p.proconfig IS NULL AND NOT p.proleakproof AND p.proparallel = 'u' AND p.procost = 100
-          AND p.prorows = CASE WHEN p.proretset THEN 1000 ELSE 0 END
           AND p.protrftypes IS NULL AND p.prosupport = 0)
          OR (p.prokind = 'a' AND EXISTS (SELECT 1 FROM pg_aggregate ag WHERE ag.aggfnoid = p.oid
                                          AND ag.aggkind = 'n' AND ag.aggmtransfn = 0)))"
@@ -34,7 +33,9 @@ const ROUTINES: &str = concat!(
 SELECT n.nspname::text, p.proname::text, p.prokind::text,
        pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid),
        pg_get_function_result(p.oid), l.lanname::text, p.prosrc,
-       p.provolatile::text, p.proisstrict, p.prosecdef, d.description
+       p.provolatile::text, p.proisstrict, p.prosecdef, d.description,
+       COALESCE(p.proconfig, '{}')::text[], p.proparallel::text, p.proleakproof, p.procost,
+       p.prorows, p.proretset
 FROM pg_proc p
 JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
@@ -98,6 +99,15 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
             strict: kind == RoutineKind::Function && get::<bool>(&row, 9)?,
             security_definer: get(&row, 10)?,
             comment: get(&row, 11)?,
+            options: if kind == RoutineKind::Procedure {
+                // A procedure keeps only its settings; the rest is a function's.
+                RoutineOptions {
+                    settings: get(&row, 12)?,
+                    ..RoutineOptions::default()
+                }
+            } else {
+                options(&row)?
+            },
         };
         schema.routines.insert(routine.key(), routine);
     }
@@ -115,4 +125,25 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
         schema.triggers.insert(trigger.key(), trigger);
     }
     Ok(())
+}
+
+/// A function's settings, parallel safety, leakproofness and estimates from its `pg_proc` row.
+fn options(row: &tokio_postgres::Row) -> Result<RoutineOptions, Error> {
+    let retset: bool = get(row, 17)?;
+    Ok(RoutineOptions {
+        settings: get(row, 12)?,
+        parallel: match get::<String>(row, 13)?.as_str() {
+            "s" => Some(Parallel::Safe),
+            "r" => Some(Parallel::Restricted),
+            _ => None,
+        },
+        leakproof: get(row, 14)?,
+        cost: RoutineOptions::estimate(&get::<f32>(row, 15)?.to_string(), 100.0),
+        // A function that returns no set has `prorows` 0, and no `ROWS` to write.
+        rows: if retset {
+            RoutineOptions::estimate(&get::<f32>(row, 16)?.to_string(), 1000.0)
+        } else {
+            None
+        },
+    })
 }

@@ -27,7 +27,9 @@ pub use partition::{
     PartitionOf, inherit_partition_columns, is_partition_bound, is_partition_key, partition_bound,
     partition_key,
 };
-pub use program::{AGGREGATE_OPTIONS, Routine, RoutineKind, Trigger, View, Volatility};
+pub use program::{
+    AGGREGATE_OPTIONS, Parallel, Routine, RoutineKind, RoutineOptions, Trigger, View, Volatility,
+};
 pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
 pub use sequence::{Sequence, SequenceOptions, SequenceOwner, SequenceType};
 pub use value::{DefaultValue, Generated, Literal};

@@ -98,6 +98,68 @@ pub struct Routine {
     /// The routine's comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// Settings, parallel safety, leakproofness and planner estimates, where not the defaults.
+    /// Absent from the JSON when all are defaults, so older fingerprints stay valid.
+    #[serde(default, skip_serializing_if = "RoutineOptions::is_default")]
+    pub options: RoutineOptions,
+}
+
+/// A PostgreSQL function's attributes beyond its body and volatility, as `pg_proc` holds them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RoutineOptions {
+    /// `SET name = value` clauses as `proconfig` holds them (`search_path=public, pg_temp`), in
+    /// declared order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
+    /// `PARALLEL SAFE` or `RESTRICTED`; `None` is the default, `UNSAFE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Parallel>,
+    /// `LEAKPROOF`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leakproof: bool,
+    /// `COST n` when not the default 100, as [`RoutineOptions::estimate`] spells it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<String>,
+    /// `ROWS n` of a set-returning function when not the default 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<String>,
+}
+
+impl RoutineOptions {
+    /// Whether every option is the default (nothing to write or compare).
+    pub fn is_default(&self) -> bool {
+        *self == RoutineOptions::default()
+    }
+
+    /// A planner estimate in one spelling: the `float4` the catalog keeps, printed shortest
+    /// (`10`, `0.5`), or `None` when it is `default` or not a number.
+    pub fn estimate(text: &str, default: f32) -> Option<String> {
+        let value: f32 = text.trim().parse().ok()?;
+        (value != default).then(|| value.to_string())
+    }
+
+    /// Whether a setting's value is a list of names the server quotes as identifiers
+    /// (`GUC_LIST_QUOTE`), as in `search_path="$user", public`.
+    pub fn quotes_names(setting: &str) -> bool {
+        matches!(
+            setting,
+            "search_path"
+                | "temp_tablespaces"
+                | "session_preload_libraries"
+                | "shared_preload_libraries"
+                | "local_preload_libraries"
+        )
+    }
+}
+
+/// A function's parallel safety other than the default (`UNSAFE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Parallel {
+    /// `PARALLEL SAFE`.
+    Safe,
+    /// `PARALLEL RESTRICTED`.
+    Restricted,
 }
 
 /// The options of `CREATE AGGREGATE` the model holds, in the order pg_dump prints them; the
@@ -224,6 +286,7 @@ mod tests {
             strict: false,
             security_definer: false,
             comment: None,
+            options: RoutineOptions::default(),
         };
         assert_ne!(f("integer").key(), f("text").key());
         assert_eq!(f("integer").key().name, "f(integer)");

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use super::sql::Sql;
 use super::{Out, stmt};
 use crate::diff::{DiffCategory as C, SchemaDiff, ViewRebuild, view_order};
-use crate::model::{Dialect, QualifiedName, Routine, RoutineKind, Trigger, View, Volatility};
+use crate::model::{
+    Dialect, Parallel, QualifiedName, Routine, RoutineKind, RoutineOptions, Trigger, View, Volatility,
+};
 use crate::plan::{PlannedStatement, Severity};
 
 /// Drops the triggers and views that are removed or rebuilt.
@@ -342,6 +344,7 @@ pub(crate) fn create_routine(sql: Sql, r: &Routine, replace: bool) -> String {
     if r.security_definer {
         s.push_str(" SECURITY DEFINER");
     }
+    s.push_str(&routine_options(sql, &r.options));
     let tag = dollar_tag(&r.body);
     s.push_str(&format!("\n    AS {tag}{}{tag}", r.body));
     s
@@ -374,4 +377,36 @@ mod tests {
         assert_eq!(dollar_tag("SELECT $$x$$"), "$ptah$");
         assert_eq!(dollar_tag("$$ $ptah$"), "$ptah1$");
     }
+}
+
+/// ` LEAKPROOF PARALLEL SAFE COST 10 ROWS 5 SET search_path TO public, pg_temp`, for what is set.
+fn routine_options(sql: Sql, o: &RoutineOptions) -> String {
+    let mut s = String::new();
+    if o.leakproof {
+        s.push_str(" LEAKPROOF");
+    }
+    match o.parallel {
+        None => {}
+        Some(Parallel::Safe) => s.push_str(" PARALLEL SAFE"),
+        Some(Parallel::Restricted) => s.push_str(" PARALLEL RESTRICTED"),
+    }
+    if let Some(c) = &o.cost {
+        s.push_str(&format!(" COST {c}"));
+    }
+    if let Some(r) = &o.rows {
+        s.push_str(&format!(" ROWS {r}"));
+    }
+    for setting in &o.settings {
+        let Some((name, value)) = setting.split_once('=') else {
+            continue;
+        };
+        // A list of names is valid SQL as the catalog keeps it; any other value is one string.
+        let value = if RoutineOptions::quotes_names(name) {
+            value.to_owned()
+        } else {
+            sql.string(value)
+        };
+        s.push_str(&format!("\n    SET {name} TO {value}"));
+    }
+    s
 }

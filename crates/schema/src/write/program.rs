@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::words::{literal, part, quote};
-use crate::model::{DefaultValue, Dialect, RoutineKind, Schema, Volatility};
+use crate::model::{DefaultValue, Dialect, Parallel, RoutineKind, RoutineOptions, Schema, Volatility};
 
 /// Appends the domains of `schema` (PostgreSQL), each block followed by a blank line.
 pub(super) fn write_domains(out: &mut String, schema: &Schema) {
@@ -78,6 +78,7 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
         if r.security_definer {
             out.push_str("  security_definer = true\n");
         }
+        write_options(out, &r.options);
         if let Some(c) = &r.comment {
             let _ = writeln!(out, "  comment = {}", quote(c));
         }
@@ -107,5 +108,27 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
         let _ = writeln!(out, "  on = table{}", part(&t.table.name));
         let _ = writeln!(out, "  as = {}", quote(&t.definition));
         out.push_str("}\n\n");
+    }
+}
+
+/// A routine's non-default settings, parallel safety, leakproofness and estimates.
+fn write_options(out: &mut String, o: &RoutineOptions) {
+    if !o.settings.is_empty() {
+        let quoted: Vec<String> = o.settings.iter().map(|s| quote(s)).collect();
+        let _ = writeln!(out, "  settings = [{}]", quoted.join(", "));
+    }
+    match o.parallel {
+        None => {}
+        Some(Parallel::Safe) => out.push_str("  parallel = SAFE\n"),
+        Some(Parallel::Restricted) => out.push_str("  parallel = RESTRICTED\n"),
+    }
+    if o.leakproof {
+        out.push_str("  leakproof = true\n");
+    }
+    if let Some(c) = &o.cost {
+        let _ = writeln!(out, "  cost = {}", quote(c));
+    }
+    if let Some(r) = &o.rows {
+        let _ = writeln!(out, "  rows = {}", quote(r));
     }
 }

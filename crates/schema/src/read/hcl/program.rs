@@ -15,7 +15,10 @@
 use hcl_edit::Span;
 use hcl_edit::structure::Block;
 
-use crate::model::{Dialect, QualifiedName, Routine, RoutineKind, Trigger, View, Volatility};
+use crate::model::{
+    Dialect, Literal, Parallel, QualifiedName, Routine, RoutineKind, RoutineOptions, Trigger, View,
+    Volatility,
+};
 
 use super::super::ReadError;
 use super::Reader;
@@ -106,6 +109,7 @@ impl Reader<'_> {
             .unwrap_or(false);
         let comment = attrs.take("comment").map(|a| self.string(&a.value)).transpose()?;
         let body = self.required(&mut attrs, block, "as")?;
+        let options = self.routine_options(&mut attrs)?;
         self.done(attrs)?;
         let routine = Routine {
             name: QualifiedName::new(schema, name),
@@ -119,8 +123,45 @@ impl Reader<'_> {
             strict,
             security_definer,
             comment,
+            options,
         };
         self.insert_unique(block, routine.key(), |s| &mut s.routines, routine)
+    }
+
+    /// `settings`, `parallel`, `leakproof`, `cost` and `rows` of a routine block.
+    fn routine_options(&self, attrs: &mut super::Attrs<'_>) -> Result<RoutineOptions, ReadError> {
+        let mut o = RoutineOptions::default();
+        if let Some(a) = attrs.take("settings") {
+            o.settings = self.strings(&a.value)?;
+        }
+        if let Some(a) = attrs.take("parallel") {
+            o.parallel = match self.keyword(&a.value)?.to_ascii_uppercase().as_str() {
+                "UNSAFE" => None,
+                "SAFE" => Some(Parallel::Safe),
+                "RESTRICTED" => Some(Parallel::Restricted),
+                other => {
+                    let why = format!("parallel {other}: expected SAFE, RESTRICTED or UNSAFE");
+                    return Err(self.invalid(a.value.span(), why));
+                }
+            };
+        }
+        if let Some(a) = attrs.take("leakproof") {
+            o.leakproof = self.boolean(&a.value)?;
+        }
+        for (key, default) in [("cost", 100.0), ("rows", 1000.0)] {
+            let Some(a) = attrs.take(key) else { continue };
+            let text = match self.literal(&a.value)? {
+                Literal::Number(n) | Literal::String(n) if n.parse::<f32>().is_ok() => n,
+                _ => return Err(self.invalid(a.value.span(), format!("`{key}` is a number"))),
+            };
+            let estimate = RoutineOptions::estimate(&text, default);
+            if key == "cost" {
+                o.cost = estimate;
+            } else {
+                o.rows = estimate;
+            }
+        }
+        Ok(o)
     }
 
     /// A `trigger` block.

@@ -8,7 +8,7 @@
 
 use sqlparser::tokenizer::Token;
 
-use crate::model::{AGGREGATE_OPTIONS, Dialect, Routine, RoutineKind, Volatility};
+use crate::model::{AGGREGATE_OPTIONS, Dialect, Routine, RoutineKind, RoutineOptions, Volatility};
 use crate::types::{parse_type, quote_pg_ident, render_type};
 
 use super::super::super::{Location, ReadError};
@@ -89,6 +89,7 @@ impl Reader {
             strict: false,
             security_definer: false,
             comment: None,
+            options: RoutineOptions::default(),
         };
         let key = routine.key();
         match self.schema.routines.get(&key) {

@@ -6,6 +6,7 @@
 
 mod aggregate;
 mod routine;
+mod settings;
 
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan};

@@ -7,7 +7,7 @@
 
 use sqlparser::tokenizer::Token;
 
-use crate::model::{Routine, RoutineKind, Volatility};
+use crate::model::{Parallel, Routine, RoutineKind, RoutineOptions, Volatility};
 
 use super::super::super::{Location, ReadError};
 use super::super::Reader;
@@ -46,6 +46,7 @@ struct Attributes {
     strict: Option<bool>,
     security_definer: bool,
     body: Option<String>,
+    options: RoutineOptions,
 }
 
 /// The argument list without defaults, each argument as written: the identity arguments.
@@ -170,11 +171,14 @@ impl Reader {
             _ => {}
         }
         let attributes = self.attributes(src, i, what, &at)?;
-        if kind == RoutineKind::Procedure && (attributes.volatility.is_some() || attributes.strict.is_some())
+        let o = &attributes.options;
+        let function_only = o.parallel.is_some() || o.leakproof || o.cost.is_some() || o.rows.is_some();
+        if kind == RoutineKind::Procedure
+            && (attributes.volatility.is_some() || attributes.strict.is_some() || function_only)
         {
             return Err(self.unsupported(
                 &at,
-                "a procedure's volatility or strictness (procedures have neither)",
+                "a procedure's volatility, strictness, PARALLEL, LEAKPROOF, COST or ROWS (procedures have none)",
             ));
         }
         let language = attributes
@@ -199,6 +203,7 @@ impl Reader {
             strict: attributes.strict.unwrap_or(false),
             security_definer: attributes.security_definer,
             comment: None,
+            options: attributes.options,
         };
         let key = routine.key();
         match self.schema.routines.get(&key) {
@@ -257,10 +262,35 @@ impl Reader {
                     a.security_definer = false;
                     2
                 }
-                ("NOT", Some("LEAKPROOF")) => 2,
-                ("PARALLEL", Some("UNSAFE")) => 2,
-                ("COST", _) if src.raw(i + 1) == "100" => 2,
-                ("ROWS", _) if src.raw(i + 1) == "1000" => 2,
+                ("NOT", Some("LEAKPROOF")) => {
+                    a.options.leakproof = false;
+                    2
+                }
+                ("LEAKPROOF", _) => {
+                    a.options.leakproof = true;
+                    1
+                }
+                ("PARALLEL", Some(level @ ("UNSAFE" | "SAFE" | "RESTRICTED"))) => {
+                    a.options.parallel = match level {
+                        "SAFE" => Some(Parallel::Safe),
+                        "RESTRICTED" => Some(Parallel::Restricted),
+                        _ => None,
+                    };
+                    2
+                }
+                ("COST", _) => {
+                    a.options.cost = self.estimate(src, i + 1, 100.0, at)?;
+                    2
+                }
+                ("ROWS", _) => {
+                    a.options.rows = self.estimate(src, i + 1, 1000.0, at)?;
+                    2
+                }
+                ("SET", _) => {
+                    let (setting, used) = self.setting(src, i, what, at)?;
+                    a.options.settings.push(setting);
+                    used
+                }
                 ("AS", _) => {
                     let body = body_text(src, i + 1)
                         .ok_or_else(|| self.expected(src, i + 1, "a quoted body", at))?;
@@ -275,25 +305,8 @@ impl Reader {
                         "a SQL-standard {what} body ({w} …; only a quoted AS body is modelled)"
                     ));
                 }
-                ("SET", _) => {
-                    let setting = src.raw(i + 1);
-                    return refuse(format!(
-                        "SET {setting} on a {what} (per-routine settings are not modelled)"
-                    ));
-                }
-                ("LEAKPROOF" | "WINDOW" | "SUPPORT" | "TRANSFORM", _) => {
+                ("WINDOW" | "SUPPORT" | "TRANSFORM", _) => {
                     return refuse(format!("{w} on a {what} (not modelled)"));
-                }
-                ("PARALLEL", Some(level)) => {
-                    return refuse(format!(
-                        "PARALLEL {level} on a {what} (parallel safety is not modelled)"
-                    ));
-                }
-                ("COST" | "ROWS", _) => {
-                    let value = src.raw(i + 1);
-                    return refuse(format!(
-                        "{w} {value} on a {what} (planner estimates are not modelled)"
-                    ));
                 }
                 _ => return Err(self.expected(src, i, "a routine attribute", at)),
             };
