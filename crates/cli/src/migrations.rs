@@ -238,7 +238,12 @@ pub async fn run(args: Args) -> u8 {
                 format: a.common.format,
                 command: "migrations push",
             };
-            if let Err(e) = Directory::read(&a.dir).and_then(|d| ptah_migrate::check_transactions(&d, None)) {
+            // Other problems of the directory are left to the push itself, which reports them
+            // with the artifact layer's codes as before.
+            if let Ok(dir) = Directory::read(&a.dir)
+                && let Err(e @ Error::NeedsNoTransaction { .. }) =
+                    ptah_migrate::check_transactions(&dir, None)
+            {
                 return fail(out, &e);
             }
             let args = oci::PushArgs {
