@@ -138,6 +138,8 @@ string_enum!(
         DigestPinned,
         /// The Job create was committed.
         DispatchCommitted,
+        /// The desired schema declares nothing, and is refused.
+        EmptySchema,
         /// The execution-binding epoch changed.
         ExecutionBindingChanged,
         /// Inputs of the operation changed.

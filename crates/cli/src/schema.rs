@@ -254,6 +254,22 @@ pub(crate) async fn connect(target: &Target, out: Output) -> Result<Connected, F
     })
 }
 
+/// The code of an empty desired schema's refusal.
+pub(crate) const EMPTY_SCHEMA: &str = "empty_schema";
+
+/// Why an empty desired schema is refused: nothing would be managed, and on PostgreSQL the
+/// management scope (the schemas a document names) would be empty as well, so every plan would
+/// say "no changes" whatever the database holds. Dropping everything is never what an empty file
+/// means by accident; a person who wants that drops the objects from a document that still names
+/// them.
+pub(crate) fn empty_schema_message(path: &std::path::Path) -> String {
+    format!(
+        "{} declares no schema object; an empty desired schema is refused (it would manage nothing \
+         and prove nothing)",
+        path.display()
+    )
+}
+
 /// Reads the desired schema in the URL's dialect; refuses a bad URL first.
 pub(crate) fn desired(args: &DesiredArgs) -> Result<(Dialect, Schema), Failure> {
     let (dialect, document) = desired_document(args)?;
@@ -265,6 +281,13 @@ pub(crate) fn desired_document(args: &DesiredArgs) -> Result<(Dialect, Document)
     let dialect = DatabaseUrl::parse(&args.target.db.url)?.dialect();
     let document = ptah_schema::read::document(dialect, &args.from)
         .map_err(|e| Failure::new("invalid_schema", e.to_string(), EXIT_USAGE))?;
+    if document.schema.is_empty() {
+        return Err(Failure::new(
+            EMPTY_SCHEMA,
+            empty_schema_message(&args.from),
+            EXIT_USAGE,
+        ));
+    }
     Ok((dialect, document))
 }
 

@@ -306,6 +306,7 @@ async fn bad_input_exits_2_without_credentials() {
     )
     .expect("write");
     std::fs::write(dir.join("ok.sql"), "CREATE TABLE t (id int PRIMARY KEY);\n").expect("write");
+    std::fs::write(dir.join("empty.sql"), "-- the schema goes here\n").expect("write");
     let wrong_password = db
         .url_text
         .replacen(&format!(":{}@", db.password), ":not-the-password-91@", 1);
@@ -317,6 +318,12 @@ async fn bad_input_exits_2_without_credentials() {
     let cases: Vec<(&str, String, &str, &str)> = vec![
         ("unparsable DDL", db.url_text.clone(), "bad.sql", "bad.sql:1:"),
         ("unknown HCL block", db.url_text.clone(), "bad.hcl", "bad.hcl:4:1"),
+        (
+            "empty desired schema",
+            db.url_text.clone(),
+            "empty.sql",
+            "declares no schema object",
+        ),
         ("wrong password", wrong_password, "ok.sql", "cannot connect"),
         ("unreachable", unreachable, "ok.sql", "cannot connect"),
         (
@@ -358,6 +365,9 @@ async fn bad_input_exits_2_without_credentials() {
             if format == "json" {
                 assert_eq!(run.json["format_version"], 1, "{what}: {}", run.stdout);
                 assert_eq!(run.json["exit_code"], 2);
+                if from == "empty.sql" {
+                    assert_eq!(run.json["error"]["code"], "empty_schema", "{}", run.stdout);
+                }
             }
         }
     }

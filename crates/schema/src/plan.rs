@@ -74,4 +74,11 @@ impl Schema {
         // Every field is a string, number, bool, sequence or string-keyed map: serialization is infallible.
         Fingerprint::of(self).unwrap_or_else(|_| unreachable!("schema model serializes to JSON"))
     }
+
+    /// Whether the schema declares nothing at all. A desired schema that is empty is refused where
+    /// it is read (an empty artifact is almost always a mistake, and on PostgreSQL its management
+    /// scope would be empty too, so it would plan nothing in silence).
+    pub fn is_empty(&self) -> bool {
+        *self == Schema::default()
+    }
 }

@@ -64,6 +64,9 @@ pub async fn push(args: PushArgs) -> u8 {
 /// The canonical `schema.hcl` for the schema at `path`, or `(code, message)` when it cannot be one.
 fn canonical_document(dialect: Dialect, path: &std::path::Path) -> Result<String, (&'static str, String)> {
     let schema = read::from_path(dialect, path).map_err(|e| ("invalid_schema", e.to_string()))?;
+    if schema.is_empty() {
+        return Err((super::EMPTY_SCHEMA, super::empty_schema_message(path)));
+    }
     if let Some(table) = schema.tables.values().find(|t| t.rows.is_some()) {
         return Err((
             "managed_data",
@@ -131,5 +134,19 @@ mod tests {
         let (code, message) = canonical_document(Dialect::Postgres, &bad).expect_err("rules are refused");
         assert_eq!(code, "invalid_schema");
         assert!(message.contains("bad.sql"), "{message}");
+    }
+
+    #[test]
+    fn an_empty_document_is_refused_not_pushed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, text) in [
+            ("empty.sql", ""),
+            ("comments.sql", "-- nothing yet\nSET lock_timeout = 0;\n"),
+        ] {
+            let path = write(dir.path(), name, text);
+            let (code, message) = canonical_document(Dialect::Postgres, &path).expect_err("empty is refused");
+            assert_eq!(code, "empty_schema", "{name}");
+            assert!(message.contains(name), "{message}");
+        }
     }
 }

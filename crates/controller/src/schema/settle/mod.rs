@@ -32,6 +32,9 @@ use super::{
 use crate::{conditions::Status, operation::refusal::grant_reason};
 use failed::is_proof_step;
 
+/// `ptah`'s code for a desired schema that declares nothing (`ptah schema drift|plan`).
+const EMPTY_SCHEMA: &str = "empty_schema";
+
 /// A result bound to its claim: record what it says.
 pub fn settle(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -> Action {
     // A Plan reads the drift before it plans: its observation is recorded first, whatever the
@@ -62,6 +65,11 @@ fn settle_result(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload)
             return protected(o, c, &e.message);
         }
         let why = format!("{}: {}", e.code.as_str(), e.message);
+        if e.child_code.as_deref() == Some(EMPTY_SCHEMA) {
+            // The artifact declares nothing; the same digest is refused alike on every retry.
+            let reason = Reason::EmptySchema;
+            return failed(o, c, reason, &why).with_event(Event::warning(reason.as_str(), why));
+        }
         if let Some(reason) = grant_reason(e.code.as_str()) {
             return failed(o, c, reason, &why).with_event(Event::warning(reason.as_str(), why));
         }

@@ -460,3 +460,29 @@ fn a_registry_grant_refusal_is_its_own_reason_and_event() {
         );
     }
 }
+
+#[test]
+fn an_empty_desired_schema_is_refused_by_name() {
+    let mut w = World::new();
+    w.complete(Op::Resolve, World::success);
+    w.run_until_dispatched(Op::Plan);
+    let mut p = w.success();
+    p.child_exit_code = 2;
+    p.error = Some(ResultError {
+        code: ErrorCode::ChildFailed,
+        child_code: Some("empty_schema".into()),
+        message: "schema.hcl declares no schema object".into(),
+    });
+    w.finish(p);
+    let event = (0..5)
+        .find_map(|_| match w.step() {
+            Action::WriteStatus { event, .. } => event,
+            _ => None,
+        })
+        .expect("a status write with its Event");
+    assert_eq!(event.reason, "EmptySchema");
+    assert!(event.note.contains("declares no schema object"), "{}", event.note);
+    assert!(w.status.plan.is_none(), "nothing is planned");
+    assert_eq!(w.status.phase, Some(SchemaPhase::Failed));
+    assert_eq!(reason(&w, ConditionType::ReconciliationFailed), "EmptySchema");
+}
