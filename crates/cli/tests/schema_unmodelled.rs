@@ -1,7 +1,8 @@
 //! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a PostgreSQL
-//! range type and moving aggregate, a MariaDB event and procedure) instead of leaving them out without a
-//! word, and the inspected text, with those notices as comments, reads back as a document whose
-//! plan is empty (on MariaDB with a view and a trigger, which are modelled there).
+//! range type and moving aggregate, a MariaDB sequence and partitioned table) instead of leaving them
+//! out without a word, and the inspected text, with those notices as comments, reads back as a
+//! document whose plan is empty (on MariaDB with a view, a trigger, an event and a procedure, which
+//! are modelled there).
 
 mod schema_support;
 
@@ -28,9 +29,12 @@ async fn check(dialect: Dialect) {
                 "CREATE TRIGGER items_name BEFORE INSERT ON items FOR EACH ROW SET NEW.name = TRIM(NEW.name)",
                 "CREATE EVENT nightly ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1",
                 "CREATE PROCEDURE noop() SELECT 1",
+                "CREATE SEQUENCE invoice_no",
+                "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) \
+                 (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
             ],
-            "event nightly",
-            "procedure noop",
+            "sequence invoice_no",
+            "partitioning (PARTITION BY and partitions) logs",
         ),
     };
     db.run(&setup.join(";\n")).await.expect("setup");
