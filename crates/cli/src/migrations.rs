@@ -283,7 +283,7 @@ async fn status(a: StatusArgs, out: Output) -> Result<u8, Error> {
     } else {
         EXIT_OK
     };
-    Ok(out.report(&report, || text::status_text(&report), exit))
+    Ok(out.report(&report, || text::status_text(&report, &dir), exit))
 }
 
 fn read_expected(value: &str) -> Result<Vec<ptah_migrate::SequenceEntry>, Error> {
@@ -326,7 +326,7 @@ async fn up(a: UpArgs, out: Output) -> Result<u8, Error> {
             f.error
         );
     }
-    Ok(out.report(&report, || text::up_text(&report), exit))
+    Ok(out.report(&report, || text::up_text(&report, &dir), exit))
 }
 
 async fn baseline(a: BaselineArgs, out: Output) -> Result<u8, Error> {

@@ -5,17 +5,23 @@
 
 use std::fmt::Write as _;
 
-use ptah_migrate::{StatusReport, UpReport, Version};
+use ptah_migrate::{Directory, StatusReport, UpReport, Version};
 
 /// The version a person reads: the file's digits when the report carries them.
 fn shown(version: Version, file_version: Option<&str>) -> String {
     file_version.map_or_else(|| version.to_string(), str::to_owned)
 }
 
+/// The version a person reads, looked up in the directory (a row may have no file: the number).
+fn in_dir(dir: &Directory, version: Version) -> String {
+    dir.get(version)
+        .map_or_else(|| version.to_string(), |m| m.shown_version())
+}
+
 /// The text of a `status` report.
-pub(super) fn status_text(r: &StatusReport) -> String {
+pub(super) fn status_text(r: &StatusReport, dir: &Directory) -> String {
     let mut s = String::new();
-    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
+    let current = r.current_version.map_or("none".to_owned(), |v| in_dir(dir, v));
     let _ = writeln!(s, "Database:        {} ({})", r.database_url, r.dialect);
     let _ = writeln!(s, "Current version: {current}");
     let _ = writeln!(
@@ -37,13 +43,15 @@ pub(super) fn status_text(r: &StatusReport) -> String {
         );
     }
     for v in &r.out_of_order_migrations {
-        let _ = writeln!(s, "  out of order {v}");
+        let _ = writeln!(s, "  out of order {}", in_dir(dir, *v));
     }
     for m in &r.modified_migrations {
         let _ = writeln!(
             s,
             "  modified  {} (recorded {}, file {})",
-            m.version, m.recorded_checksum, m.file_checksum
+            in_dir(dir, m.version),
+            m.recorded_checksum,
+            m.file_checksum
         );
     }
     for a in &r.ahead_migrations {
@@ -57,7 +65,10 @@ pub(super) fn status_text(r: &StatusReport) -> String {
         let _ = writeln!(
             s,
             "Dirty:           {} is {} ({}/{} statements applied)",
-            d.version, d.state, d.applied, d.total
+            in_dir(dir, d.version),
+            d.state,
+            d.applied,
+            d.total
         );
     }
     if let Some(why) = &r.blocked {
@@ -68,7 +79,7 @@ pub(super) fn status_text(r: &StatusReport) -> String {
 }
 
 /// The text of an `up` report.
-pub(super) fn up_text(r: &UpReport) -> String {
+pub(super) fn up_text(r: &UpReport, dir: &Directory) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Outcome: {:?}", r.outcome);
     if let Some(planned) = &r.planned {
@@ -85,11 +96,11 @@ pub(super) fn up_text(r: &UpReport) -> String {
             }
         }
     }
-    let versions: Vec<String> = r.applied_versions.iter().map(Version::to_string).collect();
+    let versions: Vec<String> = r.applied_versions.iter().map(|v| in_dir(dir, *v)).collect();
     if !versions.is_empty() {
         let _ = writeln!(s, "Applied: {}", versions.join(", "));
     }
-    let current = r.current_version.map_or("none".to_owned(), |v| v.to_string());
+    let current = r.current_version.map_or("none".to_owned(), |v| in_dir(dir, v));
     let _ = writeln!(s, "Current version: {current}");
     s
 }
