@@ -1,5 +1,6 @@
-//! The objects a live database holds that the schema model does not: aggregates, routines and
-//! triggers with attributes it has no field for, grants on views and sequences, column grants,
+//! The objects a live database holds that the schema model does not: ordered-set and moving
+//! aggregates, routines and triggers with attributes it has no field for, exclusion constraints
+//! and deferrable keys, grants on views and sequences, column grants,
 //! range and composite types (PostgreSQL), partitioning and sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
@@ -55,6 +56,13 @@ SELECT kind, name FROM (
   FROM pg_type t JOIN ns ON ns.oid = t.typnamespace
   WHERE t.typtype = 'r'
     AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_type'::regclass AND ext.objid = t.oid)
+  UNION ALL
+  SELECT CASE con.contype WHEN 'x' THEN 'exclusion constraint'
+                          ELSE 'deferrable key (DEFERRABLE PRIMARY KEY or UNIQUE)' END,
+         ns.nspname || '.' || c.relname || '.' || con.conname
+  FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN ns ON ns.oid = c.relnamespace
+  WHERE (con.contype = 'x' OR (con.contype IN ('p', 'u') AND con.condeferrable))
+    AND con.conparentid = 0
   UNION ALL
   SELECT 'rewrite rule', ns.nspname || '.' || c.relname || '.' || r.rulename
   FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN ns ON ns.oid = c.relnamespace

@@ -233,6 +233,7 @@ async fn every_model_feature_reads_back_field_by_field() {
             referenced_columns: vec!["tenant".into(), "code".into()],
             on_delete: ReferentialAction::Cascade,
             on_update: ReferentialAction::Restrict,
+            options: ptah_schema::ForeignKeyOptions::default(),
         }]
     );
     let index_names: Vec<&str> = invoice.indexes.keys().map(String::as_str).collect();

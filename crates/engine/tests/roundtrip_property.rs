@@ -502,6 +502,7 @@ fn build_table(
             referenced_columns: target_key.iter().map(|(c, _)| c.clone()).collect(),
             on_delete: pick(&actions, usize::from(fk.on_delete)),
             on_update: pick(&actions, usize::from(fk.on_update)),
+            options: ptah_schema::ForeignKeyOptions::default(),
         };
         t.foreign_keys.insert(key_name, key);
     }

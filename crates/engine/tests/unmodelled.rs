@@ -22,6 +22,7 @@ CREATE TABLE app.orders (id serial PRIMARY KEY, total numeric, code citext, n bi
 CREATE VIEW app.big_orders AS SELECT id, total FROM app.orders WHERE total > 100;
 CREATE MATERIALIZED VIEW app.totals AS SELECT sum(total) AS t FROM app.orders;
 CREATE SEQUENCE app.invoice_no;
+CREATE TABLE app.rooms (room int UNIQUE DEFERRABLE, during int4range, EXCLUDE USING gist (during WITH &&));
 CREATE DOMAIN app.positive AS numeric CHECK (VALUE > 0);
 CREATE TYPE app.pair AS (a int, b int);
 CREATE TYPE app.span AS RANGE (subtype = int4);
@@ -56,6 +57,8 @@ CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUN
             "aggregate: app.total(integer)",
             "column grants: app.orders",
             "composite type: app.pair",
+            "deferrable key (DEFERRABLE PRIMARY KEY or UNIQUE): app.rooms.rooms_room_key",
+            "exclusion constraint: app.rooms.rooms_during_excl",
             "function (attributes not modelled): app.standard()",
             "grants: app.big_orders",
             "range type: app.span",

@@ -149,6 +149,7 @@ fn fk_order_puts_parents_first_and_breaks_cycles_deterministically() {
         referenced_columns: vec!["x".into()],
         on_delete: ReferentialAction::NoAction,
         on_update: ReferentialAction::NoAction,
+        options: ptah_schema::ForeignKeyOptions::default(),
     };
     let with_fks = |name: &str, targets: &[&str]| {
         let mut t = table(name, vec![col("x", DataType::Text)]);

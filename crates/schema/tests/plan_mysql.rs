@@ -65,6 +65,7 @@ fn orders() -> Table {
         referenced_columns: vec!["id".into()],
         on_delete: ReferentialAction::SetNull,
         on_update: ReferentialAction::NoAction,
+        options: ptah_schema::ForeignKeyOptions::default(),
     };
     t.foreign_keys.insert(fk.name.clone(), fk);
     t

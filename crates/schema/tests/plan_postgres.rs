@@ -64,6 +64,7 @@ fn fk(name: &str, cols: &[&str], target: &str, target_cols: &[&str]) -> ForeignK
         referenced_columns: target_cols.iter().map(|c| (*c).into()).collect(),
         on_delete: ReferentialAction::NoAction,
         on_update: ReferentialAction::NoAction,
+        options: ptah_schema::ForeignKeyOptions::default(),
     }
 }
 

@@ -270,6 +270,7 @@ fn table_strategy() -> impl Strategy<Value = Table> {
                         referenced_columns: vec!["a".into()],
                         on_delete: ReferentialAction::Cascade,
                         on_update: ReferentialAction::NoAction,
+                        options: ptah_schema::ForeignKeyOptions::default(),
                     };
                     t.foreign_keys.insert(fk.name.clone(), fk);
                 }

@@ -455,6 +455,7 @@ mod props {
                             referenced_columns: vec![first.clone()],
                             on_delete: ReferentialAction::Cascade,
                             on_update: ReferentialAction::SetNull,
+                            options: ptah_schema::ForeignKeyOptions::default(),
                         },
                     );
                     let mut rows: Vec<BTreeMap<String, Literal>> = Vec::new();

@@ -459,6 +459,7 @@ impl Builder {
                     referenced_columns: vec!["id".to_owned()],
                     on_delete,
                     on_update: ReferentialAction::NoAction,
+                    options: ptah_schema::ForeignKeyOptions::default(),
                 },
             );
         }
@@ -702,6 +703,7 @@ impl Builder {
                 referenced_columns: vec!["id".to_owned()],
                 on_delete,
                 on_update: ReferentialAction::NoAction,
+                options: ptah_schema::ForeignKeyOptions::default(),
             };
             t.foreign_keys.insert(fk.to_owned(), key);
         }
@@ -770,6 +772,7 @@ impl Builder {
             referenced_columns: vec!["id".to_owned()],
             on_delete: ReferentialAction::SetNull,
             on_update: ReferentialAction::NoAction,
+            options: ptah_schema::ForeignKeyOptions::default(),
         };
         t.foreign_keys.insert(key.name.clone(), key);
         self.insert(t);

@@ -240,6 +240,7 @@ async fn read_foreign_keys(
             referenced_columns,
             on_delete,
             on_update,
+            options: ptah_schema::ForeignKeyOptions::default(),
         };
         table.foreign_keys.insert(name, key);
     }

@@ -218,6 +218,11 @@ async fn read_constraints(
                     referenced_columns: get(&row, 7)?,
                     on_update: action(&get::<String>(&row, 8)?),
                     on_delete: action(&get::<String>(&row, 9)?),
+                    options: ptah_schema::ForeignKeyOptions {
+                        match_full: get(&row, 10)?,
+                        deferrable: get(&row, 11)?,
+                        initially_deferred: get(&row, 12)?,
+                    },
                 };
                 table.foreign_keys.insert(name, key);
             }

@@ -373,6 +373,30 @@ pub struct ForeignKey {
     pub on_delete: ReferentialAction,
     /// ON UPDATE.
     pub on_update: ReferentialAction,
+    /// PostgreSQL `MATCH FULL` and deferral; absent from the JSON when all are defaults.
+    #[serde(default, skip_serializing_if = "ForeignKeyOptions::is_default")]
+    pub options: ForeignKeyOptions,
+}
+
+/// A PostgreSQL foreign key's options other than its actions, as `pg_constraint` keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ForeignKeyOptions {
+    /// `MATCH FULL` (`confmatchtype = 'f'`): a row with some key columns NULL must have all NULL.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub match_full: bool,
+    /// `DEFERRABLE` (`condeferrable`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferrable: bool,
+    /// `INITIALLY DEFERRED` (`condeferred`); only a deferrable key has it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub initially_deferred: bool,
+}
+
+impl ForeignKeyOptions {
+    /// Whether every option is the default (`MATCH SIMPLE NOT DEFERRABLE`).
+    pub fn is_default(&self) -> bool {
+        *self == ForeignKeyOptions::default()
+    }
 }
 
 /// An index.

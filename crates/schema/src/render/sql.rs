@@ -164,11 +164,20 @@ impl Sql {
             self.qualified(&fk.referenced_table),
             self.columns(&fk.referenced_columns)
         );
+        if fk.options.match_full {
+            out.push_str(" MATCH FULL");
+        }
         if let Some(action) = action(fk.on_delete) {
             out.push_str(&format!(" ON DELETE {action}"));
         }
         if let Some(action) = action(fk.on_update) {
             out.push_str(&format!(" ON UPDATE {action}"));
+        }
+        if fk.options.deferrable {
+            out.push_str(" DEFERRABLE");
+        }
+        if fk.options.initially_deferred {
+            out.push_str(" INITIALLY DEFERRED");
         }
         out
     }

@@ -111,6 +111,15 @@ fn write_table(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tabl
                 let _ = writeln!(out, "    {key} = {}", action_keyword(action));
             }
         }
+        if fk.options.match_full {
+            out.push_str("    match = FULL\n");
+        }
+        if fk.options.deferrable {
+            out.push_str("    deferrable = true\n");
+        }
+        if fk.options.initially_deferred {
+            out.push_str("    initially_deferred = true\n");
+        }
         out.push_str("  }\n");
     }
     for check in table.checks.values() {

@@ -6,7 +6,7 @@ use hcl_edit::Span;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
-use crate::model::{Index, IndexPart, IndexTarget, ReferenceRows, Table};
+use crate::model::{ForeignKeyOptions, Index, IndexPart, IndexTarget, ReferenceRows, Table};
 use crate::normalize::expression;
 
 use super::super::ReadError;
@@ -126,6 +126,34 @@ impl Reader<'_> {
             storage,
         };
         Ok((index, comment))
+    }
+
+    /// A `foreign_key` block's `match = FULL`, `deferrable` and `initially_deferred` (PostgreSQL).
+    pub(super) fn foreign_key_options(
+        &self,
+        attrs: &mut super::Attrs<'_>,
+    ) -> Result<ForeignKeyOptions, ReadError> {
+        let mut o = ForeignKeyOptions::default();
+        if let Some(a) = attrs.take("match") {
+            o.match_full = match self.keyword(&a.value)?.to_ascii_uppercase().as_str() {
+                "FULL" => true,
+                "SIMPLE" => false,
+                other => {
+                    return Err(
+                        self.invalid(a.value.span(), format!("match {other}: expected FULL or SIMPLE"))
+                    );
+                }
+            };
+        }
+        if let Some(a) = attrs.take("initially_deferred") {
+            o.initially_deferred = self.boolean(&a.value)?;
+        }
+        if let Some(a) = attrs.take("deferrable") {
+            o.deferrable = self.boolean(&a.value)?;
+        }
+        // As the server has it: a key deferred at first is deferrable.
+        o.deferrable |= o.initially_deferred;
+        Ok(o)
     }
 
     pub(super) fn data(&self, table: &Table, block: &Block) -> Result<ReferenceRows, ReadError> {

@@ -358,6 +358,7 @@ impl Reader<'_> {
         };
         let on_delete = self.action(attrs.take("on_delete"))?;
         let on_update = self.action(attrs.take("on_update"))?;
+        let options = self.foreign_key_options(&mut attrs)?;
         self.done(attrs)?;
         Ok(ForeignKey {
             name,
@@ -366,6 +367,7 @@ impl Reader<'_> {
             referenced_columns,
             on_delete,
             on_update,
+            options,
         })
     }
 

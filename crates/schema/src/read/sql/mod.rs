@@ -33,6 +33,7 @@ use super::check::{PendingForeignKey, foreign_keys};
 use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 
 mod alter;
+mod constraint_options;
 mod domain;
 mod dump;
 mod grant;

@@ -379,8 +379,11 @@ impl Reader {
                     .insert(name.clone(), UniqueConstraint { name, columns });
             }
             TableConstraint::ForeignKey(fk)
-                if fk.characteristics.is_none() && fk.match_kind.is_none() && fk.index_name.is_none() =>
+                if fk.index_name.is_none()
+                    && (self.dialect == Dialect::Postgres
+                        || (fk.characteristics.is_none() && fk.match_kind.is_none())) =>
             {
+                let options = self.foreign_key_options(&fk, at)?;
                 let cols: Vec<IndexColumn> = fk.columns.iter().cloned().map(IndexColumn::from).collect();
                 let columns = self.columns(table, &cols, at)?;
                 let name = match &fk.name {
@@ -408,6 +411,7 @@ impl Reader {
                     referenced_columns,
                     on_delete: action(fk.on_delete),
                     on_update: action(fk.on_update),
+                    options,
                 };
                 self.table_mut(table, at)?.foreign_keys.insert(name.clone(), key);
                 self.pending.push(PendingForeignKey {
