@@ -47,6 +47,15 @@ fn routines_without_delimiter_are_one_statement_each() {
 }
 
 #[test]
+fn an_if_with_a_parenthesised_condition_opens_a_block_where_a_statement_starts() {
+    let sql = "/* once */\nCREATE PROCEDURE m ()\nBEGIN\n\tIF(SELECT EXISTS(SELECT 1 FROM s) = 0) THEN\n\t\t\
+               INSERT INTO s VALUES ('done', IF(1, 'a', 'b'));\n\tEND IF;\nEND;\n\tCALL m ();\n\tDROP PROCEDURE IF EXISTS m;\n";
+    let got = statements(sql);
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(got[0].starts_with("CREATE PROCEDURE m ()") && got[0].ends_with("END IF;\nEND"));
+}
+
+#[test]
 fn a_body_that_never_ends_is_an_error_at_its_start() {
     let err = split(
         "SELECT 1;\nCREATE PROCEDURE p()\nBEGIN\n  SELECT 1;\n",
