@@ -1,7 +1,8 @@
-//! `ptah migrations repair`, `hash` and `push` as a person runs them: a directory written for
+//! `ptah migrations repair`, `hash`, `push` and `pull` as a person runs them: a directory written for
 //! golang-migrate with a `CREATE INDEX CONCURRENTLY` lacking its header is refused by `hash` and
 //! `push` before anything else happens; a failed version is recorded absent with who and why,
-//! in JSON, and a second repair of it is refused.
+//! in JSON, and a second repair of it is refused; goose single files go through the registry
+//! and apply from the pulled copy.
 
 use std::{
     path::{Path, PathBuf},
@@ -170,6 +171,89 @@ async fn repair_records_a_failed_version_absent_on_postgres() {
         .expect("run ptah");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("pending   000002 posts_channel"), "{text}");
+
+    session
+        .batch(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .await
+        .expect("drop");
+    session.close().await.expect("close");
+}
+
+/// Runs `ptah <args>` against the test registry (its CA, user and password) and a database.
+fn ptah_registry(services: &TestServices, home: &Path, url: &str, args: &[&str]) -> (i32, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptah"))
+        .args(args)
+        .env("PTAH_OCI_CA_FILE", &services.registry.ca_path)
+        .env("PTAH_REGISTRY_USERNAME", &services.registry.username)
+        .env("PTAH_REGISTRY_PASSWORD", services.registry.password.expose())
+        .env("DOCKER_CONFIG", home)
+        .env("PTAH_DB_URL", url)
+        .env("PTAH_LOG", "warn")
+        .output()
+        .expect("run ptah");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().expect("exit code"), json, stderr)
+}
+
+#[tokio::test]
+async fn goose_single_files_round_trip_through_the_registry_and_apply() {
+    let services = TestServices::require();
+    let work = Scratch::new();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrate/tests/fixtures/goose/postgres");
+    let dir = work.0.join("goose");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for entry in std::fs::read_dir(&fixture).expect("fixture") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).expect("copy");
+    }
+    let d = dir.to_str().expect("utf-8");
+    let name = unique_name("cligoose");
+    let admin = DatabaseUrl::parse(services.postgres.admin_url.expose()).expect("admin url");
+    let mut session = Session::connect(&admin, Duration::from_secs(10))
+        .await
+        .expect("connect");
+    session
+        .batch(&format!("CREATE DATABASE {name} OWNER app"))
+        .await
+        .expect("create");
+    let url = services.postgres.url_for_database(&name).expose().to_owned();
+    let target = format!(
+        "oci://{}/ptah-tests/{}:v1",
+        services.registry.host,
+        unique_name("goose")
+    );
+
+    let run = |args: &[&str]| ptah_registry(&services, &work.0, &url, args);
+    let (code, _, stderr) = run(&["migrations", "hash", "--dir", d, "--dialect", "postgresql"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, json, stderr) = run(&["migrations", "push", &target, "--dir", d, "--format", "json"]);
+    assert_eq!(code, 0, "{json} {stderr}");
+    let pulled = work.0.join("pulled");
+    let p = pulled.to_str().expect("utf-8");
+    let (code, json, stderr) = run(&["migrations", "pull", &target, "--out", p, "--format", "json"]);
+    assert_eq!(code, 0, "{json} {stderr}");
+    assert_eq!(
+        std::fs::read(pulled.join("20230102093000_touch_accounts.sql")).expect("pulled"),
+        std::fs::read(dir.join("20230102093000_touch_accounts.sql")).expect("source")
+    );
+    let (code, json, stderr) = run(&["migrations", "up", "--dir", p, "--verify-sum", "--format", "json"]);
+    assert_eq!(code, 0, "{json} {stderr}");
+    assert_eq!(
+        json["applied_versions"].as_array().map(Vec::len),
+        Some(3),
+        "{json}"
+    );
+    let (code, json, _) = run(&[
+        "migrations",
+        "status",
+        "--dir",
+        p,
+        "--exit-code",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "nothing pending: {json}");
 
     session
         .batch(&format!("DROP DATABASE {name} WITH (FORCE)"))
