@@ -1,5 +1,6 @@
 //! Versioned migrations in the reference CLI's native format, so a database can move between the
-//! Go Ptah CLI and this executor without rewriting history.
+//! Go Ptah CLI and this executor without rewriting history, and in the layouts people wrote for
+//! golang-migrate (Mattermost's morph headers included), goose and dbmate, read as written.
 //!
 //! - [`Directory`]: `<digits>_desc[.checkpoint].(up|down).sql` pairs at any depth (ten digits in
 //!   the reference's layout, any width up to 19 for golang-migrate's), both halves mandatory, and
