@@ -105,15 +105,25 @@ pub async fn mysql_flavor(session: &mut Session) -> Result<Option<MysqlFlavor>, 
 /// policy's and a partition key and bound, routine signatures take the catalog's spelling (`a
 /// int` is `a integer`), and so do generation expressions (`qty * price` is `(qty)::numeric *
 /// price`). All are learned by creating the objects once in a transaction that is always rolled
-/// back. MySQL has no scratch space for such a check, and its definitions are compared as
-/// written. Borrowed when nothing changes.
+/// back. MySQL has no transactional DDL: a hand-written view whose text differs from the live one
+/// is created once under a probe name and dropped at once ([`crate::mysql`]'s `probe`); its other
+/// definitions are compared in the reader's canonical form. Borrowed when nothing changes.
 pub async fn comparable<'a>(
     session: &mut Session,
     desired: &'a Schema,
     live: &Schema,
 ) -> Result<Cow<'a, Schema>, Error> {
-    let Session::Postgres { client, .. } = session else {
-        return Ok(Cow::Borrowed(desired));
+    let client = match session {
+        Session::Postgres { client, .. } => client,
+        Session::MySql(conn) => {
+            let mut out = Cow::Borrowed(desired);
+            for name in mysql::views_equivalent_to_live(conn, desired, live).await? {
+                if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
+                    view.definition.clone_from(&have.definition);
+                }
+            }
+            return Ok(out);
+        }
     };
     let mut out = Cow::Borrowed(desired);
     let same = postgres::views_equivalent_to_live(client, desired, live).await?;

@@ -6,6 +6,7 @@
 //! after the constraint, on exactly its columns) is implicit and hidden; a `longtext` column with
 //! MariaDB's implicit `json_valid` check is `Json` and the check is hidden; `tinyint(1)` is boolean.
 
+mod probe;
 mod programs;
 mod queries;
 mod stored;
@@ -21,6 +22,8 @@ use ptah_schema::{
 use ptah_schema::normalize::{mysql_action, mysql_charset_name, mysql_on_update_default};
 
 use crate::{Error, InspectScope, canon};
+
+pub(crate) use probe::views_equivalent_to_live;
 
 const DIALECT: Dialect = Dialect::Mysql;
 
