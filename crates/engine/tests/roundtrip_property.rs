@@ -421,6 +421,7 @@ fn build_table(
         nullable,
         default: None,
         identity: None,
+        identity_options: None,
         auto_increment: false,
         comment: None,
         charset: None,

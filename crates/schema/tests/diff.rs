@@ -16,6 +16,7 @@ fn col(name: &str, data_type: DataType) -> Column {
         nullable: true,
         default: None,
         identity: None,
+        identity_options: None,
         auto_increment: false,
         comment: None,
         charset: None,

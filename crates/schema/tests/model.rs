@@ -15,6 +15,7 @@ fn sample() -> Schema {
             nullable: false,
             default: None,
             identity: None,
+            identity_options: None,
             auto_increment: false,
             comment: None,
             charset: None,

@@ -26,6 +26,7 @@ fn col(name: &str, data_type: DataType, nullable: bool) -> Column {
         nullable,
         default: None,
         identity: None,
+        identity_options: None,
         auto_increment: false,
         comment: None,
         charset: None,

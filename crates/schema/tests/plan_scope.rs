@@ -17,6 +17,7 @@ fn col(name: &str, nullable: bool) -> Column {
         nullable,
         default: None,
         identity: None,
+        identity_options: None,
         auto_increment: false,
         comment: None,
         charset: None,

@@ -391,6 +391,7 @@ mod props {
                         nullable,
                         default: default.map(DefaultValue::Literal),
                         identity: None,
+                        identity_options: None,
                         auto_increment: false,
                         comment,
                         charset: None,

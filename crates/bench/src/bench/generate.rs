@@ -264,6 +264,7 @@ fn column(name: &str, data_type: DataType, nullable: bool) -> Column {
         nullable,
         default: None,
         identity: None,
+        identity_options: None,
         auto_increment: false,
         comment: None,
         charset: None,

@@ -150,6 +150,7 @@ async fn read_columns(
             nullable: req::<String>(&row, 4)? == "YES",
             default,
             identity: None,
+            identity_options: None,
             auto_increment: extra.contains("auto_increment"),
             comment: text(&row, 7)?.filter(|c| !c.is_empty()),
             charset: None,

@@ -22,8 +22,9 @@ pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 use std::collections::{BTreeMap, HashMap};
 
 use ptah_schema::{
-    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Generated, Identity, Index,
-    IndexPart, IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Generated, Identity,
+    IdentityOptions, Index, IndexPart, IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema,
+    Table, UniqueConstraint,
 };
 use tokio_postgres::{Client, Row};
 
@@ -134,12 +135,30 @@ async fn read_columns(
             None => (None, None),
         };
         let collation = column_collation(&row, &name)?;
+        let identity_options = match (identity, get::<Option<i64>>(&row, 15)?) {
+            (Some(_), Some(start)) => {
+                let options = IdentityOptions {
+                    start,
+                    increment: get(&row, 16)?,
+                    min: get(&row, 17)?,
+                    max: get(&row, 18)?,
+                    cache: get(&row, 19)?,
+                    cycle: get(&row, 20)?,
+                };
+                data_type
+                    .sequence_type()
+                    .filter(|t| IdentityOptions::defaults(*t) != options)
+                    .map(|_| options)
+            }
+            _ => None,
+        };
         let column = Column {
             name,
             data_type,
             nullable: !get::<bool>(&row, 4)?,
             default,
             identity,
+            identity_options,
             auto_increment: false,
             comment: get(&row, 8)?,
             charset: None,

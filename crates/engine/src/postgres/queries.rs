@@ -44,8 +44,9 @@ WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
                   WHERE x.classid = 'pg_class'::regclass AND x.objid = c.oid AND x.deptype = 'e')";
 
 /// Columns: the formatted type, the enum behind it (directly or as an array element), identity,
-/// generation, the deparsed default, the comment, and a collation other than the type's default
-/// (its schema and name).
+/// generation, the deparsed default, the comment, a collation other than the type's default
+/// (its schema and name), and an identity's sequence options (`pg_sequence` of the sequence the
+/// column owns internally).
 pub(super) const COLUMNS: &str = r"
 SELECT a.attrelid, a.attnum, a.attname::text,
        format_type(a.atttypid, a.atttypmod) AS type,
@@ -55,7 +56,8 @@ SELECT a.attrelid, a.attnum, a.attname::text,
        en.nspname::text AS enum_schema, et.typname::text AS enum_name, t.typcategory = 'A' AS is_array,
        cn.nspname::text AS collation_schema, co.collname::text AS collation,
        t.typtype = 'd' OR (t.typcategory = 'A' AND EXISTS (
-           SELECT 1 FROM pg_type e WHERE e.oid = t.typelem AND e.typtype = 'd')) AS is_domain
+           SELECT 1 FROM pg_type e WHERE e.oid = t.typelem AND e.typtype = 'd')) AS is_domain,
+       idseq.seqstart, idseq.seqincrement, idseq.seqmin, idseq.seqmax, idseq.seqcache, idseq.seqcycle
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -68,6 +70,11 @@ LEFT JOIN pg_description d
        ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
 LEFT JOIN pg_collation co ON co.oid = a.attcollation AND a.attcollation <> t.typcollation
 LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
+LEFT JOIN LATERAL (
+    SELECT s.* FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
+    WHERE a.attidentity <> '' AND dep.classid = 'pg_class'::regclass
+      AND dep.refobjid = a.attrelid AND dep.refobjsubid = a.attnum AND dep.deptype = 'i'
+    LIMIT 1) idseq ON true
 WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
   AND a.attnum > 0 AND NOT a.attisdropped";
 

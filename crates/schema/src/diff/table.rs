@@ -162,7 +162,7 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
     if old.default != new.default {
         changes.push(ColumnAspect::Default);
     }
-    if old.identity != new.identity {
+    if old.identity != new.identity || old.identity_options != new.identity_options {
         changes.push(ColumnAspect::Identity);
     }
     if old.auto_increment != new.auto_increment {

@@ -31,7 +31,7 @@ pub use program::{
     AGGREGATE_OPTIONS, Parallel, Routine, RoutineKind, RoutineOptions, Trigger, View, Volatility,
 };
 pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
-pub use sequence::{Sequence, SequenceOptions, SequenceOwner, SequenceType};
+pub use sequence::{IdentityOptions, Sequence, SequenceOptions, SequenceOwner, SequenceType};
 pub use value::{DefaultValue, Generated, Literal};
 
 /// The SQL family a schema is written for.
@@ -195,6 +195,9 @@ pub struct Column {
     /// A PostgreSQL identity (`GENERATED … AS IDENTITY`; serial columns are read as identities' cousins
     /// through their `nextval` default and kept as [`DefaultValue::Expression`]).
     pub identity: Option<Identity>,
+    /// A PostgreSQL identity's sequence options where they are not its type's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_options: Option<IdentityOptions>,
     /// MySQL `AUTO_INCREMENT`.
     pub auto_increment: bool,
     /// The column comment.
@@ -213,6 +216,16 @@ pub struct Column {
 }
 
 impl DataType {
+    /// The sequence type of an identity over this type (`smallint`, `integer`, `bigint`).
+    pub fn sequence_type(&self) -> Option<SequenceType> {
+        match self {
+            DataType::Integer { bits: 16, unsigned: false } => Some(SequenceType::Smallint),
+            DataType::Integer { bits: 32, unsigned: false } => Some(SequenceType::Integer),
+            DataType::Integer { bits: 64, unsigned: false } => Some(SequenceType::Bigint),
+            _ => None,
+        }
+    }
+
     /// Whether a column of this type has a collation (and on MySQL a character set).
     pub fn is_collatable(&self) -> bool {
         match self {

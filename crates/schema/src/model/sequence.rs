@@ -159,6 +159,58 @@ impl Sequence {
     }
 }
 
+/// An identity column's sequence options, resolved for the column's type as `pg_sequence` holds
+/// them; a column carries them only where they are not that type's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdentityOptions {
+    /// `START WITH`.
+    pub start: i64,
+    /// `INCREMENT BY`.
+    pub increment: i64,
+    /// `MINVALUE`.
+    pub min: i64,
+    /// `MAXVALUE`.
+    pub max: i64,
+    /// `CACHE`.
+    pub cache: i64,
+    /// `CYCLE`.
+    pub cycle: bool,
+}
+
+impl IdentityOptions {
+    /// The options as written, resolved for an identity of `column_type`; `None` when they are
+    /// that type's defaults (so writing them out and leaving them out read alike).
+    pub fn resolve(written: &SequenceOptions, column_type: SequenceType) -> Option<IdentityOptions> {
+        let options = SequenceOptions {
+            data_type: Some(column_type),
+            ..*written
+        };
+        let resolved = IdentityOptions::of(&options.resolve(QualifiedName::new("", "")));
+        (resolved != IdentityOptions::defaults(column_type)).then_some(resolved)
+    }
+
+    /// What an identity of `column_type` gets when no option is written.
+    pub fn defaults(column_type: SequenceType) -> IdentityOptions {
+        let options = SequenceOptions {
+            data_type: Some(column_type),
+            ..SequenceOptions::default()
+        };
+        IdentityOptions::of(&options.resolve(QualifiedName::new("", "")))
+    }
+
+    /// The options of a resolved sequence.
+    pub fn of(s: &Sequence) -> IdentityOptions {
+        IdentityOptions {
+            start: s.start,
+            increment: s.increment,
+            min: s.min,
+            max: s.max,
+            cache: s.cache,
+            cycle: s.cycle,
+        }
+    }
+}
+
 impl Keyed for Sequence {
     fn key(&self) -> QualifiedName {
         self.name.clone()

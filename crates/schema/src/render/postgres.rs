@@ -3,10 +3,10 @@
 use std::collections::BTreeSet;
 
 use super::severity::{needs_using, type_change};
-use super::sql::{Sql, identity_kind, pg_column};
+use super::sql::{Sql, identity_kind, identity_options, pg_column};
 use super::stmt;
 use crate::diff::{ColumnAspect, ColumnChange, Constraint, EnumChange, EnumChangeMethod, EnumPosition};
-use crate::model::{Column, Dialect, EnumType, Extension, Index, QualifiedName, Table};
+use crate::model::{Column, Dialect, EnumType, Extension, IdentityOptions, Index, QualifiedName, Table};
 use crate::plan::{PlannedStatement, Severity};
 
 const SQL: Sql = Sql {
@@ -363,16 +363,38 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
     }
     if has(ColumnAspect::Identity) {
         match (from.identity, to.identity) {
-            (None, Some(kind)) => out.push(stmt(
-                format!("{alter} ADD GENERATED {} AS IDENTITY", identity_kind(kind)),
-                Severity::Warning,
-                "makes the column an identity",
-            )),
-            (Some(_), Some(kind)) => out.push(stmt(
-                format!("{alter} SET GENERATED {}", identity_kind(kind)),
-                Severity::Warning,
-                "changes how the identity generates values",
-            )),
+            (None, Some(kind)) => {
+                let options = to
+                    .identity_options
+                    .as_ref()
+                    .map(|o| format!(" ({})", identity_options(o, "")))
+                    .unwrap_or_default();
+                out.push(stmt(
+                    format!("{alter} ADD GENERATED {} AS IDENTITY{options}", identity_kind(kind)),
+                    Severity::Warning,
+                    "makes the column an identity",
+                ));
+            }
+            (Some(old), Some(kind)) => {
+                let mut clauses = Vec::new();
+                if old != kind {
+                    clauses.push(format!("SET GENERATED {}", identity_kind(kind)));
+                }
+                if from.identity_options != to.identity_options {
+                    // Back to the defaults is the defaults written out, for the column's type.
+                    let options = to
+                        .identity_options
+                        .or_else(|| to.data_type.sequence_type().map(IdentityOptions::defaults));
+                    if let Some(o) = options {
+                        clauses.push(identity_options(&o, "SET "));
+                    }
+                }
+                out.push(stmt(
+                    format!("{alter} {}", clauses.join(" ")),
+                    Severity::Warning,
+                    "changes how the identity generates values",
+                ));
+            }
             _ => {}
         }
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Column, DataType, DefaultValue, Dialect, ForeignKey, Identity, IndexPart, IndexTarget, Literal,
+    Column, DataType, DefaultValue, Dialect, ForeignKey, Identity, IdentityOptions, IndexPart, IndexTarget, Literal,
     QualifiedName, ReferentialAction,
 };
 use crate::types::render_type;
@@ -111,6 +111,9 @@ impl Sql {
                 }
                 if let Some(identity) = column.identity {
                     out.push_str(&format!(" GENERATED {} AS IDENTITY", identity_kind(identity)));
+                    if let Some(o) = &column.identity_options {
+                        out.push_str(&format!(" ({})", identity_options(o, "")));
+                    }
                 }
                 if !column.nullable {
                     out.push_str(" NOT NULL");
@@ -262,6 +265,24 @@ pub(crate) fn pg_column(
         return sql.column(column);
     }
     format!("{} {kind} NOT NULL", sql.ident(&column.name))
+}
+
+/// An identity's sequence options, each after `prefix` (`""` in a column definition, `SET ` in
+/// `ALTER COLUMN`): `START WITH 10 INCREMENT BY 5 MINVALUE 1 MAXVALUE 100 CACHE 1 NO CYCLE`.
+pub(crate) fn identity_options(o: &IdentityOptions, prefix: &str) -> String {
+    let cycle = if o.cycle { "CYCLE" } else { "NO CYCLE" };
+    [
+        format!("START WITH {}", o.start),
+        format!("INCREMENT BY {}", o.increment),
+        format!("MINVALUE {}", o.min),
+        format!("MAXVALUE {}", o.max),
+        format!("CACHE {}", o.cache),
+        cycle.to_owned(),
+    ]
+    .iter()
+    .map(|clause| format!("{prefix}{clause}"))
+    .collect::<Vec<_>>()
+    .join(" ")
 }
 
 /// `ALWAYS` or `BY DEFAULT`.

@@ -181,7 +181,15 @@ fn write_column(out: &mut String, dialect: Dialect, schema: &Schema, table: &Tab
             Identity::Always => "ALWAYS",
             Identity::ByDefault => "BY_DEFAULT",
         };
-        let _ = writeln!(out, "    identity {{\n      generated = {generated}\n    }}");
+        let _ = writeln!(out, "    identity {{\n      generated = {generated}");
+        if let Some(o) = &column.identity_options {
+            let _ = writeln!(
+                out,
+                "      start = {}\n      increment = {}\n      min = {}\n      max = {}\n      cache = {}\n      cycle = {}",
+                o.start, o.increment, o.min, o.max, o.cache, o.cycle
+            );
+        }
+        out.push_str("    }\n");
     }
     if let Some(g) = &column.generated {
         let kind = if g.stored { "STORED" } else { "VIRTUAL" };

@@ -6,7 +6,10 @@ use hcl_edit::Span;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
-use crate::model::{ForeignKeyOptions, Index, IndexPart, IndexTarget, ReferenceRows, Table};
+use crate::model::{
+    DataType, ForeignKeyOptions, IdentityOptions, Index, IndexPart, IndexTarget, ReferenceRows,
+    SequenceOptions, Table,
+};
 use crate::normalize::expression;
 
 use super::super::ReadError;
@@ -126,6 +129,44 @@ impl Reader<'_> {
             storage,
         };
         Ok((index, comment))
+    }
+
+    /// An `identity` block's `start`, `increment`, `min`, `max`, `cache` and `cycle`, resolved
+    /// for the column's type (`None` when they are its defaults).
+    pub(super) fn identity_options(
+        &self,
+        attrs: &mut super::Attrs<'_>,
+        data_type: &DataType,
+        block: &Block,
+    ) -> Result<Option<IdentityOptions>, ReadError> {
+        let mut written = SequenceOptions::default();
+        for (key, slot) in [
+            ("start", &mut written.start),
+            ("increment", &mut written.increment),
+            ("min", &mut written.min),
+            ("max", &mut written.max),
+            ("cache", &mut written.cache),
+        ] {
+            if let Some(a) = attrs.take(key) {
+                *slot = Some(self.integer(&a.value)?);
+            }
+        }
+        if let Some(a) = attrs.take("cycle") {
+            written.cycle = self.boolean(&a.value)?;
+        }
+        if written == SequenceOptions::default() {
+            return Ok(None);
+        }
+        if written.increment == Some(0) {
+            return Err(self.invalid(block.span(), "an identity's increment is never 0".to_owned()));
+        }
+        let Some(kind) = data_type.sequence_type() else {
+            return Err(self.invalid(
+                block.span(),
+                "an identity column is smallint, integer or bigint".to_owned(),
+            ));
+        };
+        Ok(IdentityOptions::resolve(&written, kind))
     }
 
     /// A `foreign_key` block's `match = FULL`, `deferrable` and `initially_deferred` (PostgreSQL).

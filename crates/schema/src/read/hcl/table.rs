@@ -205,6 +205,7 @@ impl Reader<'_> {
         let collation = self.column_collation(&mut attrs, &owner, &data_type)?;
         self.done(attrs)?;
         let mut identity = None;
+        let mut identity_options = None;
         let mut generated = None;
         for b in blocks {
             if b.ident.as_str() == "as" && generated.is_none() && b.labels.is_empty() {
@@ -230,6 +231,7 @@ impl Reader<'_> {
                     }
                 },
             });
+            identity_options = self.identity_options(&mut attrs, &data_type, b)?;
             self.done(attrs)?;
         }
         Ok(Column {
@@ -238,6 +240,7 @@ impl Reader<'_> {
             nullable,
             default,
             identity,
+            identity_options,
             auto_increment,
             comment,
             charset,

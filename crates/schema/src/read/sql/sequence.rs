@@ -9,7 +9,8 @@
 use sqlparser::ast::{DataType as SqlType, Expr, Ident, ObjectName, SequenceOptions};
 
 use crate::model::{
-    DefaultValue, Dialect, Identity, QualifiedName, SequenceOptions as Options, SequenceOwner, SequenceType,
+    DataType, DefaultValue, Dialect, Identity, IdentityOptions, QualifiedName, SequenceOptions as Options,
+    SequenceOwner, SequenceType,
 };
 use crate::names::serial_default;
 
@@ -31,6 +32,48 @@ fn number(e: &Expr) -> Option<i64> {
 }
 
 impl Reader {
+    /// An identity's `(START WITH … INCREMENT BY …)`, resolved for the column's type.
+    pub(super) fn identity_options(
+        &self,
+        column_type: &DataType,
+        options: &[SequenceOptions],
+        at: &Location,
+    ) -> Result<Option<IdentityOptions>, ReadError> {
+        let mut written = Options::default();
+        for option in options {
+            let value = |e: &Expr| number(e).ok_or_else(|| self.unsupported(at, format!("identity option value {e}")));
+            match option {
+                SequenceOptions::IncrementBy(e, _) => written.increment = Some(value(e)?),
+                SequenceOptions::StartWith(e, _) => written.start = Some(value(e)?),
+                SequenceOptions::Cache(e) => written.cache = Some(value(e)?),
+                SequenceOptions::MinValue(e) => written.min = e.as_ref().map(value).transpose()?,
+                SequenceOptions::MaxValue(e) => written.max = e.as_ref().map(value).transpose()?,
+                SequenceOptions::Cycle(no) => written.cycle = !*no,
+                other => return Err(self.unsupported(at, format!("identity option {other}"))),
+            }
+        }
+        self.resolve_identity(column_type, &written, at)
+    }
+
+    /// Options as written, resolved for an identity over `column_type`.
+    pub(super) fn resolve_identity(
+        &self,
+        column_type: &DataType,
+        written: &Options,
+        at: &Location,
+    ) -> Result<Option<IdentityOptions>, ReadError> {
+        if *written == Options::default() {
+            return Ok(None);
+        }
+        if written.increment == Some(0) {
+            return Err(self.unsupported(at, "an identity's INCREMENT BY 0"));
+        }
+        let kind = column_type
+            .sequence_type()
+            .ok_or_else(|| self.unsupported(at, format!("an identity over {column_type:?}")))?;
+        Ok(IdentityOptions::resolve(written, kind))
+    }
+
     pub(super) fn create_sequence(
         &mut self,
         name: &ObjectName,
@@ -130,14 +173,21 @@ impl Reader {
         table: &ObjectName,
         column: &Ident,
         identity: Identity,
+        written: &Options,
         at: Location,
     ) -> Result<(), ReadError> {
         let q = self.qualified(table, &at)?;
         let name = self.ident(column);
+        let data_type = self.table_mut(&q, &at)?.column(&name).map(|c| c.data_type.clone());
+        let options = match &data_type {
+            Some(t) => self.resolve_identity(t, written, &at)?,
+            None => None,
+        };
         let t = self.table_mut(&q, &at)?;
         match t.columns.iter_mut().find(|c| c.name == name) {
             Some(c) => {
                 c.identity = Some(identity);
+                c.identity_options = options;
                 c.nullable = false;
                 Ok(())
             }

@@ -131,6 +131,7 @@ impl Reader {
             nullable: !(serial || mysql_serial),
             default: None,
             identity: None,
+            identity_options: None,
             auto_increment: mysql_serial,
             comment: None,
             charset: None,
@@ -187,9 +188,9 @@ impl Reader {
                     sequence_options,
                     generation_expr: None,
                     ..
-                } if self.dialect == Dialect::Postgres
-                    && sequence_options.as_ref().is_none_or(Vec::is_empty) =>
-                {
+                } if self.dialect == Dialect::Postgres => {
+                    let written = sequence_options.as_deref().unwrap_or_default();
+                    column.identity_options = self.identity_options(&column.data_type, written, &at)?;
                     column.identity = Some(if g == GeneratedAs::Always {
                         Identity::Always
                     } else {

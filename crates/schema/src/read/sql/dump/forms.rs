@@ -4,7 +4,7 @@
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 use sqlparser::tokenizer::Token;
 
-use crate::model::Identity;
+use crate::model::{Identity, SequenceOptions};
 
 use super::Rule;
 
@@ -28,7 +28,7 @@ pub(super) fn owned_by(tokens: &[Token]) -> Option<Rule> {
 }
 
 /// `ALTER TABLE [ONLY] t ALTER COLUMN c ADD GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(…)]`,
-/// read when its sequence options are the defaults (its sequence name is PostgreSQL's business).
+/// with its sequence's options as written (its sequence name is PostgreSQL's business).
 pub(super) fn add_identity(tokens: &[Token]) -> Option<Rule> {
     let mut c = Cursor { tokens, i: 2 };
     let _ = c.keyword("ONLY");
@@ -47,9 +47,10 @@ pub(super) fn add_identity(tokens: &[Token]) -> Option<Rule> {
     };
     c.keyword("AS")?;
     c.keyword("IDENTITY")?;
+    let mut options = SequenceOptions::default();
     if c.token(&Token::LParen).is_some() {
         while c.token(&Token::RParen).is_none() {
-            c.default_sequence_option()?;
+            c.sequence_option(&mut options)?;
         }
     }
     c.end()?;
@@ -57,6 +58,7 @@ pub(super) fn add_identity(tokens: &[Token]) -> Option<Rule> {
         table,
         column,
         identity,
+        options,
     })
 }
 
@@ -81,9 +83,11 @@ impl Cursor<'_> {
         (self.tokens.get(self.i) == Some(t)).then(|| self.i += 1)
     }
 
-    fn number(&mut self, n: &str) -> Option<()> {
+    /// A whole number, possibly negative.
+    fn integer(&mut self) -> Option<i64> {
+        let negative = self.token(&Token::Minus).is_some();
         match self.next()? {
-            Token::Number(v, _) if v == n => Some(()),
+            Token::Number(v, _) => v.parse::<i64>().ok().map(|n| if negative { -n } else { n }),
             _ => None,
         }
     }
@@ -111,8 +115,8 @@ impl Cursor<'_> {
         (self.i == self.tokens.len()).then_some(())
     }
 
-    /// One option of an identity's sequence, accepted only at its default value.
-    fn default_sequence_option(&mut self) -> Option<()> {
+    /// One option of an identity's sequence, as pg_dump writes them.
+    fn sequence_option(&mut self, o: &mut SequenceOptions) -> Option<()> {
         match word(self.next()?)?.as_str() {
             "SEQUENCE" => {
                 self.keyword("NAME")?;
@@ -120,15 +124,36 @@ impl Cursor<'_> {
             }
             "START" => {
                 let _ = self.keyword("WITH");
-                self.number("1")
+                o.start = Some(self.integer()?);
+                Some(())
             }
             "INCREMENT" => {
                 let _ = self.keyword("BY");
-                self.number("1")
+                o.increment = Some(self.integer()?);
+                Some(())
             }
-            "CACHE" => self.number("1"),
+            "CACHE" => {
+                o.cache = Some(self.integer()?);
+                Some(())
+            }
+            "MINVALUE" => {
+                o.min = Some(self.integer()?);
+                Some(())
+            }
+            "MAXVALUE" => {
+                o.max = Some(self.integer()?);
+                Some(())
+            }
+            "CYCLE" => {
+                o.cycle = true;
+                Some(())
+            }
             "NO" => match word(self.next()?)?.as_str() {
-                "MINVALUE" | "MAXVALUE" | "CYCLE" => Some(()),
+                "MINVALUE" | "MAXVALUE" => Some(()),
+                "CYCLE" => {
+                    o.cycle = false;
+                    Some(())
+                }
                 _ => None,
             },
             _ => None,

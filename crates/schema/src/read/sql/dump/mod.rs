@@ -44,7 +44,7 @@ pub(crate) enum Rule {
         /// The owning column.
         column: Ident,
     },
-    /// `ALTER TABLE … ALTER COLUMN … ADD GENERATED … AS IDENTITY (…)` with default options.
+    /// `ALTER TABLE … ALTER COLUMN … ADD GENERATED … AS IDENTITY (…)`.
     AddIdentity {
         /// The table.
         table: ObjectName,
@@ -52,6 +52,8 @@ pub(crate) enum Rule {
         column: Ident,
         /// ALWAYS or BY DEFAULT.
         identity: Identity,
+        /// Its sequence's options as written.
+        options: crate::model::SequenceOptions,
     },
     /// A MySQL `CREATE … VIEW`, read from its text ([`super::program`]).
     MysqlView,
@@ -291,9 +293,7 @@ fn alter(dialect: Dialect, tokens: &[Token], words: &[Option<String>]) -> Rule {
         }
         (Some("TABLE"), Dialect::Postgres) if has(["ADD", "GENERATED"]) => add_identity(tokens)
             .unwrap_or_else(|| {
-                Rule::Refuse(
-                    "ALTER TABLE … ADD GENERATED … AS IDENTITY with non-default sequence options".to_owned(),
-                )
+                Rule::Refuse("ALTER TABLE … ADD GENERATED … AS IDENTITY in a form not read".to_owned())
             }),
         _ => Rule::Parse,
     }
