@@ -225,6 +225,7 @@ fn column() -> impl Strategy<Value = Column> {
                     _ => DefaultValue::Expression("now()".into()),
                 }),
                 identity: auto_increment.then_some(Identity::ByDefault),
+                identity_options: None,
                 auto_increment,
                 comment,
                 charset: None,
