@@ -375,6 +375,12 @@ fn texty(t: &DataType) -> bool {
     matches!(t, DataType::Char(_) | DataType::Varchar(_) | DataType::Text)
 }
 
+/// Whether PostgreSQL stores a column of `t` passed to a text function with a cast to text (the
+/// canonical text keeps such casts, which over other types are the expression's meaning).
+fn pg_casts_to_text(dialect: Dialect, t: &DataType) -> bool {
+    dialect == Dialect::Postgres && matches!(t, DataType::Char(_) | DataType::Varchar(_))
+}
+
 struct Built {
     schema: Schema,
     /// Each table's primary-key columns with their types, for foreign keys to point at.
@@ -546,7 +552,13 @@ fn build_table(
         let (c, ty) = candidates[usize::from(check.column) % candidates.len()];
         let n = check.n;
         let text = if texty(ty) {
-            format!("char_length({c}) > {}", n.unsigned_abs() % 5)
+            // The catalog casts a varchar argument to text (bpchar has its own char_length).
+            let arg = if pg_casts_to_text(dialect, ty) && matches!(ty, DataType::Varchar(_)) {
+                format!("{c}::text")
+            } else {
+                c.clone()
+            };
+            format!("char_length({arg}) > {}", n.unsigned_abs() % 5)
         } else {
             match check.kind % 4 {
                 0 => format!("{c} >= {n}"),
@@ -586,8 +598,14 @@ fn build_table(
                         continue;
                     }
                     if ix.expression && texty(ty) {
+                        // The catalog casts a varchar or char argument of lower() to text.
+                        let arg = if pg_casts_to_text(dialect, ty) {
+                            format!("{c}::text")
+                        } else {
+                            c.clone()
+                        };
                         part.target =
-                            IndexTarget::Expression(normalize::expression(dialect, &format!("lower({c})")));
+                            IndexTarget::Expression(normalize::expression(dialect, &format!("lower({arg})")));
                     }
                 }
                 Dialect::Mysql => {

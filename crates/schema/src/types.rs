@@ -71,6 +71,20 @@ pub fn parse_type_with(dialect: Dialect, text: &str, enums: EnumResolver<'_>) ->
             }
         }
     }
+    if dialect == Dialect::Postgres {
+        // PostgreSQL keeps no array dimensions or bounds: `integer[][]`, `integer[3]`, `integer
+        // ARRAY` and `integer ARRAY[3]` are all the `integer[]` that `format_type` prints.
+        let trailing_array = parsed.words.len() > 1
+            && parsed
+                .words
+                .last()
+                .is_some_and(|w| w.schema.is_none() && w.text == "array");
+        if trailing_array {
+            parsed.words.pop();
+            parsed.array_dims = parsed.array_dims.max(1);
+        }
+        parsed.array_dims = parsed.array_dims.min(1);
+    }
     let mut base = match dialect {
         Dialect::Postgres => postgres(text, &parsed, enums)?,
         Dialect::Mysql => mysql(text, &parsed, enums)?,

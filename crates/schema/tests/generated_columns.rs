@@ -32,7 +32,7 @@ fn pg_dump_generated_columns_read_as_generated_with_canonical_expressions() {
     let up = schema.tables[&t].column("up").expect("up");
     assert_eq!(
         up.generated.as_ref().map(|g| g.expression.as_str()),
-        Some("upper('x' || id)")
+        Some("upper('x' || id::text)")
     );
     assert!(!up.nullable);
     assert_eq!(up.default, None);

@@ -107,7 +107,7 @@ fn postgres_document_reads_into_the_model() {
     assert!(unnamed.unique);
     assert_eq!(
         unnamed.parts[0].target,
-        IndexTarget::Expression("lower(state)".into())
+        IndexTarget::Expression("lower(state::text)".into())
     );
     assert!(unnamed.parts[1].descending);
     assert_eq!(unnamed.method, None);
@@ -252,7 +252,7 @@ fn refusals_carry_line_and_column() {
     let e = err(PG, "CREATE TABLE a (id int COLLATE \"C\");");
     assert!(e.to_string().contains("has no collation"), "{e}");
 
-    let e = err(PG, "CREATE TABLE x.a (id int);");
+    let e = err(PG, "CREATE TABLE pg_x.a (id int);");
     assert!(matches!(e, ReadError::BadReference { .. }), "{e}");
 
     let e = err(MY, "CREATE TABLE a (id int) ROW_FORMAT=COMPRESSED;");

@@ -101,10 +101,8 @@ fn postgres_spellings() {
         ("jsonb", DataType::Jsonb),
         ("integer[]", DataType::Array(Box::new(int(32, false)))),
         ("_int4", DataType::Array(Box::new(int(32, false)))),
-        (
-            "text[][]",
-            DataType::Array(Box::new(DataType::Array(Box::new(DataType::Text)))),
-        ),
+        // PostgreSQL keeps no dimensions: `format_type` prints `text[]`.
+        ("text[][]", DataType::Array(Box::new(DataType::Text))),
         (
             "character varying(20)[]",
             DataType::Array(Box::new(DataType::Varchar(Some(20)))),
@@ -357,4 +355,21 @@ fn an_empty_parameter_list_is_the_bare_type() {
         parse_type(Dialect::Mysql, "blob()()"),
         Err(TypeError::Syntax { .. })
     ));
+}
+
+#[test]
+fn postgres_array_spellings_are_the_one_array_format_type_prints() {
+    let one = DataType::Array(Box::new(int(32, false)));
+    for text in [
+        "integer[]",
+        "integer[][]",
+        "int[3]",
+        "int4[2][3]",
+        "int ARRAY",
+        "integer ARRAY[4]",
+        "_int4",
+    ] {
+        assert_eq!(parse_type(Dialect::Postgres, text), Ok(one.clone()), "{text}");
+    }
+    assert_eq!(render_type(Dialect::Postgres, &one), "integer[]");
 }

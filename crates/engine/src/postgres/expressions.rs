@@ -13,11 +13,12 @@
 
 use std::collections::HashMap;
 
-use ptah_schema::{Dialect, Index, MysqlFlavor, QualifiedName, Schema, Table};
+use ptah_schema::normalize::without_column_text_casts;
+use ptah_schema::{DefaultValue, Dialect, Index, IndexTarget, MysqlFlavor, QualifiedName, Schema, Table};
 use tokio_postgres::Client;
 
 use super::cache::{Kind, Verdicts};
-use super::{Params, get, query, read_columns, read_constraints, read_indexes};
+use super::{DIALECT, Params, get, query, read_columns, read_constraints, read_indexes};
 use crate::Error;
 
 /// The temporary table's name; `pg_temp` is private to the session, so no other run sees it.
@@ -55,6 +56,41 @@ fn key(desired: &Table, live: &Table, part: &Part) -> Option<(Kind, String, Stri
             format!("{:?}", desired.indexes.get(n)?),
             format!("{:?}", live.indexes.get(n)?),
         )),
+    }
+}
+
+/// Whether the part's two texts differ only in casts of columns to text, which the catalog adds
+/// over `varchar` columns (see [`without_column_text_casts`]): no need to ask the server.
+fn loosely_equal(want: &Table, have: &Table, part: &Part) -> bool {
+    let loose = |text: &str| without_column_text_casts(DIALECT, text);
+    match part {
+        Part::Default(c) => match (
+            want.column(c).and_then(|col| col.default.as_ref()),
+            have.column(c).and_then(|col| col.default.as_ref()),
+        ) {
+            (Some(DefaultValue::Expression(w)), Some(DefaultValue::Expression(h))) => loose(w) == loose(h),
+            _ => false,
+        },
+        Part::Check(n) => match (want.checks.get(n), have.checks.get(n)) {
+            (Some(w), Some(h)) => loose(&w.expression) == loose(&h.expression),
+            _ => false,
+        },
+        Part::Index(n) => {
+            let loosened = |i: &Index| {
+                let mut i = i.clone();
+                for p in &mut i.parts {
+                    if let IndexTarget::Expression(e) = &mut p.target {
+                        *e = loose(e);
+                    }
+                }
+                i.predicate = i.predicate.as_deref().map(loose);
+                i
+            };
+            match (want.indexes.get(n), have.indexes.get(n)) {
+                (Some(w), Some(h)) => loosened(w) == loosened(h),
+                _ => false,
+            }
+        }
     }
 }
 
@@ -112,6 +148,10 @@ pub(crate) async fn canonicalise(
         }
         let mut unknown = Vec::new();
         for part in parts {
+            if loosely_equal(want, have, &part) {
+                pending.push((name.clone(), part, true));
+                continue;
+            }
             match key(want, have, &part).and_then(|k| verdicts.get(&k)) {
                 Some(true) => pending.push((name.clone(), part, true)),
                 Some(false) => {}

@@ -26,7 +26,7 @@ pub(super) fn diff_domains(desired: &Schema, actual: &Schema, d: &mut SchemaDiff
     for (name, want) in &desired.domains {
         match actual.domains.get(name) {
             None => d.domains_added.push(want.clone()),
-            Some(have) if have != want => d.domains_modified.push(DomainChange {
+            Some(have) if !super::loose::same_domain(have, want) => d.domains_modified.push(DomainChange {
                 from: have.clone(),
                 to: want.clone(),
             }),

@@ -9,6 +9,7 @@ mod domain;
 mod enums;
 mod findings;
 mod keys;
+mod loose;
 mod mysql;
 mod order;
 mod partition;

@@ -115,16 +115,18 @@ pub(super) fn diff_security(want: &Table, have: &Table, d: &mut SchemaDiff) {
                 table: name.clone(),
                 policy: policy.clone(),
             }),
-            Some(old) if old != policy || reads_retyped => d.policies_modified.push(PolicyChange {
-                table: name.clone(),
-                from: old.clone(),
-                to: policy.clone(),
-                rebuild: old.command != policy.command
-                    || old.restrictive != policy.restrictive
-                    || (old.using.is_some() && policy.using.is_none())
-                    || (old.check.is_some() && policy.check.is_none())
-                    || reads_retyped,
-            }),
+            Some(old) if !super::loose::same_policy(old, policy) || reads_retyped => {
+                d.policies_modified.push(PolicyChange {
+                    table: name.clone(),
+                    from: old.clone(),
+                    to: policy.clone(),
+                    rebuild: old.command != policy.command
+                        || old.restrictive != policy.restrictive
+                        || (old.using.is_some() && policy.using.is_none())
+                        || (old.check.is_some() && policy.check.is_none())
+                        || reads_retyped,
+                });
+            }
             Some(_) => {}
         }
     }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::loose;
 use super::{
     ColumnAspect, ColumnChange, ColumnRef, Constraint, ConstraintChange, ConstraintRef, IndexChange,
     IndexRef, SchemaDiff, TableCommentChange, TableOptionsChange,
@@ -80,7 +81,7 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
                 table: name.clone(),
                 index: index.clone(),
             }),
-            Some(old) if old != index => d.indexes_modified.push(IndexChange {
+            Some(old) if !loose::same_index(old, index) => d.indexes_modified.push(IndexChange {
                 table: name.clone(),
                 from: old.clone(),
                 to: index.clone(),
@@ -99,7 +100,10 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
 
     for (index_name, comment) in &want.index_comments {
         // A new or rebuilt index starts without a comment.
-        let kept = have.indexes.get(index_name) == want.indexes.get(index_name);
+        let kept = match (have.indexes.get(index_name), want.indexes.get(index_name)) {
+            (Some(h), Some(w)) => loose::same_index(h, w),
+            (h, w) => h == w,
+        };
         let had = have.index_comments.get(index_name).filter(|_| kept);
         if had != Some(comment) {
             d.index_comments_modified.push(IndexCommentChange {
@@ -110,10 +114,11 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
         }
     }
     for index_name in have.index_comments.keys() {
-        let kept = want
-            .indexes
-            .get(index_name)
-            .is_some_and(|i| have.indexes.get(index_name) == Some(i));
+        let kept = want.indexes.get(index_name).is_some_and(|i| {
+            have.indexes
+                .get(index_name)
+                .is_some_and(|h| loose::same_index(h, i))
+        });
         if kept && !want.index_comments.contains_key(index_name) {
             d.index_comments_modified.push(IndexCommentChange {
                 table: name.clone(),
@@ -131,11 +136,13 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
                 table: name.clone(),
                 constraint: constraint.clone(),
             }),
-            Some(old) if old != constraint => d.constraints_modified.push(ConstraintChange {
-                table: name.clone(),
-                from: old.clone(),
-                to: constraint.clone(),
-            }),
+            Some(old) if !loose::same_constraint(old, constraint) => {
+                d.constraints_modified.push(ConstraintChange {
+                    table: name.clone(),
+                    from: old.clone(),
+                    to: constraint.clone(),
+                })
+            }
             Some(_) => {}
         }
     }
@@ -159,7 +166,7 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
     if old.nullable != new.nullable {
         changes.push(ColumnAspect::Nullability);
     }
-    if old.default != new.default {
+    if !loose::same_default(&old.default, &new.default) {
         changes.push(ColumnAspect::Default);
     }
     if old.identity != new.identity || old.identity_options != new.identity_options {
@@ -171,7 +178,7 @@ pub(super) fn column_changes(old: &Column, new: &Column) -> Vec<ColumnAspect> {
     if old.comment != new.comment {
         changes.push(ColumnAspect::Comment);
     }
-    if old.generated != new.generated {
+    if !loose::same_generated(old, new) {
         changes.push(ColumnAspect::Generation);
     }
     changes
