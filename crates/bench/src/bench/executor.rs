@@ -175,6 +175,8 @@ struct Measured {
     inspect: Samples,
     inspect_plan: Samples,
     plan_only: Samples,
+    /// The server probes alone ([`comparable`]), part of `plan_only`.
+    probes: Samples,
     connect: Samples,
     /// Per round: inspect / floor and (inspect + plan) / floor.
     round_ratios: Vec<(f64, f64)>,
@@ -191,6 +193,11 @@ impl Measured {
 
     fn ratio_inspect_plan(&self) -> f64 {
         self.inspect_plan.median() / self.floor.median()
+    }
+
+    /// The server probes' share of inspect + plan (medians).
+    fn probes_share(&self) -> f64 {
+        self.probes.median() / self.inspect_plan.median()
     }
 
     fn round_ratio_medians(&self) -> (f64, f64) {
@@ -218,6 +225,7 @@ impl Measured {
                 "inspect": self.inspect.to_json(),
                 "inspect_plan": self.inspect_plan.to_json(),
                 "plan_only": self.plan_only.to_json(),
+                "probes": self.probes.to_json(),
                 "connect": self.connect.to_json(),
             },
             "ratios": {
@@ -225,6 +233,7 @@ impl Measured {
                 "inspect_plan_over_floor": round(self.ratio_inspect_plan()),
                 "median_per_round_inspect_over_floor": round(per_round_inspect),
                 "median_per_round_inspect_plan_over_floor": round(per_round_plan),
+                "probes_share_of_inspect_plan": round(self.probes_share()),
                 "targets": { "inspect_plan": 1.5 },
             },
             "peak_rss_kib_while_measuring": self.peak_rss_kib,
@@ -387,6 +396,7 @@ async fn measure_in(
         inspect: Samples::default(),
         inspect_plan: Samples::default(),
         plan_only: Samples::default(),
+        probes: Samples::default(),
         connect: Samples::default(),
         round_ratios: Vec::new(),
         problem: None,
@@ -435,8 +445,10 @@ async fn measure_in(
                     insp = t.total;
                 }
                 _ => {
-                    let (t, plan_secs, plan) = timed_inspect_plan(&db.url, &scope, desired, &options).await?;
+                    let (t, (probe_secs, plan_secs), plan) =
+                        timed_inspect_plan(&db.url, &scope, desired, &options).await?;
                     m.connect.0.push(t.connect);
+                    m.probes.0.push(probe_secs);
                     m.plan_only.0.push(plan_secs);
                     if m.problem.is_none() {
                         m.problem = describe_non_empty(&plan);
@@ -507,17 +519,18 @@ async fn timed_inspect_plan(
     scope: &InspectScope,
     desired: &Schema,
     options: &PlanOptions,
-) -> anyhow::Result<(Timing, f64, Plan)> {
+) -> anyhow::Result<(Timing, (f64, f64), Plan)> {
     let (mut session, connect, started) = connect(url).await?;
     let live = inspect(&mut session, scope).await?;
     let planning = Instant::now();
     // As `ptah schema plan` does: hand-written parts are brought to the server's spelling first.
     let desired = comparable(&mut session, desired, &live).await?;
+    let probe_secs = planning.elapsed().as_secs_f64();
     let plan = ptah_schema::plan(&desired, &live, session.dialect(), options)?;
     let plan_secs = planning.elapsed().as_secs_f64();
     session.close().await?;
     let total = started.elapsed().as_secs_f64();
-    Ok((Timing { total, connect }, plan_secs, plan))
+    Ok((Timing { total, connect }, (probe_secs, plan_secs), plan))
 }
 
 /// Starts the process's peak resident set afresh from its current one (Linux `clear_refs` 5); a
@@ -543,13 +556,14 @@ fn print_table(results: &[Measured], build: &str) {
     println!();
     println!("executor bench ({build} build): seconds, median (min–max) of the timed rounds, interleaved");
     println!(
-        "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>9} {:>9} {:>9} {:>7} {:>8}",
+        "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>7} {:>9} {:>9} {:>9} {:>7} {:>8}",
         "engine",
         "tables",
         "floor",
         "inspect",
         "inspect+plan",
         "plan only",
+        "probes",
         "insp/fl",
         "i+p/fl",
         "peak MiB",
@@ -558,13 +572,14 @@ fn print_table(results: &[Measured], build: &str) {
     );
     for m in results {
         println!(
-            "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>8.2}× {:>8.2}× {:>9} {:>6.1}s {:>8}",
+            "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>6.1}% {:>8.2}× {:>8.2}× {:>9} {:>6.1}s {:>8}",
             m.engine.label(),
             m.tables,
             cell(&m.floor),
             cell(&m.inspect),
             cell(&m.inspect_plan),
             cell(&m.plan_only),
+            100.0 * m.probes_share(),
             m.ratio_inspect(),
             m.ratio_inspect_plan(),
             m.peak_rss_kib
