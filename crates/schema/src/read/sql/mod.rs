@@ -86,6 +86,8 @@ pub struct Reader {
     attached_indexes: BTreeSet<QualifiedName>,
     /// MySQL: the database the document describes, once a statement names one.
     target_database: Option<String>,
+    /// PostgreSQL: schemas objects were placed in before (or without) their `CREATE SCHEMA`.
+    implied: BTreeSet<String>,
 }
 
 impl Reader {
@@ -106,6 +108,7 @@ impl Reader {
             sequences: BTreeMap::new(),
             attached_indexes: BTreeSet::new(),
             target_database: None,
+            implied: BTreeSet::new(),
         }
     }
 
@@ -301,17 +304,24 @@ impl Reader {
         }
     }
 
-    /// Checks a table's schema is declared (or `public`).
-    pub(crate) fn check_namespace(&self, name: &QualifiedName, at: &Location) -> Result<(), ReadError> {
-        if self.dialect == Dialect::Postgres
-            && name.schema != "public"
-            && !self.schema.namespaces.contains(&name.schema)
+    /// Checks an object's schema: `public`, declared, or implied. A schema whose `CREATE SCHEMA`
+    /// comes later in the document, or never, is implied by the object placed in it and held like
+    /// a declared one (the plan creates it when missing); the server's own schemas are refused.
+    pub(crate) fn check_namespace(&mut self, name: &QualifiedName, at: &Location) -> Result<(), ReadError> {
+        if self.dialect != Dialect::Postgres
+            || name.schema == "public"
+            || self.schema.namespaces.contains(&name.schema)
         {
+            return Ok(());
+        }
+        if name.schema.starts_with("pg_") || name.schema == "information_schema" {
             return Err(ReadError::BadReference {
                 at: at.clone(),
-                what: format!("schema {}", name.schema),
+                what: format!("schema {} (the server's own)", name.schema),
             });
         }
+        self.schema.namespaces.insert(name.schema.clone());
+        self.implied.insert(name.schema.clone());
         Ok(())
     }
 
@@ -330,7 +340,9 @@ impl Reader {
                 if q.schema != "public" {
                     return Err(self.unsupported(&at, format!("schema name {name}")));
                 }
-                if !self.schema.namespaces.insert(q.name.clone()) && !if_not_exists {
+                // A schema an earlier object implied is declared now, not a second time.
+                let implied = self.implied.remove(&q.name);
+                if !self.schema.namespaces.insert(q.name.clone()) && !if_not_exists && !implied {
                     return Err(ReadError::Duplicate {
                         at,
                         what: format!("schema {}", q.name),
@@ -351,9 +363,17 @@ impl Reader {
                     };
                 }
                 let schema = ext.schema.as_ref().map(|s| self.ident(s));
-                // As the HCL reader has it: a declared schema, `public`, or the catalog.
-                if let Some(schema) = schema.as_deref().filter(|s| *s != EXTENSION_CATALOG) {
-                    self.check_namespace(&QualifiedName::new(schema, &name), &at)?;
+                // As the HCL reader has it: a declared schema, `public`, or the catalog. Not an
+                // implied one: `WITH SCHEMA` names where an extension goes, and a misspelt name
+                // there would otherwise create a schema of its own.
+                if let Some(schema) = schema.as_deref().filter(|s| *s != EXTENSION_CATALOG)
+                    && schema != "public"
+                    && !self.schema.namespaces.contains(schema)
+                {
+                    return Err(ReadError::BadReference {
+                        at,
+                        what: format!("schema {schema}"),
+                    });
                 }
                 let extension = Extension {
                     name: name.clone(),

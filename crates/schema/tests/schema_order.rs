@@ -1,0 +1,41 @@
+//! PostgreSQL schemas placed before their `CREATE SCHEMA`, or without one, are implied; the forms
+//! `IF NOT EXISTS` and `OR REPLACE` the server accepts read like the plain ones.
+
+use ptah_schema::read::sql;
+use ptah_schema::{Dialect, QualifiedName, Schema};
+
+const PG: Dialect = Dialect::Postgres;
+
+fn read(text: &str) -> Schema {
+    sql::parse(PG, "order.sql", text).unwrap_or_else(|e| panic!("reads: {e}\n{text}"))
+}
+
+#[test]
+fn a_schema_declared_later_or_never_is_implied() {
+    let later = read("CREATE TABLE app.t (id int);\nCREATE SCHEMA app;\n");
+    let first = read("CREATE SCHEMA app;\nCREATE TABLE app.t (id int);\n");
+    let never = read("CREATE TABLE app.t (id int);\n");
+    assert_eq!(later, first);
+    assert_eq!(never, first);
+    assert!(first.namespaces.contains("app"));
+    assert!(first.tables.contains_key(&QualifiedName::new("app", "t")));
+    let twice = sql::parse(
+        PG,
+        "x.sql",
+        "CREATE TABLE app.t (id int);\nCREATE SCHEMA app;\nCREATE SCHEMA app;\n",
+    );
+    assert!(twice.is_err(), "a second CREATE SCHEMA is still a duplicate");
+}
+
+#[test]
+fn if_not_exists_and_or_replace_forms_read_like_the_plain_ones() {
+    let plain = read(
+        "CREATE SCHEMA s;\nCREATE SEQUENCE s.q;\nCREATE TABLE s.t (id int);\nCREATE INDEX i ON s.t (id);\n\
+         CREATE VIEW s.v AS SELECT id FROM s.t;\n",
+    );
+    let guarded = read(
+        "CREATE SCHEMA IF NOT EXISTS s;\nCREATE SEQUENCE IF NOT EXISTS s.q;\nCREATE TABLE IF NOT EXISTS s.t (id int);\n\
+         CREATE INDEX IF NOT EXISTS i ON s.t (id);\nCREATE OR REPLACE VIEW s.v AS SELECT id FROM s.t;\n",
+    );
+    assert_eq!(plain, guarded);
+}
