@@ -2,8 +2,10 @@
 //! --no-data` output of databases of 30 tables or more, preambles, ownership, serial sequences,
 //! identities, enums, extensions, comments, collations, generated columns, functions, procedures
 //! and triggers included; on PostgreSQL also domains, views, a materialized view, row-level
-//! security, policies and table grants, standalone sequences, index comments, and a
-//! range-partitioned table with a default partition and a partitioned index. For each file:
+//! security, policies and table grants, standalone sequences, index comments, a
+//! range-partitioned table with a default partition and a partitioned index, an aggregate (pagila's
+//! `group_concat`) a view calls, index options (`INCLUDE`, `NULLS NOT DISTINCT`, `WITH`, an
+//! operator class, nulls order) and function options (`COST`, `PARALLEL`, `SET`). For each file:
 //! (a) loaded with the server's own client into a fresh database, `ptah schema plan --from` the
 //!     file against that database is empty;
 //! (b) `ptah schema inspect` of it, applied to another fresh database, then planned again, is empty;

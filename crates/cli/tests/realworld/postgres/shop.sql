@@ -2,7 +2,7 @@
 -- PostgreSQL database dump
 --
 
-\restrict 9WcecOUNgZ89yJe3BjYNbjswIsAgYWfUtTdFI8VQUnAOfbesq1dn43tdKWwvIh1
+\restrict NcP6jGa9da2lg2v86jQE22rSgWrU2yoUvAi16PKxSdZwGvffPQh4mXkybTYskSo
 
 -- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
 -- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
@@ -108,6 +108,17 @@ COMMENT ON DOMAIN billing.money_amount IS 'Never negative';
 
 
 --
+-- Name: _group_concat(text, text); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app._group_concat(text, text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$ SELECT CASE WHEN $2 IS NULL THEN $1 WHEN $1 IS NULL THEN $2 ELSE $1 || ', ' || $2 END $_$;
+
+
+ALTER FUNCTION app._group_concat(text, text) OWNER TO app;
+
+--
 -- Name: normalize_email(text); Type: FUNCTION; Schema: app; Owner: app
 --
 
@@ -117,6 +128,18 @@ CREATE FUNCTION app.normalize_email(address text) RETURNS text
 
 
 ALTER FUNCTION app.normalize_email(address text) OWNER TO app;
+
+--
+-- Name: product_title(text); Type: FUNCTION; Schema: app; Owner: app
+--
+
+CREATE FUNCTION app.product_title(p_sku text) RETURNS text
+    LANGUAGE sql STABLE COST 5 PARALLEL SAFE
+    SET search_path TO 'app', 'pg_temp'
+    AS $$ SELECT title FROM app.product WHERE sku = p_sku $$;
+
+
+ALTER FUNCTION app.product_title(p_sku text) OWNER TO app;
 
 --
 -- Name: touch_updated_at(); Type: FUNCTION; Schema: app; Owner: app
@@ -157,6 +180,25 @@ $$;
 
 
 ALTER PROCEDURE billing.void_overdue(IN grace integer) OWNER TO app;
+
+--
+-- Name: group_concat(text); Type: AGGREGATE; Schema: app; Owner: app
+--
+
+CREATE AGGREGATE app.group_concat(text) (
+    SFUNC = app._group_concat,
+    STYPE = text
+);
+
+
+ALTER AGGREGATE app.group_concat(text) OWNER TO app;
+
+--
+-- Name: AGGREGATE group_concat(text); Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON AGGREGATE app.group_concat(text) IS 'Joins with commas, as the pagila sample does';
+
 
 SET default_tablespace = '';
 
@@ -322,6 +364,48 @@ ALTER TABLE app.category_id_seq OWNER TO app;
 
 ALTER SEQUENCE app.category_id_seq OWNED BY app.category.id;
 
+
+--
+-- Name: product; Type: TABLE; Schema: app; Owner: app
+--
+
+CREATE TABLE app.product (
+    id bigint NOT NULL,
+    sku character varying(32) NOT NULL,
+    brand_id integer,
+    category_id integer NOT NULL,
+    title text NOT NULL,
+    description text,
+    attributes jsonb DEFAULT '{}'::jsonb NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    weight_grams integer,
+    active boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT product_weight_grams_check CHECK ((weight_grams > 0))
+);
+
+
+ALTER TABLE app.product OWNER TO app;
+
+--
+-- Name: COLUMN product.attributes; Type: COMMENT; Schema: app; Owner: app
+--
+
+COMMENT ON COLUMN app.product.attributes IS 'Free-form facets';
+
+
+--
+-- Name: category_titles; Type: VIEW; Schema: app; Owner: app
+--
+
+CREATE VIEW app.category_titles AS
+ SELECT product.category_id,
+    app.group_concat(product.title) AS titles
+   FROM app.product
+  GROUP BY product.category_id;
+
+
+ALTER TABLE app.category_titles OWNER TO app;
 
 --
 -- Name: country; Type: TABLE; Schema: app; Owner: app
@@ -595,35 +679,6 @@ CREATE TABLE app.price (
 
 
 ALTER TABLE app.price OWNER TO app;
-
---
--- Name: product; Type: TABLE; Schema: app; Owner: app
---
-
-CREATE TABLE app.product (
-    id bigint NOT NULL,
-    sku character varying(32) NOT NULL,
-    brand_id integer,
-    category_id integer NOT NULL,
-    title text NOT NULL,
-    description text,
-    attributes jsonb DEFAULT '{}'::jsonb NOT NULL,
-    tags text[] DEFAULT '{}'::text[] NOT NULL,
-    weight_grams integer,
-    active boolean DEFAULT true NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT product_weight_grams_check CHECK ((weight_grams > 0))
-);
-
-
-ALTER TABLE app.product OWNER TO app;
-
---
--- Name: COLUMN product.attributes; Type: COMMENT; Schema: app; Owner: app
---
-
-COMMENT ON COLUMN app.product.attributes IS 'Free-form facets';
-
 
 --
 -- Name: product_id_seq; Type: SEQUENCE; Schema: app; Owner: app
@@ -1810,10 +1865,38 @@ CREATE INDEX product_attributes_idx ON app.product USING gin (attributes);
 
 
 --
+-- Name: product_category_covering; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX product_category_covering ON app.product USING btree (category_id) INCLUDE (title) WITH (fillfactor='80');
+
+
+--
 -- Name: product_image_product_idx; Type: INDEX; Schema: app; Owner: app
 --
 
 CREATE INDEX product_image_product_idx ON app.product_image USING btree (product_id, "position");
+
+
+--
+-- Name: product_recent; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX product_recent ON app.product USING btree (created_at DESC NULLS LAST, weight_grams NULLS FIRST);
+
+
+--
+-- Name: product_sku_once; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE UNIQUE INDEX product_sku_once ON app.product USING btree (sku) NULLS NOT DISTINCT;
+
+
+--
+-- Name: product_sku_pattern; Type: INDEX; Schema: app; Owner: app
+--
+
+CREATE INDEX product_sku_pattern ON app.product USING btree (sku varchar_pattern_ops);
 
 
 --
@@ -2280,6 +2363,13 @@ CREATE POLICY invoice_team ON billing.invoice TO shop_reader, shop_writer USING 
 
 
 --
+-- Name: TABLE product; Type: ACL; Schema: app; Owner: app
+--
+
+GRANT SELECT ON TABLE app.product TO PUBLIC;
+
+
+--
 -- Name: TABLE customer; Type: ACL; Schema: app; Owner: app
 --
 
@@ -2303,13 +2393,6 @@ GRANT SELECT,INSERT,UPDATE ON TABLE app.orders TO shop_writer;
 
 
 --
--- Name: TABLE product; Type: ACL; Schema: app; Owner: app
---
-
-GRANT SELECT ON TABLE app.product TO PUBLIC;
-
-
---
 -- Name: TABLE invoice; Type: ACL; Schema: billing; Owner: app
 --
 
@@ -2321,5 +2404,5 @@ GRANT SELECT ON TABLE billing.invoice TO shop_writer;
 -- PostgreSQL database dump complete
 --
 
-\unrestrict 9WcecOUNgZ89yJe3BjYNbjswIsAgYWfUtTdFI8VQUnAOfbesq1dn43tdKWwvIh1
+\unrestrict NcP6jGa9da2lg2v86jQE22rSgWrU2yoUvAi16PKxSdZwGvffPQh4mXkybTYskSo
 
