@@ -10,7 +10,7 @@ use ptah_schema::{QualifiedName, Schema};
 use tokio_postgres::Client;
 
 use super::cache::{Kind, Verdicts};
-use super::expressions::{rollback_to, savepoint};
+use super::savepoints::{rollback_to, savepoint};
 use super::{DIALECT, get};
 use crate::Error;
 

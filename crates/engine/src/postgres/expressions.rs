@@ -18,6 +18,7 @@ use ptah_schema::{DefaultValue, Dialect, Index, IndexTarget, MysqlFlavor, Qualif
 use tokio_postgres::Client;
 
 use super::cache::{Kind, Verdicts};
+use super::savepoints::{release, rollback_to, savepoint, temp_namespace};
 use super::{DIALECT, Params, get, query, read_columns, read_constraints, read_indexes};
 use crate::Error;
 
@@ -355,42 +356,4 @@ async fn read_back(client: &Client, temp: &str) -> Result<Option<Table>, Error> 
     read_constraints(client, &params, &mut tables).await?;
     read_indexes(client, &params, &mut tables, &attnames).await?;
     Ok(tables.remove(&oid))
-}
-
-/// The name of this session's temporary schema (created by the first temporary object).
-pub(super) async fn temp_namespace(client: &Client) -> Result<String, Error> {
-    client
-        .execute("CREATE TEMPORARY TABLE ptah_probe_namespace ()", &[])
-        .await
-        .map_err(Error::postgres)?;
-    let row = client
-        .query_one("SELECT pg_my_temp_schema()::regnamespace::text", &[])
-        .await
-        .map_err(Error::postgres)?;
-    client
-        .execute("DROP TABLE pg_temp.ptah_probe_namespace", &[])
-        .await
-        .map_err(Error::postgres)?;
-    get(&row, 0)
-}
-
-pub(super) async fn savepoint(client: &Client, name: &str) -> Result<(), Error> {
-    client
-        .batch_execute(&format!("SAVEPOINT {name}"))
-        .await
-        .map_err(Error::postgres)
-}
-
-pub(super) async fn rollback_to(client: &Client, name: &str) -> Result<(), Error> {
-    client
-        .batch_execute(&format!("ROLLBACK TO SAVEPOINT {name}"))
-        .await
-        .map_err(Error::postgres)
-}
-
-async fn release(client: &Client, name: &str) -> Result<(), Error> {
-    client
-        .batch_execute(&format!("RELEASE SAVEPOINT {name}"))
-        .await
-        .map_err(Error::postgres)
 }

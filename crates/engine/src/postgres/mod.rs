@@ -11,6 +11,7 @@ mod partitions;
 pub(crate) mod policy_probe;
 pub(crate) mod program;
 mod queries;
+mod savepoints;
 mod security;
 mod sequences;
 pub(crate) mod trigger_probe;

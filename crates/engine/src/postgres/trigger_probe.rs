@@ -10,7 +10,7 @@ use ptah_schema::{QualifiedName, Schema, Trigger};
 use tokio_postgres::Client;
 
 use super::cache::{Kind, Verdicts};
-use super::expressions::{rollback_to, savepoint};
+use super::savepoints::{rollback_to, savepoint};
 use super::{get, search_path};
 use crate::Error;
 
