@@ -32,7 +32,7 @@ fn index_comments_read_from_sql_and_round_trip_through_schema_hcl() {
 }
 
 #[test]
-fn a_comment_on_an_unknown_index_and_an_index_comment_on_mysql_are_refused() {
+fn a_comment_on_an_unknown_index_is_refused_and_a_mysql_index_comment_reads_from_both_forms() {
     let err = sql::parse(
         PG,
         "c.sql",
@@ -41,8 +41,19 @@ fn a_comment_on_an_unknown_index_and_an_index_comment_on_mysql_are_refused() {
     .expect_err("no such index");
     assert!(err.to_string().contains("nope"), "{err}");
     let text = "table \"t\" {\n  column \"id\" {\n    type = int\n  }\n  index \"i\" {\n    columns = [column.id]\n    comment = \"x\"\n  }\n}\n";
-    let err = hcl::parse(Dialect::Mysql, "t.hcl", text).expect_err("MySQL index comments");
-    assert!(err.to_string().contains("index comments"), "{err}");
+    let from_hcl = hcl::parse(Dialect::Mysql, "t.hcl", text).expect("MySQL index comments");
+    let from_sql = sql::parse(
+        Dialect::Mysql,
+        "t.sql",
+        "CREATE TABLE t (id int NOT NULL, KEY i (id) COMMENT 'x');",
+    )
+    .expect("reads");
+    let comments = |s: &ptah_schema::Schema| s.tables.values().next().map(|t| t.index_comments.clone());
+    assert_eq!(comments(&from_hcl), comments(&from_sql));
+    assert_eq!(
+        comments(&from_sql).and_then(|c| c.get("i").cloned()).as_deref(),
+        Some("x")
+    );
 }
 
 #[test]
@@ -66,12 +77,15 @@ fn a_changed_comment_is_one_statement_and_the_index_stays() {
 }
 
 #[test]
-fn a_mysql_index_comment_in_sql_is_refused_by_name() {
-    let err = sql::parse(
+fn a_mysql_unique_key_with_a_comment_is_a_unique_index() {
+    let schema = sql::parse(
         Dialect::Mysql,
         "c.sql",
-        "CREATE TABLE t (id int NOT NULL PRIMARY KEY, e varchar(9), KEY t_e (e) COMMENT 'lookups');",
+        "CREATE TABLE t (id int NOT NULL PRIMARY KEY, e varchar(9), UNIQUE KEY t_e (e) COMMENT 'lookups');",
     )
-    .expect_err("MySQL index comments are not modelled");
-    assert!(err.to_string().to_ascii_lowercase().contains("comment"), "{err}");
+    .expect("MySQL index comments are modelled");
+    let t = schema.tables.values().next().expect("a table");
+    assert!(t.uniques.is_empty());
+    assert!(t.indexes["t_e"].unique);
+    assert_eq!(t.index_comments["t_e"], "lookups");
 }

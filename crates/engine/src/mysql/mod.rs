@@ -141,7 +141,11 @@ async fn read_columns(
         // EXTRA says `on update current_timestamp(3)` (MySQL 8: after `DEFAULT_GENERATED`).
         let raw_extra = text(&row, 6)?.unwrap_or_default();
         let default = match extra.find("on update ") {
-            Some(at) => Some(mysql_on_update_default(&data_type, default, &raw_extra[at + 10..])),
+            Some(at) => Some(mysql_on_update_default(
+                &data_type,
+                default,
+                &raw_extra[at + 10..],
+            )),
             None => default,
         };
         let mut column = Column {
@@ -267,6 +271,8 @@ struct RawIndex {
     unique: bool,
     method: String,
     parts: BTreeMap<i64, IndexPart>,
+    /// `INDEX_COMMENT`, empty when none.
+    comment: String,
 }
 
 async fn read_indexes(
@@ -299,7 +305,9 @@ async fn read_indexes(
             unique: false,
             method: String::new(),
             parts: BTreeMap::new(),
+            comment: String::new(),
         });
+        raw.comment = text(&row, 9)?.unwrap_or_default();
         raw.unique = int(&row, 2)? == Some(0);
         raw.method = req::<String>(&row, 7)?.to_ascii_lowercase();
         raw.parts.insert(req(&row, 3)?, part);
@@ -316,18 +324,23 @@ async fn read_indexes(
                 _ => None,
             })
             .collect();
+        // A commented key is an index (the comment lives in `index_comments`), as the reader has it.
+        if !raw.comment.is_empty() && name != "PRIMARY" {
+            table.index_comments.insert(name.clone(), raw.comment.clone());
+        }
         match plain {
             Some(columns) if name == "PRIMARY" => table.primary_key = Some(PrimaryKey { name, columns }),
-            Some(columns) if raw.unique && raw.method == "btree" => {
+            Some(columns) if raw.unique && raw.method == "btree" && raw.comment.is_empty() => {
                 table
                     .uniques
                     .insert(name.clone(), UniqueConstraint { name, columns });
             }
             Some(columns)
-                if table
-                    .foreign_keys
-                    .get(&name)
-                    .is_some_and(|fk| fk.columns == columns) => {}
+                if raw.comment.is_empty()
+                    && table
+                        .foreign_keys
+                        .get(&name)
+                        .is_some_and(|fk| fk.columns == columns) => {}
             _ => {
                 let index = Index {
                     name: name.clone(),

@@ -16,12 +16,12 @@ pub(super) const COLUMNS: &str = "SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITI
 
 /// Index parts (MariaDB: no functional indexes, so every part names a column).
 pub(super) const STATISTICS_MARIADB: &str = "SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, \
-     SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, COLLATION, INDEX_TYPE, NULL \
+     SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, COLLATION, INDEX_TYPE, NULL, INDEX_COMMENT \
      FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?";
 
 /// Index parts (MySQL 8: a functional part has a NULL column and an EXPRESSION).
 pub(super) const STATISTICS_MYSQL: &str = "SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, \
-     SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, COLLATION, INDEX_TYPE, EXPRESSION \
+     SEQ_IN_INDEX, COLUMN_NAME, SUB_PART, COLLATION, INDEX_TYPE, EXPRESSION, INDEX_COMMENT \
      FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?";
 
 /// Foreign-key columns with what they reference.

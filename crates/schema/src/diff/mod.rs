@@ -170,6 +170,12 @@ pub struct SchemaDiff {
     /// MySQL: the desired options of views that do not keep the defaults, for the views created.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub view_options: std::collections::BTreeMap<String, crate::model::ViewOptions>,
+    /// MySQL: the desired index comments by table and index name, for the indexes created.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mysql_index_comments: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    /// MySQL: kept indexes whose comment changes (the desired index), rebuilt in one statement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mysql_index_rebuilds: Vec<IndexRef>,
 }
 
 /// A change to an enum type's labels.

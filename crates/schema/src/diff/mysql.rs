@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SchemaDiff;
+use super::{IndexCommentChange, IndexRef, SchemaDiff};
 use crate::model::{Event, Schema, StoredRoutine};
 
 /// A MySQL routine whose definition changes.
@@ -61,6 +61,32 @@ pub(super) fn diff_mysql_programs(desired: &Schema, actual: &Schema, d: &mut Sch
         .map(|(_, e)| e.clone())
         .collect();
     d.view_options.clone_from(&desired.view_options);
+    index_comments(desired, actual, d);
+}
+
+/// MySQL index comments: the desired ones for every index the plan creates, and the kept indexes
+/// whose comment changes, which are rebuilt (MySQL has no statement that sets a comment alone).
+fn index_comments(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
+    for t in desired.tables.values().filter(|t| t.name.schema.is_empty()) {
+        if !t.index_comments.is_empty() {
+            d.mysql_index_comments
+                .insert(t.name.name.clone(), t.index_comments.clone());
+        }
+    }
+    let mysql = |c: &IndexCommentChange| c.table.schema.is_empty();
+    for c in d.index_comments_modified.iter().filter(|c| mysql(c)) {
+        let kept = desired
+            .tables
+            .get(&c.table)
+            .and_then(|t| t.indexes.get(&c.index))
+            .filter(|i| actual.tables.get(&c.table).and_then(|t| t.indexes.get(&c.index)) == Some(*i));
+        if let Some(index) = kept {
+            d.mysql_index_rebuilds.push(IndexRef {
+                table: c.table.clone(),
+                index: index.clone(),
+            });
+        }
+    }
 }
 
 /// Whether the view called `name` has other options in `desired` than in `actual`.

@@ -108,6 +108,8 @@ pub(crate) fn canonical_forms(dialect: Dialect, schema: &mut Schema) {
             .indexes
             .values()
             .filter(|i| i.unique && i.predicate.is_none() && i.method.as_deref().is_none_or(|m| m == "btree"))
+            // A commented key stays an index, as the inspector reads it (its comment is the index's).
+            .filter(|i| !table.index_comments.contains_key(&i.name))
             .filter(|i| {
                 i.parts.iter().all(|p| {
                     matches!(p.target, IndexTarget::Column(_)) && !p.descending && p.prefix_length.is_none()

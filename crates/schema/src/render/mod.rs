@@ -189,15 +189,18 @@ fn render_tagged(
     // Indexes: those of new tables, then changed ones (drop + create), then new ones.
     for t in &diff.tables_added {
         for i in t.indexes.values() {
-            out.push(C::TablesAdded, create_index(dialect, &t.name, i));
+            out.push(C::TablesAdded, stored::create_index(diff, dialect, &t.name, i));
         }
     }
     for c in &diff.indexes_modified {
         out.push(C::IndexesModified, drop_index(dialect, &c.table, &c.from));
-        out.push(C::IndexesModified, create_index(dialect, &c.table, &c.to));
+        out.push(C::IndexesModified, stored::create_index(diff, dialect, &c.table, &c.to));
     }
     for c in &diff.indexes_added {
-        out.push(C::IndexesAdded, create_index(dialect, &c.table, &c.index));
+        out.push(C::IndexesAdded, stored::create_index(diff, dialect, &c.table, &c.index));
+    }
+    if !pg {
+        stored::index_comment_rebuilds(diff, &mut out);
     }
     if pg {
         for t in &diff.tables_added {

@@ -9,8 +9,8 @@
 use super::sql::Sql;
 use super::{Out, stmt};
 use crate::diff::{DiffCategory as C, SchemaDiff};
-use crate::model::{Dialect, Event, StoredRoutine, ViewOptions};
-use crate::plan::Severity;
+use crate::model::{Dialect, Event, Index, QualifiedName, StoredRoutine, ViewOptions};
+use crate::plan::{PlannedStatement, Severity};
 
 const SQL: Sql = Sql {
     dialect: Dialect::Mysql,
@@ -167,4 +167,56 @@ pub(super) fn view_clauses(options: Option<&ViewOptions>) -> (String, String) {
         .map(|c| format!("\nWITH {c} CHECK OPTION"))
         .unwrap_or_default();
     (before, after)
+}
+
+/// `CREATE INDEX` as the dialect writes it, with the index's comment on MySQL (where a comment is
+/// part of the index: there is no statement that sets it alone).
+pub(super) fn create_index(
+    diff: &SchemaDiff,
+    dialect: Dialect,
+    table: &QualifiedName,
+    i: &Index,
+) -> PlannedStatement {
+    let mut s = super::create_index(dialect, table, i);
+    if dialect == Dialect::Mysql
+        && let Some(comment) = diff
+            .mysql_index_comments
+            .get(&table.name)
+            .and_then(|c| c.get(&i.name))
+    {
+        s.sql.push_str(&format!(" COMMENT {}", SQL.string(comment)));
+    }
+    s
+}
+
+/// Sets or clears the comment of a MySQL index that is otherwise kept: dropped and added again in
+/// one `ALTER TABLE`, so the table is never without it.
+pub(super) fn index_comment_rebuilds(diff: &SchemaDiff, out: &mut Out) {
+    for r in &diff.mysql_index_rebuilds {
+        let i = &r.index;
+        let kind = match i.method.as_deref() {
+            Some("fulltext") => "FULLTEXT ",
+            Some("spatial") => "SPATIAL ",
+            _ if i.unique => "UNIQUE ",
+            _ => "",
+        };
+        let mut sql = format!(
+            "ALTER TABLE {} DROP INDEX {name}, ADD {kind}INDEX {name} {}",
+            SQL.qualified(&r.table),
+            SQL.index_parts(&i.parts),
+            name = SQL.ident(&i.name),
+        );
+        if i.method.as_deref() == Some("hash") {
+            sql.push_str(" USING HASH");
+        }
+        if let Some(comment) = diff
+            .mysql_index_comments
+            .get(&r.table.name)
+            .and_then(|c| c.get(&i.name))
+        {
+            sql.push_str(&format!(" COMMENT {}", SQL.string(comment)));
+        }
+        let s = stmt(sql, Severity::Warning, "rebuilds an index to change its comment");
+        out.push(C::IndexesModified, s);
+    }
 }

@@ -100,8 +100,7 @@ impl Reader<'_> {
             None => None,
         };
         let comment = match attrs.take("comment") {
-            Some(a) if self.dialect == crate::model::Dialect::Postgres => Some(self.string(&a.value)?),
-            Some(a) => return Err(self.unsupported(a.span(), "index comments on MySQL".to_owned())),
+            Some(a) => Some(self.string(&a.value)?),
             None => None,
         };
         let include = match attrs.take("include") {

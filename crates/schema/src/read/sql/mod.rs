@@ -38,6 +38,7 @@ mod domain;
 mod dump;
 mod grant;
 mod index;
+mod mysql_index;
 mod options;
 mod partition;
 mod pg_program;

@@ -23,6 +23,7 @@ use crate::types::parse_type_with;
 use super::super::check::PendingForeignKey;
 use super::super::{Location, ReadError};
 use super::Reader;
+use super::mysql_index::{Key, plain_btree};
 
 /// A plain index on exactly `columns`, in order: what InnoDB creates for a foreign key.
 fn backs_foreign_key(index: &crate::model::Index, columns: &[String]) -> bool {
@@ -363,6 +364,29 @@ impl Reader {
                 }
                 t.primary_key = Some(PrimaryKey { name, columns });
             }
+            TableConstraint::Unique(mut u)
+                if self.dialect == Dialect::Mysql
+                    && (u.index_type.is_some() || !u.index_options.is_empty())
+                    && plain_btree(u.index_type.as_ref(), &u.index_options) =>
+            {
+                u.index_type = None;
+                u.index_options.clear();
+                return self.table_constraint(table, TableConstraint::Unique(u), at);
+            }
+            TableConstraint::Unique(u)
+                if self.dialect == Dialect::Mysql && u.include.is_empty() && u.characteristics.is_none()
+                    && (u.index_type.is_some() || !u.index_options.is_empty()) =>
+            {
+                let name = u.name.as_ref().or(u.index_name.as_ref());
+                let key = Key {
+                    name,
+                    using: u.index_type.as_ref(),
+                    options: &u.index_options,
+                    columns: &u.columns,
+                    unique: true,
+                };
+                self.mysql_keyed_index(table, key, at)?;
+            }
             TableConstraint::Unique(u)
                 if u.include.is_empty()
                     && u.index_options.is_empty()
@@ -431,8 +455,18 @@ impl Reader {
                 };
                 self.add_check(table, name, &c.expr, at)?;
             }
-            TableConstraint::Index(i) if self.dialect == Dialect::Mysql && i.index_options.is_empty() => {
-                self.inline_index(table, i.name.as_ref(), i.index_type.as_ref(), &i.columns, at)?;
+            TableConstraint::Index(i) if self.dialect == Dialect::Mysql && i.index_options.is_empty() && i.index_type.is_none() => {
+                self.inline_index(table, i.name.as_ref(), None, &i.columns, at)?;
+            }
+            TableConstraint::Index(i) if self.dialect == Dialect::Mysql => {
+                let key = Key {
+                    name: i.name.as_ref(),
+                    using: i.index_type.as_ref(),
+                    options: &i.index_options,
+                    columns: &i.columns,
+                    unique: false,
+                };
+                self.mysql_keyed_index(table, key, at)?;
             }
             // mysqldump writes FULLTEXT indexes inside CREATE TABLE; the model's method names them.
             TableConstraint::FulltextOrSpatial(c) if self.dialect == Dialect::Mysql && c.fulltext => {
