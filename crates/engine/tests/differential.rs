@@ -2,6 +2,9 @@
 //! read twice, once by the server (the script loaded as it is) and once by ptah's reader, and the
 //! two readings must agree.
 //!
+//! The reader's model goes through `schema.hcl` as well: it must render to the document an
+//! artifact carries and read back the same.
+//!
 //! - (a) Loaded by the server, a generated schema is in sync with itself: `inspect` reads the
 //!   reader's model of the same text (after [`ptah_engine::comparable`], which asks the server how
 //!   it prints hand-written expressions), and a plan is empty.
@@ -23,10 +26,21 @@ use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
 use ptah_engine::{ApplyOptions, Dialect, InspectScope, Session, apply, comparable, inspect, mysql_flavor};
 use ptah_schema::{PlanOptions, Schema};
 
-/// The reader's model of generated text.
+/// The reader's model of generated text, which must also survive the `schema.hcl` an artifact
+/// carries (`ptah schema push` publishes that document, and the operator plans from it).
 fn read(dialect: Dialect, sql: &str) -> Result<Schema, String> {
-    ptah_schema::read::sql::parse(dialect, "generated.sql", sql)
-        .map_err(|e| format!("the reader refused: {e}"))
+    let schema = ptah_schema::read::sql::parse(dialect, "generated.sql", sql)
+        .map_err(|e| format!("the reader refused: {e}"))?;
+    let hcl = ptah_schema::write::hcl::to_hcl(dialect, &schema);
+    let reread = ptah_schema::read::hcl::parse(dialect, "schema.hcl", &hcl)
+        .map_err(|e| format!("the schema.hcl rendering does not read back: {e}\n{hcl}"))?;
+    if reread != schema {
+        return Err(format!(
+            "the schema.hcl rendering reads back differently:\n{}\n--- schema.hcl ---\n{hcl}",
+            difference(&schema, &reread)
+        ));
+    }
+    Ok(schema)
 }
 
 /// A fresh database with `sql` loaded by the server as written: PostgreSQL takes the whole
