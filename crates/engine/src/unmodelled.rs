@@ -64,6 +64,22 @@ SELECT kind, name FROM (
   WHERE (con.contype = 'x' OR (con.contype IN ('p', 'u') AND con.condeferrable))
     AND con.conparentid = 0
   UNION ALL
+  SELECT 'comment on a constraint', ns.nspname || '.' || c.relname || '.' || con.conname
+  FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN ns ON ns.oid = c.relnamespace
+  JOIN pg_description d ON d.objoid = con.oid AND d.classoid = 'pg_constraint'::regclass
+  WHERE con.conparentid = 0
+  UNION ALL
+  SELECT 'comment on a trigger', ns.nspname || '.' || c.relname || '.' || t.tgname
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
+  JOIN pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_trigger'::regclass
+  WHERE NOT t.tgisinternal AND t.tgparentid = 0
+  UNION ALL
+  SELECT 'comment on an enum type', ns.nspname || '.' || t.typname
+  FROM pg_type t JOIN ns ON ns.oid = t.typnamespace
+  JOIN pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_type'::regclass
+  WHERE t.typtype = 'e'
+    AND NOT EXISTS (SELECT 1 FROM ext WHERE ext.classid = 'pg_type'::regclass AND ext.objid = t.oid)
+  UNION ALL
   SELECT 'rewrite rule', ns.nspname || '.' || c.relname || '.' || r.rulename
   FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN ns ON ns.oid = c.relnamespace
   WHERE r.rulename <> '_RETURN'

@@ -22,6 +22,9 @@ CREATE TABLE app.orders (id serial PRIMARY KEY, total numeric, code citext, n bi
 CREATE VIEW app.big_orders AS SELECT id, total FROM app.orders WHERE total > 100;
 CREATE MATERIALIZED VIEW app.totals AS SELECT sum(total) AS t FROM app.orders;
 CREATE SEQUENCE app.invoice_no;
+CREATE TYPE app.mood AS ENUM ('ok');
+COMMENT ON TYPE app.mood IS 'feelings';
+COMMENT ON CONSTRAINT orders_pkey ON app.orders IS 'the key';
 CREATE TABLE app.rooms (room int UNIQUE DEFERRABLE, during int4range, EXCLUDE USING gist (during WITH &&));
 CREATE DOMAIN app.positive AS numeric CHECK (VALUE > 0);
 CREATE TYPE app.pair AS (a int, b int);
@@ -29,6 +32,7 @@ CREATE TYPE app.span AS RANGE (subtype = int4);
 CREATE FUNCTION app.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
 CREATE PROCEDURE app.noop() LANGUAGE sql AS $$ SELECT 1 $$;
 CREATE TRIGGER orders_touch BEFORE UPDATE ON app.orders FOR EACH ROW EXECUTE FUNCTION app.touch();
+COMMENT ON TRIGGER orders_touch ON app.orders IS 'touches';
 CREATE FUNCTION app.fast() RETURNS int LANGUAGE sql PARALLEL SAFE AS $$ SELECT 1 $$;
 CREATE FUNCTION app.standard() RETURNS int LANGUAGE sql RETURN 1;
 CREATE AGGREGATE app.total(int) (SFUNC = int4pl, STYPE = int, MSFUNC = int4pl, MINVFUNC = int4mi, MSTYPE = int);
@@ -56,6 +60,9 @@ CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUN
         [
             "aggregate: app.total(integer)",
             "column grants: app.orders",
+            "comment on a constraint: app.orders.orders_pkey",
+            "comment on a trigger: app.orders.orders_touch",
+            "comment on an enum type: app.mood",
             "composite type: app.pair",
             "deferrable key (DEFERRABLE PRIMARY KEY or UNIQUE): app.rooms.rooms_room_key",
             "exclusion constraint: app.rooms.rooms_during_excl",

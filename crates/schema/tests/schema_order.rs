@@ -39,3 +39,27 @@ fn if_not_exists_and_or_replace_forms_read_like_the_plain_ones() {
     );
     assert_eq!(plain, guarded);
 }
+
+#[test]
+fn comments_on_constraints_triggers_and_enum_types_are_refused_by_name_and_on_domains_read() {
+    let domain = read("CREATE DOMAIN d AS integer;\nCOMMENT ON TYPE d IS 'positive';\n");
+    let as_domain = read("CREATE DOMAIN d AS integer;\nCOMMENT ON DOMAIN d IS 'positive';\n");
+    assert_eq!(domain, as_domain);
+    for (text, says) in [
+        (
+            "CREATE TABLE t (id int CONSTRAINT t_id CHECK (id > 0));\nCOMMENT ON CONSTRAINT t_id ON public.t IS 'x';\n",
+            "COMMENT ON CONSTRAINT t_id ON public.t (",
+        ),
+        (
+            "CREATE TABLE t (id int);\nCOMMENT ON TRIGGER tr ON public.t IS 'x';\n",
+            "COMMENT ON TRIGGER tr",
+        ),
+        (
+            "CREATE TYPE mood AS ENUM ('ok');\nCOMMENT ON TYPE mood IS 'x';\n",
+            "COMMENT ON TYPE public.mood",
+        ),
+    ] {
+        let e = sql::parse(PG, "c.sql", text).expect_err(text);
+        assert!(e.to_string().contains(says), "{e}");
+    }
+}

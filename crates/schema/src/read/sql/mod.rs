@@ -472,6 +472,23 @@ impl Reader {
             }
             CommentObject::View => self.view_comment(object_name, comment, false, at),
             CommentObject::Domain => self.domain_comment(object_name, comment, at),
+            // `COMMENT ON TYPE` names a domain too (pg_dump writes DOMAIN, people may not).
+            CommentObject::Type if self.dialect == Dialect::Postgres => {
+                let q = self.qualified(object_name, &at)?;
+                if self.schema.domains.contains_key(&q) {
+                    self.domain_comment(object_name, comment, at)
+                } else if self.schema.enums.contains_key(&q) {
+                    Err(self.unsupported(
+                        &at,
+                        format!("COMMENT ON TYPE {q} (comments on enum types are not modelled)"),
+                    ))
+                } else {
+                    Err(ReadError::BadReference {
+                        at,
+                        what: format!("type {q}"),
+                    })
+                }
+            }
             CommentObject::Sequence => self.sequence_comment(object_name, comment, at),
             CommentObject::Index if self.dialect == Dialect::Postgres => {
                 self.index_comment(object_name, comment, at)
