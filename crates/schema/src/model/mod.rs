@@ -219,9 +219,18 @@ impl DataType {
     /// The sequence type of an identity over this type (`smallint`, `integer`, `bigint`).
     pub fn sequence_type(&self) -> Option<SequenceType> {
         match self {
-            DataType::Integer { bits: 16, unsigned: false } => Some(SequenceType::Smallint),
-            DataType::Integer { bits: 32, unsigned: false } => Some(SequenceType::Integer),
-            DataType::Integer { bits: 64, unsigned: false } => Some(SequenceType::Bigint),
+            DataType::Integer {
+                bits: 16,
+                unsigned: false,
+            } => Some(SequenceType::Smallint),
+            DataType::Integer {
+                bits: 32,
+                unsigned: false,
+            } => Some(SequenceType::Integer),
+            DataType::Integer {
+                bits: 64,
+                unsigned: false,
+            } => Some(SequenceType::Bigint),
             _ => None,
         }
     }

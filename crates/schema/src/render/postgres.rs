@@ -370,7 +370,10 @@ pub(super) fn modify_column(change: &ColumnChange) -> Vec<PlannedStatement> {
                     .map(|o| format!(" ({})", identity_options(o, "")))
                     .unwrap_or_default();
                 out.push(stmt(
-                    format!("{alter} ADD GENERATED {} AS IDENTITY{options}", identity_kind(kind)),
+                    format!(
+                        "{alter} ADD GENERATED {} AS IDENTITY{options}",
+                        identity_kind(kind)
+                    ),
                     Severity::Warning,
                     "makes the column an identity",
                 ));

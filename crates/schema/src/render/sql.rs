@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Column, DataType, DefaultValue, Dialect, ForeignKey, Identity, IdentityOptions, IndexPart, IndexTarget, Literal,
-    QualifiedName, ReferentialAction,
+    Column, DataType, DefaultValue, Dialect, ForeignKey, Identity, IdentityOptions, IndexPart, IndexTarget,
+    Literal, QualifiedName, ReferentialAction,
 };
 use crate::types::render_type;
 

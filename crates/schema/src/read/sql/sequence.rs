@@ -41,7 +41,9 @@ impl Reader {
     ) -> Result<Option<IdentityOptions>, ReadError> {
         let mut written = Options::default();
         for option in options {
-            let value = |e: &Expr| number(e).ok_or_else(|| self.unsupported(at, format!("identity option value {e}")));
+            let value = |e: &Expr| {
+                number(e).ok_or_else(|| self.unsupported(at, format!("identity option value {e}")))
+            };
             match option {
                 SequenceOptions::IncrementBy(e, _) => written.increment = Some(value(e)?),
                 SequenceOptions::StartWith(e, _) => written.start = Some(value(e)?),
@@ -178,7 +180,10 @@ impl Reader {
     ) -> Result<(), ReadError> {
         let q = self.qualified(table, &at)?;
         let name = self.ident(column);
-        let data_type = self.table_mut(&q, &at)?.column(&name).map(|c| c.data_type.clone());
+        let data_type = self
+            .table_mut(&q, &at)?
+            .column(&name)
+            .map(|c| c.data_type.clone());
         let options = match &data_type {
             Some(t) => self.resolve_identity(t, written, &at)?,
             None => None,
