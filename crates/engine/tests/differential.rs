@@ -45,13 +45,13 @@ fn read(dialect: Dialect, sql: &str) -> Result<Schema, String> {
 
 /// A fresh database with `sql` loaded by the server as written: PostgreSQL takes the whole
 /// script in one simple-protocol batch (dollar-quoted bodies stay whole), MySQL one statement at a
-/// time (the generator writes no compound statements for it).
+/// time as the mysql client sends them.
 async fn loaded(dialect: Dialect, prefix: &str, sql: &str) -> Fresh {
     let db = Fresh::new(dialect, prefix).await;
     let mut session = db.session().await;
     let statements = match dialect {
         Dialect::Postgres => vec![sql.to_owned()],
-        Dialect::Mysql => inspect_support::split(sql),
+        Dialect::Mysql => client_statements(sql),
     };
     for statement in statements {
         if let Err(err) = session.batch(&statement).await {
@@ -63,6 +63,26 @@ async fn loaded(dialect: Dialect, prefix: &str, sql: &str) -> Fresh {
     }
     let _ = session.close().await;
     db
+}
+
+/// The statements the mysql client sends for a script: each ends at the current delimiter at a
+/// line's end, and `DELIMITER x` lines change it.
+fn client_statements(sql: &str) -> Vec<String> {
+    let (mut delimiter, mut current, mut out) = (";".to_owned(), String::new(), Vec::new());
+    for line in sql.lines() {
+        if let Some(d) = line.strip_prefix("DELIMITER ") {
+            delimiter = d.trim().to_owned();
+            continue;
+        }
+        current.push_str(line);
+        current.push('\n');
+        if let Some(done) = current.trim_end().strip_suffix(delimiter.as_str()) {
+            out.push(done.trim().to_owned());
+            current.clear();
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
 }
 
 /// The first lines where two models' JSON differ, with the path of objects leading to them.

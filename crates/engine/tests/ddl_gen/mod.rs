@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 mod families;
+mod objects;
 
 use std::fmt::Write;
 
@@ -17,6 +18,7 @@ use proptest::prelude::*;
 use ptah_engine::Dialect;
 
 pub use families::Family;
+use objects::Kind;
 
 /// One column: a family, and selectors the family maps onto its spellings, defaults and checks.
 #[derive(Debug, Clone)]
@@ -58,13 +60,9 @@ pub struct TableSpec {
 pub struct SchemaSpec {
     /// The tables, `t0`…
     pub tables: Vec<TableSpec>,
-    /// Bit flags for the other kinds ([`EXTRAS`]).
-    pub extras: u8,
+    /// Bit flags for the other object kinds ([`objects::of`]).
+    pub extras: u16,
 }
-
-/// The other object kinds, one bit each: enum, domain, view, function with its trigger, row
-/// security with a policy, a grant.
-pub const EXTRAS: [&str; 6] = ["enum", "domain", "view", "trigger", "policy", "grant"];
 
 fn column_spec() -> impl Strategy<Value = ColumnSpec> {
     (
@@ -101,7 +99,7 @@ fn table_spec() -> impl Strategy<Value = TableSpec> {
 
 /// The strategy for a schema of one to three tables.
 pub fn schema_spec() -> impl Strategy<Value = SchemaSpec> {
-    (proptest::collection::vec(table_spec(), 1..4), any::<u8>())
+    (proptest::collection::vec(table_spec(), 1..4), any::<u16>())
         .prop_map(|(tables, extras)| SchemaSpec { tables, extras })
 }
 
@@ -134,46 +132,29 @@ fn pick<'a>(options: &[&'a str], selector: u8) -> Option<&'a str> {
 
 /// The SQL text of `spec`, statement per line group, each ending in `;\n`.
 pub fn sql(dialect: Dialect, spec: &SchemaSpec) -> String {
-    let pg = dialect == Dialect::Postgres;
-    let has = |kind: &str| {
-        pg && EXTRAS
-            .iter()
-            .position(|k| *k == kind)
-            .is_some_and(|b| spec.extras & (1 << b) != 0)
-    };
+    let kinds: Vec<&Kind> = objects::of(dialect)
+        .iter()
+        .enumerate()
+        .filter(|(bit, _)| spec.extras & (1 << bit) != 0)
+        .map(|(_, kind)| kind)
+        .collect();
     let mut out = String::new();
-    if has("enum") {
-        out.push_str("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');\n");
-    }
-    if has("domain") {
-        out.push_str("CREATE DOMAIN posint AS integer CHECK (VALUE > 0);\n");
+    for kind in &kinds {
+        out.push_str(kind.before);
     }
     for (k, table) in spec.tables.iter().enumerate() {
-        let mut extra = Vec::new();
-        if k == 0 && has("enum") {
-            extra.push("m mood DEFAULT 'ok' NOT NULL");
-        }
-        if k == 0 && has("domain") {
-            extra.push("qty posint");
-        }
+        let extra: Vec<&str> = if k == 0 {
+            kinds
+                .iter()
+                .flat_map(|kind| kind.columns.iter().copied())
+                .collect()
+        } else {
+            Vec::new()
+        };
         table_sql(dialect, &mut out, k, table, &extra);
     }
-    if has("view") {
-        out.push_str("CREATE VIEW v0 AS SELECT id FROM t0 WHERE id > 0;\n");
-    }
-    if has("trigger") {
-        out.push_str(
-            "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  RETURN NEW;\nEND\n$$;\n\
-             CREATE TRIGGER t0_touch BEFORE UPDATE ON t0 FOR EACH ROW EXECUTE FUNCTION touch();\n",
-        );
-    }
-    if has("policy") {
-        out.push_str(
-            "ALTER TABLE t0 ENABLE ROW LEVEL SECURITY;\nCREATE POLICY t0_positive ON t0 USING (id > 0);\n",
-        );
-    }
-    if has("grant") {
-        out.push_str("GRANT SELECT ON t0 TO PUBLIC;\n");
+    for kind in &kinds {
+        out.push_str(kind.after);
     }
     out
 }
