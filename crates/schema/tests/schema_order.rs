@@ -63,3 +63,24 @@ fn comments_on_constraints_triggers_and_enum_types_are_refused_by_name_and_on_do
         assert!(e.to_string().contains(says), "{e}");
     }
 }
+
+#[test]
+fn privileges_on_sequences_and_columns_are_refused_naming_the_object() {
+    for (text, says) in [
+        (
+            "CREATE SEQUENCE public.q;\nGRANT SELECT, USAGE ON SEQUENCE public.q TO PUBLIC;\n",
+            "ON SEQUENCE public.q",
+        ),
+        (
+            "CREATE TABLE public.t (id int);\nGRANT SELECT (id) ON TABLE public.t TO PUBLIC;\n",
+            "columns of public.t",
+        ),
+        (
+            "CREATE TABLE public.t (id int);\nGRANT UPDATE (id) ON public.t TO PUBLIC;\n",
+            "columns of public.t",
+        ),
+    ] {
+        let e = sql::parse(PG, "g.sql", text).expect_err(text);
+        assert!(e.to_string().contains(says), "{e}");
+    }
+}

@@ -54,9 +54,13 @@ impl Reader {
         };
         let target = keyword(tokens.get(on + 1)).unwrap_or_default();
         if let Some(kind) = NOT_TABLES.iter().find(|k| **k == target) {
+            // The refusal names the object: a sequence's or a schema's privileges are the
+            // server's to keep (inspection lists them under `unmodelled`).
+            let mut j = on + 2;
+            let object = object_name(tokens, &mut j).to_string();
             return Err(self.unsupported(
                 &at,
-                format!("{verb} … ON {kind} (only privileges on tables are modelled)"),
+                format!("{verb} … ON {kind} {object} (only privileges on tables are modelled)"),
             ));
         }
         let mut privileges = BTreeSet::new();
@@ -77,9 +81,11 @@ impl Reader {
             match tokens.get(i).map(|t| &t.token) {
                 Some(Token::Comma) => i += 1,
                 Some(Token::LParen) => {
+                    let mut j = if target == "TABLE" { on + 2 } else { on + 1 };
+                    let table = object_name(tokens, &mut j).to_string();
                     return Err(self.unsupported(
                         &at,
-                        format!("{verb} on columns (column privileges are not modelled)"),
+                        format!("{verb} on columns of {table} (column privileges are not modelled)"),
                     ));
                 }
                 _ => break,
