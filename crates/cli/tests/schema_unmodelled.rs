@@ -1,5 +1,5 @@
 //! `ptah schema inspect|plan|drift` list the objects the model does not hold (here a PostgreSQL
-//! range type and moving aggregate, a MariaDB sequence and partitioned table) instead of leaving them
+//! range type and moving aggregate, a MariaDB sequence and sub-partitioned table) instead of leaving them
 //! out without a word, and the inspected text, with those notices as comments, reads back as a
 //! document whose plan is empty (on MariaDB with a view, a trigger, an event and a procedure, which
 //! are modelled there).
@@ -31,10 +31,11 @@ async fn check(dialect: Dialect) {
                 "CREATE PROCEDURE noop() SELECT 1",
                 "CREATE SEQUENCE invoice_no",
                 "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) \
+                 SUBPARTITION BY HASH (id) SUBPARTITIONS 2 \
                  (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
             ],
             "sequence invoice_no",
-            "partitioning (PARTITION BY and partitions) logs",
+            "sub-partitioning (SUBPARTITION BY) logs",
         ),
     };
     db.run(&setup.join(";\n")).await.expect("setup");

@@ -1,7 +1,7 @@
 //! The objects a live database holds that the schema model does not: ordered-set and moving
 //! aggregates, routines and triggers with attributes it has no field for, exclusion constraints
 //! and deferrable keys, grants on views and sequences, column grants,
-//! range and composite types (PostgreSQL), partitioning and sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
+//! range and composite types (PostgreSQL), sub-partitioning and sequences (MariaDB)… Inspection leaves them out, and the planner never touches them;
 //! this listing makes that visible instead of silent (`unmodelled` in the CLI's reports).
 
 use crate::postgres::program::{modelled_routine, modelled_trigger};
@@ -109,8 +109,8 @@ SELECT kind, name FROM (
   SELECT 'trigger order (FOLLOWS/PRECEDES)', CONCAT(EVENT_OBJECT_TABLE, '.', TRIGGER_NAME)
   FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND ACTION_ORDER > 1
   UNION ALL
-  SELECT DISTINCT 'partitioning (PARTITION BY and partitions)', TABLE_NAME FROM information_schema.PARTITIONS
-  WHERE TABLE_SCHEMA = DATABASE() AND PARTITION_NAME IS NOT NULL
+  SELECT DISTINCT 'sub-partitioning (SUBPARTITION BY)', TABLE_NAME FROM information_schema.PARTITIONS
+  WHERE TABLE_SCHEMA = DATABASE() AND SUBPARTITION_NAME IS NOT NULL
 ) x
 ORDER BY kind, name";
 

@@ -113,7 +113,7 @@ CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUN
 }
 
 #[tokio::test]
-async fn serial_db_mariadb_lists_partitions_sequences_and_trigger_order() {
+async fn serial_db_mariadb_lists_sub_partitions_sequences_and_trigger_order() {
     let db = Fresh::new(Dialect::Mysql, "unmodelled_my").await;
     for statement in [
         "CREATE TABLE orders (id int PRIMARY KEY, total decimal(10,2))",
@@ -124,7 +124,8 @@ async fn serial_db_mariadb_lists_partitions_sequences_and_trigger_order() {
         "CREATE TRIGGER orders_check2 BEFORE INSERT ON orders FOR EACH ROW FOLLOWS orders_check SET NEW.total = NEW.total",
         "CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW odd AS SELECT id FROM orders WITH CHECK OPTION",
         "CREATE EVENT nightly ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1",
-        "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
+        "CREATE TABLE logs (id int, at date) PARTITION BY RANGE (YEAR(at)) SUBPARTITION BY HASH (id) SUBPARTITIONS 2 (PARTITION p2024 VALUES LESS THAN (2025), PARTITION pmax VALUES LESS THAN MAXVALUE)",
+        "CREATE TABLE plain_partitions (id int) PARTITION BY HASH (id) PARTITIONS 2",
         "CREATE SEQUENCE invoice_no",
     ] {
         db.run(statement).await;
@@ -134,8 +135,8 @@ async fn serial_db_mariadb_lists_partitions_sequences_and_trigger_order() {
     assert_eq!(
         listed(&all),
         [
-            "partitioning (PARTITION BY and partitions): logs",
             "sequence: invoice_no",
+            "sub-partitioning (SUBPARTITION BY): logs",
             "trigger order (FOLLOWS/PRECEDES): orders.orders_check2",
         ],
         "views, their options, triggers, routines and events are modelled: only what is not is listed"

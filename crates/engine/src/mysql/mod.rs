@@ -6,6 +6,7 @@
 //! after the constraint, on exactly its columns) is implicit and hidden; a `longtext` column with
 //! MariaDB's implicit `json_valid` check is `Json` and the check is hidden; `tinyint(1)` is boolean.
 
+mod partitions;
 mod probe;
 mod programs;
 mod queries;
@@ -55,6 +56,7 @@ pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Sc
         queries::STATISTICS_MYSQL
     };
     read_indexes(conn, statistics, &database, &mut tables).await?;
+    partitions::read(conn, &database, &mut tables).await?;
     let (views, view_options) = programs::views(conn, &database, mariadb).await?;
     Ok(Schema {
         tables: tables.into_values().map(|t| (t.name.clone(), t)).collect(),

@@ -35,6 +35,7 @@ mod casts;
 mod collation;
 mod domain;
 mod mysql;
+mod partition_mysql;
 mod program;
 mod temporal;
 
@@ -45,6 +46,7 @@ pub use mysql::{
     MysqlParameter, mysql_action, mysql_charset_name, mysql_data_access, mysql_on_update_default,
     mysql_parameter_list, mysql_parameters, mysql_split_on_update, mysql_type,
 };
+pub use partition_mysql::MysqlPartitioning;
 pub use program::{mysql_quote, mysql_trigger_definition, mysql_view_definition};
 pub use temporal::temporal_default;
 

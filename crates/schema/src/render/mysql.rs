@@ -40,6 +40,11 @@ pub(super) fn create_table(t: &Table) -> PlannedStatement {
     if let Some(comment) = &t.comment {
         sql.push_str(&format!(" COMMENT={}", SQL.string(comment)));
     }
+    // The canonical `PARTITION BY …` clause (`normalize::MysqlPartitioning`) is valid SQL as it is.
+    if let Some(partitioning) = &t.partition_by {
+        sql.push('\n');
+        sql.push_str(partitioning);
+    }
     stmt(sql, Severity::Safe, "creates a table")
 }
 

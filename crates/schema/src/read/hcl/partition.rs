@@ -75,10 +75,20 @@ impl Reader<'_> {
         let by = attrs.take("partition_by");
         let of = attrs.take("partition_of");
         let bound = attrs.take("partition_bound");
-        if self.dialect == Dialect::Mysql
-            && let Some(a) = by.or(of).or(bound)
-        {
-            return Err(self.unsupported(a.span(), "partitioning on MySQL".to_owned()));
+        if self.dialect == Dialect::Mysql {
+            if let Some(a) = of.or(bound) {
+                return Err(self.unsupported(a.span(), "partition_of on MySQL".to_owned()));
+            }
+            // MySQL's whole clause, as `schema inspect` writes it (`normalize::MysqlPartitioning`).
+            if let Some(a) = by {
+                let clause = self.string(&a.value)?;
+                if !clause.to_ascii_uppercase().starts_with("PARTITION BY ") {
+                    let message = "partition_by is \"PARTITION BY RANGE|LIST|HASH|KEY (…) …\"".to_owned();
+                    return Err(self.invalid(a.value.span(), message));
+                }
+                table.partition_by = Some(clause);
+            }
+            return Ok(());
         }
         if let Some(a) = by {
             let key = partition_key(&self.string(&a.value)?);

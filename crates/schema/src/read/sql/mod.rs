@@ -183,6 +183,7 @@ impl Reader {
             Rule::MysqlEvent => self.mysql_event(text, at),
             Rule::MysqlDatabase => self.mysql_database(text, at),
             Rule::MysqlDrop => self.mysql_drop(text, at),
+            Rule::MysqlPartitioned => self.mysql_partitioned_table(text, at),
             Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),

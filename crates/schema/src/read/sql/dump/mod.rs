@@ -68,6 +68,8 @@ pub(crate) enum Rule {
     MysqlDatabase,
     /// A MySQL `DROP FUNCTION|PROCEDURE|EVENT|TRIGGER`.
     MysqlDrop,
+    /// A MySQL `CREATE TABLE … PARTITION BY …` ([`super::program`]).
+    MysqlPartitioned,
     /// PostgreSQL `CREATE [OR REPLACE] FUNCTION|PROCEDURE`, read from its tokens and text.
     Routine,
     /// PostgreSQL `CREATE [OR REPLACE] [CONSTRAINT] TRIGGER`, kept as the statement's text.
@@ -246,11 +248,7 @@ fn create(dialect: Dialect, tokens: &[Token]) -> Rule {
             Some("FUNCTION" | "PROCEDURE") => return Rule::MysqlRoutine,
             Some("EVENT") => return Rule::MysqlEvent,
             Some("DATABASE" | "SCHEMA") => return Rule::MysqlDatabase,
-            Some("TABLE") if partitioned(tokens) => {
-                return Rule::Refuse(
-                    "CREATE TABLE … PARTITION BY (MySQL partitioning is not modelled)".to_owned(),
-                );
-            }
+            Some("TABLE") if partitioned(tokens) => return Rule::MysqlPartitioned,
             _ => {}
         }
     }

@@ -19,6 +19,7 @@ use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan, Tokeni
 mod database;
 mod event;
 mod lex;
+mod partition;
 mod routine;
 
 use lex::{Cursor, blank_conditionals};
