@@ -6,6 +6,7 @@
 //! after the constraint, on exactly its columns) is implicit and hidden; a `longtext` column with
 //! MariaDB's implicit `json_valid` check is `Json` and the check is hidden; `tinyint(1)` is boolean.
 
+mod foreign_keys;
 mod partitions;
 mod probe;
 mod programs;
@@ -16,11 +17,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mysql_async::{Conn, Row, prelude::Queryable};
 use ptah_schema::{
-    CheckConstraint, Column, DataType, DefaultValue, Dialect, ForeignKey, Generated, Index, IndexPart,
-    IndexTarget, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, DefaultValue, Dialect, Generated, Index, IndexPart, IndexTarget,
+    PrimaryKey, QualifiedName, Schema, Table, UniqueConstraint,
 };
 
-use ptah_schema::normalize::{mysql_action, mysql_charset_name, mysql_on_update_default};
+use ptah_schema::normalize::{mysql_charset_name, mysql_on_update_default};
 
 use crate::{Error, InspectScope, canon};
 
@@ -49,7 +50,7 @@ pub(crate) async fn inspect(conn: &mut Conn, _scope: &InspectScope) -> Result<Sc
     }
     let json_columns = read_checks(conn, &database, mariadb, &mut tables).await?;
     read_columns(conn, &database, mariadb, &json_columns, &mut tables).await?;
-    read_foreign_keys(conn, &database, &mut tables).await?;
+    foreign_keys::read(conn, &database, &mut tables).await?;
     let statistics = if mariadb {
         queries::STATISTICS_MARIADB
     } else {
@@ -209,65 +210,6 @@ fn mysql_default(raw: &str, extra: &str, data_type: &DataType) -> Option<Default
     canon::default(DIALECT, data_type, &text)
 }
 
-async fn read_foreign_keys(
-    conn: &mut Conn,
-    database: &str,
-    tables: &mut BTreeMap<String, Table>,
-) -> Result<(), Error> {
-    let mut rules = HashMap::new();
-    for row in rows(conn, queries::FOREIGN_KEY_RULES, database).await? {
-        let key = (req::<String>(&row, 0)?, req::<String>(&row, 1)?);
-        rules.insert(
-            key,
-            (action(&req::<String>(&row, 2)?), action(&req::<String>(&row, 3)?)),
-        );
-    }
-    type Parts = BTreeMap<i64, (String, String)>;
-    let mut keys: BTreeMap<(String, String), (QualifiedName, Parts)> = BTreeMap::new();
-    for row in rows(conn, queries::FOREIGN_KEY_COLUMNS, database).await? {
-        let id = (req::<String>(&row, 0)?, req::<String>(&row, 1)?);
-        let ref_schema: String = req(&row, 4)?;
-        let referenced = QualifiedName::new(
-            if ref_schema == database { "" } else { &ref_schema },
-            req::<String>(&row, 5)?,
-        );
-        let entry = keys.entry(id).or_insert_with(|| (referenced, BTreeMap::new()));
-        entry.1.insert(req(&row, 3)?, (req(&row, 2)?, req(&row, 6)?));
-    }
-    for ((table_name, name), (referenced_table, parts)) in keys {
-        let Some(table) = tables.get_mut(&table_name) else {
-            continue;
-        };
-        let (on_update, on_delete) = rules
-            .get(&(table_name.clone(), name.clone()))
-            .copied()
-            .unwrap_or_default();
-        let (columns, referenced_columns) = parts.into_values().unzip();
-        let key = ForeignKey {
-            name: name.clone(),
-            columns,
-            referenced_table,
-            referenced_columns,
-            on_delete,
-            on_update,
-            options: ptah_schema::ForeignKeyOptions::default(),
-        };
-        table.foreign_keys.insert(name, key);
-    }
-    Ok(())
-}
-
-/// `REFERENTIAL_CONSTRAINTS` rule text (NO ACTION is RESTRICT: [`mysql_action`]).
-fn action(rule: &str) -> ReferentialAction {
-    mysql_action(match rule.to_ascii_uppercase().as_str() {
-        "RESTRICT" => ReferentialAction::Restrict,
-        "CASCADE" => ReferentialAction::Cascade,
-        "SET NULL" => ReferentialAction::SetNull,
-        "SET DEFAULT" => ReferentialAction::SetDefault,
-        _ => ReferentialAction::NoAction,
-    })
-}
-
 /// One index as STATISTICS lists it, parts keyed by position.
 struct RawIndex {
     unique: bool,
@@ -414,13 +356,5 @@ mod tests {
             mysql_default("CURRENT_TIMESTAMP", "default_generated", &text),
             canon::default(DIALECT, &text, "CURRENT_TIMESTAMP")
         );
-    }
-
-    #[test]
-    fn rules_map_to_actions() {
-        assert_eq!(action("CASCADE"), ReferentialAction::Cascade);
-        assert_eq!(action("SET NULL"), ReferentialAction::SetNull);
-        assert_eq!(action("NO ACTION"), ReferentialAction::Restrict);
-        assert_eq!(action("RESTRICT"), ReferentialAction::Restrict);
     }
 }

@@ -16,38 +16,43 @@ const PARTITIONS: &str = "SELECT TABLE_NAME, PARTITION_NAME, PARTITION_ORDINAL_P
      PARTITION_METHOD, PARTITION_EXPRESSION, PARTITION_DESCRIPTION, SUBPARTITION_NAME \
      FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = ? AND PARTITION_NAME IS NOT NULL";
 
+/// One table's partitions as read so far.
+struct Found {
+    partitioning: MysqlPartitioning,
+    partitions: BTreeMap<i64, (String, Option<String>)>,
+    subpartitioned: bool,
+}
+
 /// Sets `partition_by` on the partitioned tables.
 pub(super) async fn read(
     conn: &mut Conn,
     database: &str,
     tables: &mut BTreeMap<String, Table>,
 ) -> Result<(), Error> {
-    let mut found: BTreeMap<String, (MysqlPartitioning, BTreeMap<i64, (String, Option<String>)>, bool)> =
-        BTreeMap::new();
+    let mut found: BTreeMap<String, Found> = BTreeMap::new();
     for row in rows(conn, PARTITIONS, database).await? {
         let table: String = req(&row, 0)?;
-        let entry = found.entry(table).or_insert_with(|| {
-            (
-                MysqlPartitioning {
-                    method: String::new(),
-                    expression: String::new(),
-                    partitions: Vec::new(),
-                },
-                BTreeMap::new(),
-                false,
-            )
+        let entry = found.entry(table).or_insert_with(|| Found {
+            partitioning: MysqlPartitioning {
+                method: String::new(),
+                expression: String::new(),
+                partitions: Vec::new(),
+            },
+            partitions: BTreeMap::new(),
+            subpartitioned: false,
         });
-        entry.0.method = text(&row, 3)?.unwrap_or_default();
-        entry.0.expression = text(&row, 4)?.unwrap_or_default();
-        entry.2 |= text(&row, 6)?.is_some();
+        entry.partitioning.method = text(&row, 3)?.unwrap_or_default();
+        entry.partitioning.expression = text(&row, 4)?.unwrap_or_default();
+        entry.subpartitioned |= text(&row, 6)?.is_some();
         let position = int(&row, 2)?.unwrap_or_default();
-        entry.1.insert(position, (req(&row, 1)?, text(&row, 5)?));
+        entry.partitions.insert(position, (req(&row, 1)?, text(&row, 5)?));
     }
-    for (name, (mut partitioning, partitions, subpartitioned)) in found {
-        if subpartitioned {
+    for (name, found) in found {
+        if found.subpartitioned {
             continue;
         }
-        partitioning.partitions = partitions.into_values().collect();
+        let mut partitioning = found.partitioning;
+        partitioning.partitions = found.partitions.into_values().collect();
         if let Some(table) = tables.get_mut(&name) {
             table.partition_by = Some(partitioning.text());
         }

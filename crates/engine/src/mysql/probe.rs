@@ -30,7 +30,11 @@ pub(crate) async fn views_equivalent_to_live(
         .iter()
         .filter_map(|(name, want)| {
             let have = live.views.get(name)?;
-            (have.definition != want.definition).then_some((name, want.definition.as_str(), have.definition.as_str()))
+            (have.definition != want.definition).then_some((
+                name,
+                want.definition.as_str(),
+                have.definition.as_str(),
+            ))
         })
         .collect();
     if differing.is_empty() {
