@@ -372,6 +372,13 @@ fn rewrite_node(dialect: Dialect, e: &mut Expr) {
         Expr::Identifier(ident) => unquote(dialect, ident),
         Expr::CompoundIdentifier(idents) => idents.iter_mut().for_each(|i| unquote(dialect, i)),
         Expr::Function(f) => {
+            // `public.f(x)` is `f(x)`: a dump qualifies every function (its `search_path` is
+            // empty) where the catalog, read with `public` on the path, does not.
+            let public = matches!(f.name.0.as_slice(),
+                [ObjectNamePart::Identifier(schema), _] if schema.value.eq_ignore_ascii_case("public"));
+            if dialect == Dialect::Postgres && public {
+                f.name.0.remove(0);
+            }
             if let [ObjectNamePart::Identifier(ident)] = f.name.0.as_mut_slice() {
                 if ident.quote_style.is_none() {
                     ident.value = ident.value.to_ascii_lowercase();
