@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+mod constraint;
 mod domain;
+mod index;
 mod keyed;
 mod mysql;
 mod name;
@@ -19,7 +21,11 @@ mod security;
 mod sequence;
 mod value;
 
+pub use constraint::{
+    CheckConstraint, ForeignKey, ForeignKeyOptions, PrimaryKey, ReferentialAction, UniqueConstraint,
+};
 pub use domain::Domain;
+pub use index::{Index, IndexPart, IndexTarget};
 pub use keyed::Keyed;
 pub use mysql::{Event, StoredRoutine, StoredRoutineKind, ViewOptions};
 pub use name::QualifiedName;
@@ -334,153 +340,6 @@ pub enum DataType {
         /// Its parameters, as written.
         params: Vec<String>,
     },
-}
-
-/// A PRIMARY KEY constraint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PrimaryKey {
-    /// The constraint name (PostgreSQL `<table>_pkey` by default; MySQL always `PRIMARY`).
-    pub name: String,
-    /// The key columns in order.
-    pub columns: Vec<String>,
-}
-
-/// A UNIQUE constraint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UniqueConstraint {
-    /// The constraint name.
-    pub name: String,
-    /// The columns in order.
-    pub columns: Vec<String>,
-}
-
-/// A CHECK constraint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckConstraint {
-    /// The constraint name.
-    pub name: String,
-    /// The boolean expression, normalized.
-    pub expression: String,
-}
-
-/// What a foreign key does when the referenced row changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReferentialAction {
-    /// `NO ACTION` (the default).
-    #[default]
-    NoAction,
-    /// `RESTRICT`.
-    Restrict,
-    /// `CASCADE`.
-    Cascade,
-    /// `SET NULL`.
-    SetNull,
-    /// `SET DEFAULT`.
-    SetDefault,
-}
-
-/// A (possibly composite) FOREIGN KEY.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ForeignKey {
-    /// The constraint name.
-    pub name: String,
-    /// Referencing columns, in order.
-    pub columns: Vec<String>,
-    /// The referenced table.
-    pub referenced_table: QualifiedName,
-    /// Referenced columns, in the same order.
-    pub referenced_columns: Vec<String>,
-    /// ON DELETE.
-    pub on_delete: ReferentialAction,
-    /// ON UPDATE.
-    pub on_update: ReferentialAction,
-    /// PostgreSQL `MATCH FULL` and deferral; absent from the JSON when all are defaults.
-    #[serde(default, skip_serializing_if = "ForeignKeyOptions::is_default")]
-    pub options: ForeignKeyOptions,
-}
-
-/// A PostgreSQL foreign key's options other than its actions, as `pg_constraint` keeps them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ForeignKeyOptions {
-    /// `MATCH FULL` (`confmatchtype = 'f'`): a row with some key columns NULL must have all NULL.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub match_full: bool,
-    /// `DEFERRABLE` (`condeferrable`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub deferrable: bool,
-    /// `INITIALLY DEFERRED` (`condeferred`); only a deferrable key has it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub initially_deferred: bool,
-}
-
-impl ForeignKeyOptions {
-    /// Whether every option is the default (`MATCH SIMPLE NOT DEFERRABLE`).
-    pub fn is_default(&self) -> bool {
-        *self == ForeignKeyOptions::default()
-    }
-}
-
-/// An index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Index {
-    /// The index name.
-    pub name: String,
-    /// Whether it is UNIQUE.
-    pub unique: bool,
-    /// The indexed parts in order.
-    pub parts: Vec<IndexPart>,
-    /// PostgreSQL partial-index predicate, normalized.
-    pub predicate: Option<String>,
-    /// The access method when not the default (`btree`), e.g. `gin`, `hash`.
-    pub method: Option<String>,
-    /// PostgreSQL `INCLUDE (…)`: columns stored in the index but not part of its key.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub include: Vec<String>,
-    /// PostgreSQL 15 `NULLS NOT DISTINCT` on a unique index.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub nulls_not_distinct: bool,
-    /// PostgreSQL storage parameters (`WITH (fillfactor=70)`) as `pg_class.reloptions` holds
-    /// them, `name=value`, sorted by name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub storage: Vec<String>,
-}
-
-/// One element of an index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IndexPart {
-    /// A column or an expression.
-    pub target: IndexTarget,
-    /// DESC order.
-    pub descending: bool,
-    /// MySQL prefix length in characters.
-    pub prefix_length: Option<u32>,
-    /// PostgreSQL operator class when not the type's default (`text_pattern_ops`); qualified
-    /// when it lives outside `pg_catalog`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opclass: Option<String>,
-    /// PostgreSQL `NULLS FIRST` (`true`) or `NULLS LAST` (`false`), only where it is not the
-    /// default for the direction (last ascending, first descending): one spelling per order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nulls_first: Option<bool>,
-}
-
-impl IndexPart {
-    /// The explicit nulls order a part needs, from what was written: `None` where it is the
-    /// direction's default, so `ASC NULLS LAST` and `ASC` read alike.
-    pub fn nulls_order(descending: bool, nulls_first: Option<bool>) -> Option<bool> {
-        nulls_first.filter(|first| *first != descending)
-    }
-}
-
-/// What an index part indexes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IndexTarget {
-    /// A column by name.
-    Column(String),
-    /// An expression, normalized.
-    Expression(String),
 }
 
 /// Rows a table owns, identified by key columns. Values reach plans but never status.
