@@ -399,7 +399,7 @@ CREATE TABLE `payment` (
   PRIMARY KEY (`payment_id`),
   KEY `idx_fk_customer_id` (`customer_id`),
   KEY `idx_fk_rental_id` (`rental_id`),
-  KEY `idx_fk_staff_id` (`staff_id`),
+  KEY `idx_fk_staff_id` (`staff_id`) COMMENT 'who took the payment',
   CONSTRAINT `fk_payment_customer` FOREIGN KEY (`customer_id`) REFERENCES `customer` (`customer_id`) ON UPDATE CASCADE,
   CONSTRAINT `fk_payment_rental` FOREIGN KEY (`rental_id`) REFERENCES `rental` (`rental_id`) ON DELETE SET NULL ON UPDATE CASCADE,
   CONSTRAINT `fk_payment_staff` FOREIGN KEY (`staff_id`) REFERENCES `staff` (`staff_id`) ON UPDATE CASCADE
@@ -463,6 +463,44 @@ DELIMITER ;
 /*!50003 SET character_set_client  = @saved_cs_client */ ;
 /*!50003 SET character_set_results = @saved_cs_results */ ;
 /*!50003 SET collation_connection  = @saved_col_connection */ ;
+
+--
+-- Table structure for table `rental_archive`
+--
+
+DROP TABLE IF EXISTS `rental_archive`;
+/*!40101 SET @saved_cs_client     = @@character_set_client */;
+/*!40101 SET character_set_client = utf8mb4 */;
+CREATE TABLE `rental_archive` (
+  `rental_id` int(11) NOT NULL,
+  `rental_date` datetime NOT NULL,
+  `customer_id` smallint(5) unsigned NOT NULL,
+  `amount` decimal(5,2) DEFAULT NULL,
+  `archived_at` timestamp(3) NOT NULL DEFAULT current_timestamp(3) ON UPDATE current_timestamp(3),
+  PRIMARY KEY (`rental_id`,`rental_date`),
+  KEY `idx_customer_id` (`customer_id`) COMMENT 'per-customer history'
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci COMMENT='Closed rentals by year'
+ PARTITION BY RANGE (year(`rental_date`))
+(PARTITION `p2023` VALUES LESS THAN (2024) ENGINE = InnoDB,
+ PARTITION `p2024` VALUES LESS THAN (2025) ENGINE = InnoDB,
+ PARTITION `pmax` VALUES LESS THAN MAXVALUE ENGINE = InnoDB);
+/*!40101 SET character_set_client = @saved_cs_client */;
+
+--
+-- Table structure for table `rental_by_store`
+--
+
+DROP TABLE IF EXISTS `rental_by_store`;
+/*!40101 SET @saved_cs_client     = @@character_set_client */;
+/*!40101 SET character_set_client = utf8mb4 */;
+CREATE TABLE `rental_by_store` (
+  `store_id` tinyint(3) unsigned NOT NULL,
+  `rental_id` int(11) NOT NULL,
+  PRIMARY KEY (`store_id`,`rental_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci
+ PARTITION BY KEY (`store_id`)
+PARTITIONS 4;
+/*!40101 SET character_set_client = @saved_cs_client */;
 
 --
 -- Temporary table structure for view `sales_by_store`
@@ -609,7 +647,7 @@ DELIMITER ;;
 /*!50003 SET sql_mode              = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION' */ ;;
 /*!50003 SET @saved_time_zone      = @@time_zone */ ;;
 /*!50003 SET time_zone             = 'SYSTEM' */ ;;
-/*!50106 CREATE*/ /*!50117 DEFINER=`app`@`%`*/ /*!50106 EVENT `refresh_film_text` ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS '2026-12-06 06:18:11' ON COMPLETION NOT PRESERVE DISABLE DO UPDATE film_text JOIN film USING (film_id) SET film_text.title = film.title WHERE film_text.title <> film.title 
+/*!50106 CREATE*/ /*!50117 DEFINER=`app`@`%`*/ /*!50106 EVENT `refresh_film_text` ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS '2026-12-06 06:37:24' ON COMPLETION NOT PRESERVE DISABLE DO UPDATE film_text JOIN film USING (film_id) SET film_text.title = film.title WHERE film_text.title <> film.title 
 */ ;;
 /*!50003 SET time_zone             = @saved_time_zone */ ;;
 /*!50003 SET sql_mode              = @saved_sql_mode */ ;;
@@ -932,4 +970,4 @@ DELIMITER ;
 /*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;
 /*!40111 SET SQL_NOTES=@OLD_SQL_NOTES */;
 
--- Dump completed on 2026-12-06  6:18:11
+-- Dump completed on 2026-12-06  6:37:24
