@@ -530,19 +530,15 @@ fn a_protected_parent_refuses_a_plan_that_detaches_or_attaches_its_partitions() 
 }
 
 #[test]
-fn mysql_partitioning_stays_refused() {
+fn mysql_partitioning_is_read_and_only_a_mysql_clause_is_taken_from_hcl() {
+    // MySQL's partitioning is modelled as one canonical clause (tests/read_mysql_partitions.rs).
     let text = "CREATE TABLE t (id int NOT NULL, at date NOT NULL) PARTITION BY RANGE (YEAR(at)) (PARTITION p0 VALUES LESS THAN (2025), PARTITION p1 VALUES LESS THAN MAXVALUE);";
-    let err = parse_document(Dialect::Mysql, "my.sql", text)
-        .map(|_| ())
-        .expect_err("refused");
-    assert!(
-        err.to_string().contains("my.sql:1:1")
-            && err.to_string().contains("MySQL partitioning is not modelled"),
-        "{err}"
-    );
+    let doc = parse_document(Dialect::Mysql, "my.sql", text).expect("reads");
+    let t = doc.schema.tables.values().next().expect("a table");
+    assert!(t.partition_by.as_deref().is_some_and(|p| p.starts_with("PARTITION BY RANGE")));
     let hcl = "table \"t\" {\n  partition_by = \"RANGE (id)\"\n  column \"id\" {\n    type = int\n  }\n}\n";
     let err = ptah_schema::read::hcl::parse(Dialect::Mysql, "schema.hcl", hcl).expect_err("refused");
-    assert!(err.to_string().contains("partitioning on MySQL"), "{err}");
+    assert!(err.to_string().contains("PARTITION BY"), "{err}");
 }
 
 #[test]
