@@ -39,6 +39,9 @@ impl Reader {
     }
 
     pub(super) fn create_index(&mut self, create: CreateIndex, at: Location) -> Result<(), ReadError> {
+        if self.dialect == Dialect::Mysql && !create.index_options.is_empty() {
+            return self.mysql_create_index(create, at);
+        }
         let postgres = self.dialect == Dialect::Postgres;
         if !create.index_options.is_empty()
             || !create.alter_options.is_empty()

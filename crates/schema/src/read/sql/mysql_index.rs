@@ -8,7 +8,7 @@
 //! - A `COMMENT` goes to [`crate::model::Table::index_comments`]; a UNIQUE key with a comment is
 //!   held as a unique index (an `index` block with `unique = true`), as the inspector reads it.
 
-use sqlparser::ast::{Ident, IndexColumn, IndexOption, IndexType};
+use sqlparser::ast::{CreateIndex, Ident, IndexColumn, IndexOption, IndexType, ObjectNamePart};
 
 use crate::model::QualifiedName;
 
@@ -71,6 +71,33 @@ impl Reader {
             t.index_comments.insert(name, comment);
         }
         Ok(())
+    }
+}
+
+impl Reader {
+    /// MySQL `CREATE [UNIQUE] INDEX i ON t (…) [USING …] [COMMENT '…']`: as the same key inline.
+    pub(super) fn mysql_create_index(&mut self, create: CreateIndex, at: Location) -> Result<(), ReadError> {
+        let plain = create.alter_options.is_empty()
+            && create.include.is_empty()
+            && create.nulls_distinct.is_none()
+            && create.with.is_empty()
+            && create.predicate.is_none();
+        let name = match create.name.as_ref().map(|n| n.0.as_slice()) {
+            Some([ObjectNamePart::Identifier(i)]) => i.clone(),
+            _ => return Err(self.unsupported(&at, "CREATE INDEX with index options and no plain name")),
+        };
+        if !plain {
+            return Err(self.unsupported(&at, "CREATE INDEX options (INCLUDE, NULLS DISTINCT, WITH, …)"));
+        }
+        let table = self.qualified(&create.table_name, &at)?;
+        let key = Key {
+            name: Some(&name),
+            using: create.using.as_ref(),
+            options: &create.index_options,
+            columns: &create.columns,
+            unique: create.unique,
+        };
+        self.mysql_keyed_index(&table, key, &at)
     }
 }
 
