@@ -211,3 +211,19 @@ fn a_schedule_computed_from_an_expression_is_refused() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn excluded_routines_and_events_are_left_alone() {
+    let live = read(MY, DUMP).schema;
+    let mut desired = live.clone();
+    desired.stored_routines.clear();
+    desired.events.clear();
+    let options = ptah_schema::PlanOptions {
+        exclude: vec!["get_*".to_owned(), "film_in_stock".to_owned(), "ev_*".to_owned()],
+        ..ptah_schema::PlanOptions::default()
+    };
+    let plan = ptah_schema::plan(&desired, &live, MY, &options).expect("plans");
+    assert!(plan.is_empty(), "{:?}", plan.statements);
+    let all = ptah_schema::plan(&desired, &live, MY, &ptah_schema::PlanOptions::default()).expect("plans");
+    assert_eq!(all.statements.len(), 4, "{:?}", all.statements);
+}

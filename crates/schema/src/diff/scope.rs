@@ -43,6 +43,12 @@ impl ExcludeSet {
         out.views.retain(|name, _| !self.matches(name));
         out.routines.retain(|_, r| !self.matches(&r.name));
         out.triggers.retain(|_, t| !self.matches(&t.table));
+        // MySQL's routines, events and view options, by their own names (namespace `""`).
+        out.stored_routines
+            .retain(|_, r| !self.matches(&QualifiedName::new("", &r.name)));
+        out.events.retain(|name, _| !self.matches(name));
+        out.view_options
+            .retain(|name, _| !self.matches(&QualifiedName::new("", name)));
         Cow::Owned(out)
     }
 }
