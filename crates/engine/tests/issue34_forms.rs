@@ -60,3 +60,28 @@ async fn postgres_reads_back_what_the_reader_reads() {
     }
     assert_eq!(declared.routines, live.routines);
 }
+
+#[tokio::test]
+async fn postgres_refuses_a_modelled_object_that_calls_an_unmodelled_routine() {
+    let db = Fresh::new(Dialect::Postgres, "issue34_dep").await;
+    db.run(
+        "CREATE SCHEMA app;
+CREATE TABLE app.t (n integer);
+CREATE AGGREGATE app.msum(integer) (SFUNC = int4pl, STYPE = integer,
+    MSFUNC = int4pl, MINVFUNC = int4mi, MSTYPE = integer);
+CREATE VIEW app.v AS SELECT app.msum(n) AS total FROM app.t;",
+    )
+    .await;
+    let mut session = db.session().await;
+    let scope =
+        InspectScope::of(&sql::parse(Dialect::Postgres, "s.sql", "CREATE SCHEMA app;").expect("reads"));
+    let refused = inspect(&mut session, &scope).await;
+    session.close().await.expect("close");
+    db.drop().await;
+    let err = refused.expect_err("a view over a moving aggregate is refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("view app.v") && text.contains("app.msum(integer)"),
+        "{text}"
+    );
+}

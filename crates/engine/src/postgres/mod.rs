@@ -3,6 +3,7 @@
 mod aggregates;
 pub(crate) mod cache;
 pub(crate) mod canonical;
+mod dependencies;
 pub(crate) mod domain_probe;
 mod domains;
 pub(crate) mod expressions;
@@ -288,7 +289,8 @@ async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schem
     views::read(client, params, schema).await?;
     security::read(client, params, schema).await?;
     program::read(client, params, schema).await?;
-    aggregates::read(client, params, schema).await
+    aggregates::read(client, params, schema).await?;
+    dependencies::refuse_unmodelled(client, params).await
 }
 
 /// Sets the transaction's `search_path` (empty: the catalog's deparsers qualify every name).
