@@ -535,7 +535,11 @@ fn mysql_partitioning_is_read_and_only_a_mysql_clause_is_taken_from_hcl() {
     let text = "CREATE TABLE t (id int NOT NULL, at date NOT NULL) PARTITION BY RANGE (YEAR(at)) (PARTITION p0 VALUES LESS THAN (2025), PARTITION p1 VALUES LESS THAN MAXVALUE);";
     let doc = parse_document(Dialect::Mysql, "my.sql", text).expect("reads");
     let t = doc.schema.tables.values().next().expect("a table");
-    assert!(t.partition_by.as_deref().is_some_and(|p| p.starts_with("PARTITION BY RANGE")));
+    assert!(
+        t.partition_by
+            .as_deref()
+            .is_some_and(|p| p.starts_with("PARTITION BY RANGE"))
+    );
     let hcl = "table \"t\" {\n  partition_by = \"RANGE (id)\"\n  column \"id\" {\n    type = int\n  }\n}\n";
     let err = ptah_schema::read::hcl::parse(Dialect::Mysql, "schema.hcl", hcl).expect_err("refused");
     assert!(err.to_string().contains("PARTITION BY"), "{err}");

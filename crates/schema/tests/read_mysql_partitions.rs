@@ -41,7 +41,10 @@ fn a_dump_and_a_hand_written_clause_read_the_same() {
         )
     );
     let hashed = read("CREATE TABLE logs (id int) PARTITION BY LINEAR HASH (id) PARTITIONS 3;");
-    assert_eq!(key(&hashed).as_deref(), Some("PARTITION BY LINEAR HASH (`id`) PARTITIONS 3"));
+    assert_eq!(
+        key(&hashed).as_deref(),
+        Some("PARTITION BY LINEAR HASH (`id`) PARTITIONS 3")
+    );
 }
 
 #[test]
@@ -52,7 +55,11 @@ fn a_changed_partitioning_is_refused_by_the_planner() {
         Err(PlanError::PartitionKeyChanged { table, .. }) => assert_eq!(table, "logs"),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    assert!(plan(&live, &live, MY, &PlanOptions::default()).expect("plans").is_empty());
+    assert!(
+        plan(&live, &live, MY, &PlanOptions::default())
+            .expect("plans")
+            .is_empty()
+    );
 }
 
 #[test]

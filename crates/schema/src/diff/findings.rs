@@ -285,7 +285,9 @@ impl SchemaDiff {
             ),
             (
                 DiffCategory::FunctionsModified,
-                self.routines_modified.len() + self.stored_routines_modified.len() + self.events_modified.len(),
+                self.routines_modified.len()
+                    + self.stored_routines_modified.len()
+                    + self.events_modified.len(),
             ),
             (
                 DiffCategory::FunctionsRemoved,

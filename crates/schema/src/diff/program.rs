@@ -131,11 +131,10 @@ fn diff_views(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
     let mut going: BTreeSet<QualifiedName> = BTreeSet::new();
     for (name, have) in &actual.views {
         let reads_changed = actual_reads[name].iter().any(|r| changed_tables.contains(r));
-        let redefined = desired
-            .views
-            .get(name)
-            .is_none_or(|want| want.definition != have.definition || want.materialized != have.materialized)
-            || super::mysql::view_options_differ(desired, actual, &name.name);
+        let redefined =
+            desired.views.get(name).is_none_or(|want| {
+                want.definition != have.definition || want.materialized != have.materialized
+            }) || super::mysql::view_options_differ(desired, actual, &name.name);
         if reads_changed || redefined {
             going.insert(name.clone());
         }

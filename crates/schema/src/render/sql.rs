@@ -79,7 +79,9 @@ impl Sql {
                 }
             }
             // A MySQL default held with its `ON UPDATE` (`normalize::mysql_on_update_default`).
-            DefaultValue::Expression(e) if let Some((default, on_update)) = crate::normalize::mysql_split_on_update(e) => {
+            DefaultValue::Expression(e)
+                if let Some((default, on_update)) = crate::normalize::mysql_split_on_update(e) =>
+            {
                 format!("{} ON UPDATE {on_update}", self.default(&default))
             }
             DefaultValue::Expression(e) => {

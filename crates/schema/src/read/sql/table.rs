@@ -154,7 +154,9 @@ impl Reader {
         for option in def.options {
             let named = option.name.clone();
             match option.option {
-                ColumnOption::OnUpdate(expr) if self.dialect == Dialect::Mysql => on_update = Some(expr.to_string()),
+                ColumnOption::OnUpdate(expr) if self.dialect == Dialect::Mysql => {
+                    on_update = Some(expr.to_string())
+                }
                 ColumnOption::Null => column.nullable = true,
                 ColumnOption::NotNull => column.nullable = false,
                 ColumnOption::Default(expr) if column.default.is_none() => {
@@ -374,7 +376,9 @@ impl Reader {
                 return self.table_constraint(table, TableConstraint::Unique(u), at);
             }
             TableConstraint::Unique(u)
-                if self.dialect == Dialect::Mysql && u.include.is_empty() && u.characteristics.is_none()
+                if self.dialect == Dialect::Mysql
+                    && u.include.is_empty()
+                    && u.characteristics.is_none()
                     && (u.index_type.is_some() || !u.index_options.is_empty()) =>
             {
                 let name = u.name.as_ref().or(u.index_name.as_ref());
@@ -455,7 +459,9 @@ impl Reader {
                 };
                 self.add_check(table, name, &c.expr, at)?;
             }
-            TableConstraint::Index(i) if self.dialect == Dialect::Mysql && i.index_options.is_empty() && i.index_type.is_none() => {
+            TableConstraint::Index(i)
+                if self.dialect == Dialect::Mysql && i.index_options.is_empty() && i.index_type.is_none() =>
+            {
                 self.inline_index(table, i.name.as_ref(), None, &i.columns, at)?;
             }
             TableConstraint::Index(i) if self.dialect == Dialect::Mysql => {

@@ -200,11 +200,14 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
         Some("SECURITY") => Rule::Refuse("SECURITY LABEL (security labels are not modelled)".to_owned()),
         Some("CREATE") => create(dialect, tokens),
         Some("USE") if dialect == Dialect::Mysql => Rule::MysqlDatabase,
-        Some("DROP" | "ALTER") if dialect == Dialect::Mysql && matches!(w(1), Some("DATABASE" | "SCHEMA")) => {
+        Some("DROP" | "ALTER")
+            if dialect == Dialect::Mysql && matches!(w(1), Some("DATABASE" | "SCHEMA")) =>
+        {
             Rule::MysqlDatabase
         }
         Some("DROP")
-            if dialect == Dialect::Mysql && matches!(w(1), Some("FUNCTION" | "PROCEDURE" | "EVENT" | "TRIGGER")) =>
+            if dialect == Dialect::Mysql
+                && matches!(w(1), Some("FUNCTION" | "PROCEDURE" | "EVENT" | "TRIGGER")) =>
         {
             Rule::MysqlDrop
         }
