@@ -68,11 +68,7 @@ SELECT kind, name FROM (
   FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN ns ON ns.oid = c.relnamespace
   JOIN pg_description d ON d.objoid = con.oid AND d.classoid = 'pg_constraint'::regclass
   WHERE con.conparentid = 0
-  UNION ALL
-  SELECT 'comment on a trigger', ns.nspname || '.' || c.relname || '.' || t.tgname
-  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
-  JOIN pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_trigger'::regclass
-  WHERE NOT t.tgisinternal AND t.tgparentid = 0
+
   UNION ALL
   SELECT 'comment on an enum type', ns.nspname || '.' || t.typname
   FROM pg_type t JOIN ns ON ns.oid = t.typnamespace

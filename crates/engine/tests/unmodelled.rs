@@ -61,7 +61,6 @@ CREATE TRIGGER events_touch BEFORE UPDATE ON app.events FOR EACH ROW EXECUTE FUN
             "aggregate: app.total(integer)",
             "column grants: app.orders",
             "comment on a constraint: app.orders.orders_pkey",
-            "comment on a trigger: app.orders.orders_touch",
             "comment on an enum type: app.mood",
             "composite type: app.pair",
             "deferrable key (DEFERRABLE PRIMARY KEY or UNIQUE): app.rooms.rooms_room_key",

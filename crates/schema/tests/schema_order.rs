@@ -52,7 +52,7 @@ fn comments_on_constraints_triggers_and_enum_types_are_refused_by_name_and_on_do
         ),
         (
             "CREATE TABLE t (id int);\nCOMMENT ON TRIGGER tr ON public.t IS 'x';\n",
-            "COMMENT ON TRIGGER tr",
+            "trigger tr on public.t",
         ),
         (
             "CREATE TYPE mood AS ENUM ('ok');\nCOMMENT ON TYPE mood IS 'x';\n",
@@ -83,4 +83,28 @@ fn privileges_on_sequences_and_columns_are_refused_naming_the_object() {
         let e = sql::parse(PG, "g.sql", text).expect_err(text);
         assert!(e.to_string().contains(says), "{e}");
     }
+}
+
+#[test]
+fn a_trigger_comment_is_read_written_and_planned_alone() {
+    const BASE: &str = "CREATE TABLE public.t (id int);\n\
+        CREATE FUNCTION public.f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n\
+        CREATE TRIGGER tr BEFORE INSERT ON public.t FOR EACH ROW EXECUTE FUNCTION public.f();\n";
+    let commented = read(&format!(
+        "{BASE}COMMENT ON TRIGGER tr ON public.t IS 'stamps rows';\n"
+    ));
+    let key = QualifiedName::new("public", "t.tr");
+    assert_eq!(commented.triggers[&key].comment.as_deref(), Some("stamps rows"));
+    let written = ptah_schema::write::hcl::to_hcl(PG, &commented);
+    let back =
+        ptah_schema::read::hcl::parse(PG, "t.hcl", &written).unwrap_or_else(|e| panic!("{e}\n{written}"));
+    assert_eq!(back, commented, "{written}");
+    let plain = read(BASE);
+    let planned =
+        ptah_schema::plan(&commented, &plain, PG, &ptah_schema::PlanOptions::default()).expect("plans");
+    let sql: Vec<&str> = planned.statements.iter().map(|s| s.sql.as_str()).collect();
+    assert_eq!(
+        sql,
+        ["COMMENT ON TRIGGER \"tr\" ON \"public\".\"t\" IS 'stamps rows'"]
+    );
 }

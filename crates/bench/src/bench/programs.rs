@@ -51,6 +51,7 @@ pub fn add(schema: &mut Schema, dialect: Dialect) {
                 table: table.clone(),
                 name,
                 definition,
+                comment: None,
             };
             schema.triggers.insert(trigger.key(), trigger);
         }

@@ -83,6 +83,7 @@ pub(super) async fn triggers(
             definition: mysql_trigger_definition(&name, &timing, &event, &table, &body),
             table: QualifiedName::new("", table),
             name,
+            comment: None,
         };
         out.insert(trigger.key(), trigger);
     }

@@ -60,10 +60,11 @@ pub(crate) use modelled_trigger;
 /// Triggers in scope with their statements.
 const TRIGGERS: &str = concat!(
     r"
-SELECT n.nspname::text, c.relname::text, t.tgname::text, pg_get_triggerdef(t.oid)
+SELECT n.nspname::text, c.relname::text, t.tgname::text, pg_get_triggerdef(t.oid), d.description
 FROM pg_trigger t
 JOIN pg_class c ON c.oid = t.tgrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_description d ON d.objoid = t.oid AND d.classoid = 'pg_trigger'::regclass
 WHERE n.nspname = ANY($1) AND ",
     modelled_trigger!()
 );
@@ -121,6 +122,7 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
             table,
             name: get(&row, 2)?,
             definition: get(&row, 3)?,
+            comment: get(&row, 4)?,
         };
         schema.triggers.insert(trigger.key(), trigger);
     }

@@ -94,10 +94,13 @@ pub(super) fn diff_programs(desired: &Schema, actual: &Schema, d: &mut SchemaDif
     for (key, want) in &desired.triggers {
         match actual.triggers.get(key) {
             None => d.triggers_added.push(want.clone()),
-            Some(have) if have.definition != want.definition => d.triggers_modified.push(TriggerChange {
-                from: have.clone(),
-                to: want.clone(),
-            }),
+            // A comment alone is a change too (planned as `COMMENT ON TRIGGER`, the trigger kept).
+            Some(have) if have.definition != want.definition || have.comment != want.comment => {
+                d.triggers_modified.push(TriggerChange {
+                    from: have.clone(),
+                    to: want.clone(),
+                });
+            }
             Some(_) => {}
         }
     }

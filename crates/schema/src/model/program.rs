@@ -217,6 +217,9 @@ pub struct Trigger {
     /// The whole `CREATE TRIGGER` statement as the server prints it (PostgreSQL
     /// `pg_get_triggerdef` with every name qualified; MySQL rebuilt from `information_schema`).
     pub definition: String,
+    /// PostgreSQL: the trigger's comment (`COMMENT ON TRIGGER … ON …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
 }
 
 impl Trigger {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::sql::Sql;
 use super::{Out, stmt};
-use crate::diff::{DiffCategory as C, SchemaDiff, ViewRebuild, view_order};
+use crate::diff::{DiffCategory as C, SchemaDiff, TriggerChange, ViewRebuild, view_order};
 use crate::model::{Dialect, QualifiedName, Routine, RoutineKind, Trigger, View};
 use crate::plan::{PlannedStatement, Severity};
 
@@ -31,7 +31,7 @@ pub(super) fn drops(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
         );
         out.push(C::TriggersRemoved, s);
     }
-    for c in &diff.triggers_modified {
+    for c in diff.triggers_modified.iter().filter(|c| !comment_only(c)) {
         let s = stmt(
             drop_trigger(sql, &c.from),
             Severity::Warning,
@@ -188,14 +188,24 @@ pub(super) fn creates(diff: &SchemaDiff, sql: Sql, out: &mut Out) {
             "creates a trigger; writes to its table run it from now on",
         );
         out.push(C::TriggersAdded, s);
+        if t.comment.is_some() {
+            out.push(C::TriggersAdded, trigger_comment(sql, t));
+        }
     }
     for c in &diff.triggers_modified {
+        if comment_only(c) {
+            out.push(C::TriggersModified, trigger_comment(sql, &c.to));
+            continue;
+        }
         let s = stmt(
             c.to.definition.clone(),
             Severity::Warning,
             "creates a trigger again with its new definition",
         );
         out.push(C::TriggersModified, s);
+        if c.to.comment.is_some() {
+            out.push(C::TriggersModified, trigger_comment(sql, &c.to));
+        }
     }
     if sql.dialect == Dialect::Mysql {
         super::stored::event_creates(diff, out);
@@ -260,6 +270,28 @@ fn view_comment(sql: Sql, v: &View) -> PlannedStatement {
     stmt(s, Severity::Safe, "sets a view comment")
 }
 
+/// Whether a trigger change is its comment alone: one `COMMENT ON TRIGGER`, no rebuilt trigger.
+fn comment_only(c: &TriggerChange) -> bool {
+    Trigger {
+        comment: c.to.comment.clone(),
+        ..c.from.clone()
+    } == c.to
+}
+
+/// `COMMENT ON TRIGGER name ON table IS …` (PostgreSQL).
+fn trigger_comment(sql: Sql, t: &Trigger) -> PlannedStatement {
+    let text = t
+        .comment
+        .as_deref()
+        .map_or_else(|| "NULL".to_owned(), |c| sql.string(c));
+    let s = format!(
+        "COMMENT ON TRIGGER {} ON {} IS {text}",
+        sql.ident(&t.name),
+        sql.qualified(&t.table)
+    );
+    stmt(s, Severity::Safe, "sets a trigger comment")
+}
+
 fn drop_trigger(sql: Sql, t: &Trigger) -> String {
     match sql.dialect {
         Dialect::Postgres => format!(
@@ -270,7 +302,6 @@ fn drop_trigger(sql: Sql, t: &Trigger) -> String {
         Dialect::Mysql => format!("DROP TRIGGER {}", sql.ident(&t.name)),
     }
 }
-
 
 fn drop_routine(sql: Sql, r: &Routine) -> String {
     let kind = routine_kind(r);

@@ -106,6 +106,9 @@ pub(super) fn write(out: &mut String, dialect: Dialect, schema: &Schema) {
             let _ = writeln!(out, "  schema = schema{}", part(&t.table.schema));
         }
         let _ = writeln!(out, "  on = table{}", part(&t.table.name));
+        if let Some(c) = &t.comment {
+            let _ = writeln!(out, "  comment = {}", quote(c));
+        }
         let _ = writeln!(out, "  as = {}", quote(&t.definition));
         out.push_str("}\n\n");
     }

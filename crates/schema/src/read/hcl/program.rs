@@ -189,11 +189,17 @@ impl Reader<'_> {
             });
         }
         let definition = self.required(&mut attrs, block, "as")?;
+        let comment = match attrs.take("comment") {
+            Some(a) if self.dialect == Dialect::Postgres => Some(self.string(&a.value)?),
+            Some(a) => return Err(self.unsupported(a.span(), "trigger comments on MySQL".to_owned())),
+            None => None,
+        };
         self.done(attrs)?;
         let trigger = Trigger {
             table,
             name,
             definition: Trigger::canonical_definition(&definition),
+            comment,
         };
         self.insert_unique(block, trigger.key(), |s| &mut s.triggers, trigger)
     }

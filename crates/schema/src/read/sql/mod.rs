@@ -187,6 +187,7 @@ impl Reader {
             Rule::Routine => self.create_routine(&pg_program::Source::new(text, &tokens), at),
             Rule::Trigger => self.create_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::RoutineComment => self.comment_routine(&pg_program::Source::new(text, &tokens), at),
+            Rule::TriggerComment => self.comment_trigger(&pg_program::Source::new(text, &tokens), at),
             Rule::Parse => self.parse_tokens(tokens, at),
         }
     }

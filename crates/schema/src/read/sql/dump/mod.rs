@@ -76,6 +76,8 @@ pub(crate) enum Rule {
     Trigger,
     /// PostgreSQL `COMMENT ON FUNCTION|PROCEDURE|ROUTINE|AGGREGATE name(args) IS …`.
     RoutineComment,
+    /// PostgreSQL `COMMENT ON TRIGGER name ON table IS …`.
+    TriggerComment,
     /// Hand it to sqlparser.
     Parse,
 }
@@ -218,10 +220,11 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
         {
             Rule::RoutineComment
         }
+        Some("COMMENT") if dialect == Dialect::Postgres && w(1) == Some("ON") && w(2) == Some("TRIGGER") => {
+            Rule::TriggerComment
+        }
         Some("COMMENT")
-            if dialect == Dialect::Postgres
-                && w(1) == Some("ON")
-                && matches!(w(2), Some("CONSTRAINT" | "TRIGGER")) =>
+            if dialect == Dialect::Postgres && w(1) == Some("ON") && w(2) == Some("CONSTRAINT") =>
         {
             // sqlparser has no such comment object; the refusal names what carries the comment.
             let kind = w(2).unwrap_or_default();
@@ -233,7 +236,7 @@ pub(crate) fn classify(dialect: Dialect, tokens: &[Token]) -> Rule {
                 .map(ToString::to_string)
                 .collect();
             Rule::Refuse(format!(
-                "COMMENT ON {kind} {name} ON {on} (comments on constraints and triggers are not modelled)"
+                "COMMENT ON {kind} {name} ON {on} (comments on constraints are not modelled)"
             ))
         }
         Some("COMMENT") => default_comment(tokens).unwrap_or(Rule::Parse),

@@ -11,7 +11,7 @@ mod settings;
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan};
 
-use crate::model::Trigger;
+use crate::model::{QualifiedName, Trigger};
 
 use super::super::{Location, ReadError};
 use super::Reader;
@@ -183,6 +183,7 @@ impl Reader {
             table,
             name,
             definition: Trigger::canonical_definition(&definition),
+            comment: None,
         };
         let key = trigger.key();
         if self.schema.triggers.contains_key(&key) && !replace {
@@ -193,5 +194,43 @@ impl Reader {
         }
         self.schema.triggers.insert(key, trigger);
         Ok(())
+    }
+
+    /// `COMMENT ON TRIGGER name ON table IS 'text' | NULL`: the trigger must be declared.
+    pub(super) fn comment_trigger(&mut self, src: &Source<'_>, at: Location) -> Result<(), ReadError> {
+        let name = match src.token(3) {
+            Some(Token::Word(w)) => self.ident(&Ident {
+                value: w.value.clone(),
+                quote_style: w.quote_style,
+                span: src.tokens[3].span,
+            }),
+            _ => return Err(self.expected(src, 3, "a trigger name", &at)),
+        };
+        if src.word(4).as_deref() != Some("ON") {
+            return Err(self.expected(src, 4, "ON <table>", &at));
+        }
+        let (table_name, after) = src
+            .name(5)
+            .ok_or_else(|| self.expected(src, 5, "a table name", &at))?;
+        let table = self.qualified(&table_name, &at)?;
+        if src.word(after).as_deref() != Some("IS") || after + 2 != src.tokens.len() {
+            return Err(self.expected(src, after, "IS '<comment>'", &at));
+        }
+        let comment = match src.token(after + 1) {
+            Some(Token::SingleQuotedString(s)) => Some(s.clone()),
+            _ if src.word(after + 1).as_deref() == Some("NULL") => None,
+            _ => return Err(self.expected(src, after + 1, "a string or NULL", &at)),
+        };
+        let key = QualifiedName::new(table.schema.clone(), format!("{}.{name}", table.name));
+        match self.schema.triggers.get_mut(&key) {
+            Some(t) => {
+                t.comment = comment;
+                Ok(())
+            }
+            None => Err(ReadError::BadReference {
+                at,
+                what: format!("trigger {name} on {table}"),
+            }),
+        }
     }
 }

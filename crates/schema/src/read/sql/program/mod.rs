@@ -199,6 +199,7 @@ impl Reader {
             definition: mysql_trigger_definition(&name.name, &timing, &event, &table.name, body),
             table,
             name: name.name,
+            comment: None,
         };
         self.schema.triggers.insert(trigger.key(), trigger);
         Ok(())
