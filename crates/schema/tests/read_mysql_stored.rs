@@ -204,6 +204,22 @@ fn postgres_drops_a_schema_it_creates_next() {
 }
 
 #[test]
+fn starts_current_timestamp_is_a_starts_left_out() {
+    let doc = read(
+        MY,
+        "CREATE EVENT e ON SCHEDULE EVERY 1 HOUR STARTS CURRENT_TIMESTAMP DO SELECT 1;\n\
+         CREATE EVENT f ON SCHEDULE EVERY 1 HOUR STARTS NOW() ENDS '2040-01-01' DO SELECT 1;",
+    );
+    let e = &doc.schema.events[&QualifiedName::new("", "e")];
+    assert_eq!((e.starts.as_deref(), e.body.as_str()), (None, "SELECT 1"));
+    let f = &doc.schema.events[&QualifiedName::new("", "f")];
+    assert_eq!(
+        (f.starts.as_deref(), f.ends.as_deref()),
+        (None, Some("2040-01-01 00:00:00"))
+    );
+}
+
+#[test]
 fn a_schedule_computed_from_an_expression_is_refused() {
     let text = "CREATE EVENT e ON SCHEDULE AT CURRENT_TIMESTAMP + INTERVAL 1 HOUR DO SELECT 1";
     match parse_document(MY, "dump.sql", text) {

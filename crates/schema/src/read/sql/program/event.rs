@@ -4,9 +4,10 @@
 //! inside `DELIMITER ;;`).
 //!
 //! Times are literal strings as `SHOW CREATE EVENT` prints them (`'2030-01-01 00:00:00'`; a date
-//! alone is midnight); a schedule computed from an expression (`CURRENT_TIMESTAMP + INTERVAL 1
-//! HOUR`) is refused by name, because the server stores its value at creation, which no document
-//! can know.
+//! alone is midnight); `STARTS CURRENT_TIMESTAMP` is a `STARTS` left out (the time of creation,
+//! which is not compared); any other time computed from an expression (`CURRENT_TIMESTAMP +
+//! INTERVAL 1 HOUR`) is refused by name, because the server stores its value at creation, which
+//! no document can know.
 
 use sqlparser::tokenizer::Token;
 
@@ -67,7 +68,10 @@ impl Reader {
                 event.schedule = format!("EVERY {value} {unit}");
                 if c.word_at().0.as_deref() == Some("STARTS") {
                     c.i += 1;
-                    event.starts = Some(self.time(&mut c, loc)?);
+                    // `STARTS CURRENT_TIMESTAMP` is what leaving it out means: the time of creation.
+                    if !now(&mut c) {
+                        event.starts = Some(self.time(&mut c, loc)?);
+                    }
                 }
                 if c.word_at().0.as_deref() == Some("ENDS") {
                     c.i += 1;
@@ -153,6 +157,25 @@ impl Reader {
         }
         Ok(())
     }
+}
+
+/// Moves past `CURRENT_TIMESTAMP`, `CURRENT_TIMESTAMP()` or `NOW()` when it stands alone (not
+/// followed by `+ INTERVAL …`), and says whether it did.
+fn now(c: &mut Cursor<'_>) -> bool {
+    let start = c.i;
+    match c.word_at().0.as_deref() {
+        Some("CURRENT_TIMESTAMP" | "NOW") => c.i += 1,
+        _ => return false,
+    }
+    if c.token(&Token::LParen).is_some() && c.token(&Token::RParen).is_none() {
+        c.i = start;
+        return false;
+    }
+    if matches!(c.peek(), Some(Token::Plus | Token::Minus)) {
+        c.i = start;
+        return false;
+    }
+    true
 }
 
 /// `'2030-01-01'` is `'2030-01-01 00:00:00'`, as the server prints a time.
