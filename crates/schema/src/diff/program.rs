@@ -71,13 +71,29 @@ pub struct TriggerChange {
     pub to: Trigger,
 }
 
+/// Whether two routines are the same. An aggregate's result is not part of it: the model reads
+/// none from a document (it follows from the options), and a signature brought to the server's
+/// spelling comes back with the one the catalog prints.
+fn same_routine(have: &Routine, want: &Routine) -> bool {
+    if want.kind == RoutineKind::Aggregate && have.kind == RoutineKind::Aggregate {
+        return Routine {
+            returns: None,
+            ..have.clone()
+        } == Routine {
+            returns: None,
+            ..want.clone()
+        };
+    }
+    have == want
+}
+
 /// Fills the view, routine and trigger parts of `d`; the table parts must be filled already.
 pub(super) fn diff_programs(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
     diff_views(desired, actual, d);
     for (key, want) in &desired.routines {
         match actual.routines.get(key) {
             None => d.routines_added.push(want.clone()),
-            Some(have) if have != want => d.routines_modified.push(RoutineChange {
+            Some(have) if !same_routine(have, want) => d.routines_modified.push(RoutineChange {
                 from: have.clone(),
                 to: want.clone(),
             }),
