@@ -16,6 +16,7 @@ mod mysql;
 mod partition;
 mod postgres;
 mod program;
+mod reuse;
 mod security;
 mod sequence;
 mod severity;
@@ -186,6 +187,8 @@ fn render_tagged(
         sequence::owners(diff, &mut out);
     }
 
+    let reused = reuse::Reused::of(diff);
+    reused.drops(diff, dialect, flavor, &mut out);
     // Indexes: those of new tables, then changed ones (drop + create), then new ones.
     for t in &diff.tables_added {
         for i in t.indexes.values() {
@@ -194,10 +197,16 @@ fn render_tagged(
     }
     for c in &diff.indexes_modified {
         out.push(C::IndexesModified, drop_index(dialect, &c.table, &c.from));
-        out.push(C::IndexesModified, stored::create_index(diff, dialect, &c.table, &c.to));
+        out.push(
+            C::IndexesModified,
+            stored::create_index(diff, dialect, &c.table, &c.to),
+        );
     }
     for c in &diff.indexes_added {
-        out.push(C::IndexesAdded, stored::create_index(diff, dialect, &c.table, &c.index));
+        out.push(
+            C::IndexesAdded,
+            stored::create_index(diff, dialect, &c.table, &c.index),
+        );
     }
     if !pg {
         stored::index_comment_rebuilds(diff, &mut out);
@@ -297,14 +306,18 @@ fn render_tagged(
     for c in diff
         .constraints_removed
         .iter()
-        .filter(|c| !c.constraint.is_foreign_key())
+        .filter(|c| !c.constraint.is_foreign_key() && !reused.constraint(&c.table, c.constraint.name()))
     {
         out.push(
             C::ConstraintsRemoved,
             drop_constraint(dialect, flavor, &c.table, &c.constraint),
         );
     }
-    for c in &diff.indexes_removed {
+    for c in diff
+        .indexes_removed
+        .iter()
+        .filter(|c| !reused.index(&c.table, &c.index.name))
+    {
         out.push(C::IndexesRemoved, drop_index(dialect, &c.table, &c.index));
     }
     for c in &diff.columns_removed {
