@@ -12,11 +12,13 @@
 //! enums. A modified index or constraint is dropped and created again in its own phase.
 
 mod domain;
+mod indexes;
 mod mysql;
 mod partition;
 mod postgres;
 mod program;
 mod reuse;
+mod rows;
 mod security;
 mod sequence;
 mod severity;
@@ -27,9 +29,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{ColumnAspect, Constraint, DiffCategory, Finding, RowChange, SchemaDiff};
-use crate::model::{Dialect, Index, QualifiedName};
+use crate::diff::{ColumnAspect, Constraint, DiffCategory, Finding, SchemaDiff};
+use crate::model::{Dialect, QualifiedName};
 use crate::plan::{PlannedStatement, Severity};
+use indexes::{add_constraint, create_index, drop_constraint, drop_index};
+use rows::{delete_row, insert_row, update_row};
 use sql::Sql;
 
 pub use program::create_routine_statement;
@@ -365,81 +369,4 @@ fn cyclic_foreign_keys(diff: &SchemaDiff) -> Vec<(&QualifiedName, &crate::model:
         }
     }
     out
-}
-
-fn create_index(dialect: Dialect, table: &QualifiedName, i: &Index) -> PlannedStatement {
-    match dialect {
-        Dialect::Postgres => postgres::create_index(table, i),
-        Dialect::Mysql => mysql::create_index(table, i),
-    }
-}
-
-fn drop_index(dialect: Dialect, table: &QualifiedName, i: &Index) -> PlannedStatement {
-    match dialect {
-        Dialect::Postgres => postgres::drop_index(table, i),
-        Dialect::Mysql => mysql::drop_index(table, i),
-    }
-}
-
-fn add_constraint(dialect: Dialect, table: &QualifiedName, c: &Constraint) -> PlannedStatement {
-    match dialect {
-        Dialect::Postgres => postgres::add_constraint(table, c),
-        Dialect::Mysql => mysql::add_constraint(table, c),
-    }
-}
-
-fn drop_constraint(
-    dialect: Dialect,
-    flavor: MysqlFlavor,
-    table: &QualifiedName,
-    c: &Constraint,
-) -> PlannedStatement {
-    match dialect {
-        Dialect::Postgres => postgres::drop_constraint(table, c),
-        Dialect::Mysql => mysql::drop_constraint(table, c, flavor),
-    }
-}
-
-fn insert_row(sql: Sql, r: &RowChange) -> PlannedStatement {
-    let columns: Vec<String> = r.values.iter().map(|(c, _)| sql.ident(c)).collect();
-    let values: Vec<String> = r.values.iter().map(|(_, v)| sql.literal(v)).collect();
-    let text = format!(
-        "INSERT INTO {} ({}) VALUES ({})",
-        sql.qualified(&r.table),
-        columns.join(", "),
-        values.join(", ")
-    );
-    stmt(text, Severity::Safe, "inserts a declared reference row")
-}
-
-fn update_row(sql: Sql, r: &RowChange) -> PlannedStatement {
-    let set: Vec<String> = r
-        .values
-        .iter()
-        .map(|(c, v)| format!("{} = {}", sql.ident(c), sql.literal(v)))
-        .collect();
-    let text = format!(
-        "UPDATE {} SET {} WHERE {}",
-        sql.qualified(&r.table),
-        set.join(", "),
-        sql.key_predicate(&r.key)
-    );
-    stmt(
-        text,
-        Severity::Warning,
-        "overwrites values of a declared reference row",
-    )
-}
-
-fn delete_row(sql: Sql, r: &RowChange) -> PlannedStatement {
-    let text = format!(
-        "DELETE FROM {} WHERE {}",
-        sql.qualified(&r.table),
-        sql.key_predicate(&r.key)
-    );
-    stmt(
-        text,
-        Severity::Destructive,
-        "deletes a reference row no longer declared",
-    )
 }
