@@ -18,10 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sqlparser::ast::{
-    CommentObject, Ident, ObjectName, ObjectNamePart, ObjectType, SchemaName, Spanned, Statement,
-    UserDefinedTypeRepresentation,
-};
+use sqlparser::ast::{Ident, ObjectType, SchemaName, Spanned, Statement, UserDefinedTypeRepresentation};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location as SqlLocation, Token, TokenWithSpan, Tokenizer};
 
@@ -33,12 +30,14 @@ use super::check::{PendingForeignKey, foreign_keys};
 use super::{Document, IgnoreReason, Ignored, Location, ReadError};
 
 mod alter;
+mod comment;
 mod constraint_options;
 mod domain;
 mod dump;
 mod grant;
 mod index;
 mod mysql_index;
+mod names;
 mod options;
 mod partition;
 mod pg_program;
@@ -278,56 +277,6 @@ impl Reader {
         }
     }
 
-    /// An identifier as the server stores it: unquoted names fold to lowercase on PostgreSQL.
-    pub(crate) fn ident(&self, ident: &Ident) -> String {
-        match (self.dialect, ident.quote_style) {
-            (Dialect::Postgres, None) => ident.value.to_lowercase(),
-            _ => ident.value.clone(),
-        }
-    }
-
-    /// A possibly schema-qualified name.
-    pub(crate) fn qualified(&self, name: &ObjectName, at: &Location) -> Result<QualifiedName, ReadError> {
-        let parts: Vec<&Ident> = name
-            .0
-            .iter()
-            .filter_map(|p| match p {
-                ObjectNamePart::Identifier(i) => Some(i),
-                _ => None,
-            })
-            .collect();
-        if parts.len() != name.0.len() {
-            return Err(self.unsupported(at, format!("name {name}")));
-        }
-        match (self.dialect, parts.as_slice()) {
-            (Dialect::Postgres, [n]) => Ok(QualifiedName::new("public", self.ident(n))),
-            (Dialect::Postgres, [s, n]) => Ok(QualifiedName::new(self.ident(s), self.ident(n))),
-            (Dialect::Mysql, [n]) => Ok(QualifiedName::new("", self.ident(n))),
-            _ => Err(self.unsupported(at, format!("qualified name {name}"))),
-        }
-    }
-
-    /// Checks an object's schema: `public`, declared, or implied. A schema whose `CREATE SCHEMA`
-    /// comes later in the document, or never, is implied by the object placed in it and held like
-    /// a declared one (the plan creates it when missing); the server's own schemas are refused.
-    pub(crate) fn check_namespace(&mut self, name: &QualifiedName, at: &Location) -> Result<(), ReadError> {
-        if self.dialect != Dialect::Postgres
-            || name.schema == "public"
-            || self.schema.namespaces.contains(&name.schema)
-        {
-            return Ok(());
-        }
-        if name.schema.starts_with("pg_") || name.schema == "information_schema" {
-            return Err(ReadError::BadReference {
-                at: at.clone(),
-                what: format!("schema {} (the server's own)", name.schema),
-            });
-        }
-        self.schema.namespaces.insert(name.schema.clone());
-        self.implied.insert(name.schema.clone());
-        Ok(())
-    }
-
     fn statement(&mut self, statement: Statement, at: Location) -> Result<(), ReadError> {
         match statement {
             Statement::CreateSchema {
@@ -437,86 +386,5 @@ impl Reader {
                 Err(self.unsupported(&at, format!("statement {}", first_words(&text, 2))))
             }
         }
-    }
-
-    fn comment(
-        &mut self,
-        object_type: CommentObject,
-        object_name: &ObjectName,
-        comment: Option<String>,
-        at: Location,
-    ) -> Result<(), ReadError> {
-        match object_type {
-            CommentObject::Table => {
-                let q = self.qualified(object_name, &at)?;
-                let table = self.table_mut(&q, &at)?;
-                table.comment = comment;
-                Ok(())
-            }
-            CommentObject::Column => {
-                let mut parts = object_name.0.clone();
-                let column = match parts.pop() {
-                    Some(ObjectNamePart::Identifier(c)) => self.ident(&c),
-                    _ => return Err(self.unsupported(&at, format!("column name {object_name}"))),
-                };
-                let q = self.qualified(&ObjectName(parts), &at)?;
-                let table = self.table_mut(&q, &at)?;
-                match table.columns.iter_mut().find(|c| c.name == column) {
-                    Some(c) => {
-                        c.comment = comment;
-                        Ok(())
-                    }
-                    None => Err(ReadError::BadReference {
-                        at,
-                        what: format!("column {column} of {q}"),
-                    }),
-                }
-            }
-            CommentObject::View => self.view_comment(object_name, comment, false, at),
-            CommentObject::Domain => self.domain_comment(object_name, comment, at),
-            // `COMMENT ON TYPE` names a domain too (pg_dump writes DOMAIN, people may not).
-            CommentObject::Type if self.dialect == Dialect::Postgres => {
-                let q = self.qualified(object_name, &at)?;
-                if self.schema.domains.contains_key(&q) {
-                    self.domain_comment(object_name, comment, at)
-                } else if self.schema.enums.contains_key(&q) {
-                    Err(self.unsupported(
-                        &at,
-                        format!("COMMENT ON TYPE {q} (comments on enum types are not modelled)"),
-                    ))
-                } else {
-                    Err(ReadError::BadReference {
-                        at,
-                        what: format!("type {q}"),
-                    })
-                }
-            }
-            CommentObject::Sequence => self.sequence_comment(object_name, comment, at),
-            CommentObject::Index if self.dialect == Dialect::Postgres => {
-                self.index_comment(object_name, comment, at)
-            }
-            CommentObject::MaterializedView => self.view_comment(object_name, comment, true, at),
-            other => Err(self.unsupported(&at, format!("COMMENT ON {other}"))),
-        }
-    }
-
-    pub(crate) fn table_mut(
-        &mut self,
-        q: &QualifiedName,
-        at: &Location,
-    ) -> Result<&mut crate::model::Table, ReadError> {
-        if self.schema.views.contains_key(q) {
-            return Err(self.unsupported(
-                at,
-                format!("{q} is a view: indexes, constraints and column comments on views are not modelled"),
-            ));
-        }
-        self.schema
-            .tables
-            .get_mut(q)
-            .ok_or_else(|| ReadError::BadReference {
-                at: at.clone(),
-                what: format!("table {q}"),
-            })
     }
 }
