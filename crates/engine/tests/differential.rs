@@ -22,7 +22,7 @@ mod inspect_support;
 use ddl_gen::{SchemaSpec, schema_spec};
 use inspect_support::Fresh;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+use proptest::test_runner::{Config, FileFailurePersistence};
 use ptah_engine::{ApplyOptions, Dialect, InspectScope, Session, apply, comparable, inspect, mysql_flavor};
 use ptah_schema::{PlanOptions, Schema};
 
@@ -250,27 +250,11 @@ async fn transition(dialect: Dialect, from: &SchemaSpec, to: &SchemaSpec) -> Res
 }
 
 fn config() -> Config {
-    let cases = match std::env::var("PTAH_DIFFERENTIAL_CASES") {
-        Err(_) => 12,
-        // Zero cases, or a value that does not parse, would pass without testing anything.
-        Ok(v) => match v.parse::<u32>() {
-            Ok(n) if n > 0 => n,
-            _ => panic!("PTAH_DIFFERENTIAL_CASES={v:?}: give a positive number of cases"),
-        },
-    };
-    let rng_seed = std::env::var("PTAH_DIFFERENTIAL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(RngSeed::Random, RngSeed::Fixed);
     Config {
-        cases,
-        rng_seed,
-        // Every shrink step creates databases: keep shrinking short.
-        max_shrink_iters: 48,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
             "tests/differential.proptest-regressions",
         ))),
-        ..Config::default()
+        ..inspect_support::property_config("PTAH_DIFFERENTIAL", 12, 48)
     }
 }
 

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 use inspect_support::Fresh;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 use ptah_engine::{ApplyOptions, Dialect, InspectScope, apply, inspect, mysql_flavor};
 use ptah_schema::{
     CheckConstraint, Column, DataType, DefaultValue, EnumType, ForeignKey, Identity, Index, IndexPart,
@@ -805,25 +805,7 @@ fn describe_difference(desired: &Schema, live: &Schema) -> String {
 }
 
 fn config() -> Config {
-    let cases = match std::env::var("PTAH_ROUNDTRIP_CASES") {
-        Err(_) => 24,
-        // Zero cases, or a value that does not parse, would pass without testing anything.
-        Ok(v) => match v.parse::<u32>() {
-            Ok(n) if n > 0 => n,
-            _ => panic!("PTAH_ROUNDTRIP_CASES={v:?}: give a positive number of cases"),
-        },
-    };
-    let rng_seed = std::env::var("PTAH_ROUNDTRIP_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(RngSeed::Random, RngSeed::Fixed);
-    Config {
-        cases,
-        rng_seed,
-        // Every shrink step creates a database: keep shrinking short.
-        max_shrink_iters: 64,
-        ..Config::default()
-    }
+    inspect_support::property_config("PTAH_ROUNDTRIP", 24, 64)
 }
 
 fn run(dialect: Dialect, spec: &SchemaSpec) -> Result<(), TestCaseError> {

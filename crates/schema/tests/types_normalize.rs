@@ -283,6 +283,12 @@ fn normalizing_is_idempotent_when_a_comment_spans_collapsed_lines() {
 
 #[test]
 fn a_dump_qualified_public_function_is_the_catalog_unqualified_one() {
-    assert_eq!(expression(PG, "public.is_code(VALUE)"), expression(PG, "is_code(value)"));
-    assert_ne!(expression(PG, "app.is_code(VALUE)"), expression(PG, "is_code(value)"));
+    assert_eq!(
+        expression(PG, "public.is_code(VALUE)"),
+        expression(PG, "is_code(value)")
+    );
+    assert_ne!(
+        expression(PG, "app.is_code(VALUE)"),
+        expression(PG, "is_code(value)")
+    );
 }

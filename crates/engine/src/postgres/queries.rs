@@ -73,6 +73,7 @@ LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
 LEFT JOIN LATERAL (
     SELECT s.* FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
     WHERE a.attidentity <> '' AND dep.classid = 'pg_class'::regclass
+      AND dep.refclassid = 'pg_class'::regclass
       AND dep.refobjid = a.attrelid AND dep.refobjsubid = a.attnum AND dep.deptype = 'i'
     LIMIT 1) idseq ON true
 WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)

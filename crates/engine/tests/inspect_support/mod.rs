@@ -140,3 +140,29 @@ pub async fn table_names(session: &mut Session) -> Vec<String> {
         .expect("inspect");
     live.tables.keys().map(ToString::to_string).collect()
 }
+
+/// The proptest configuration of a property test against the real servers: `default` cases
+/// unless the `<prefix>_CASES` variable says otherwise, `<prefix>_SEED` (a u64) to replay a run,
+/// and short shrinking, since every shrink step creates databases.
+pub fn property_config(prefix: &str, default: u32, max_shrink_iters: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let var = format!("{prefix}_CASES");
+    let cases = match std::env::var(&var) {
+        Err(_) => default,
+        // Zero cases, or a value that does not parse, would pass without testing anything.
+        Ok(v) => match v.parse::<u32>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("{var}={v:?}: give a positive number of cases"),
+        },
+    };
+    let rng_seed = std::env::var(format!("{prefix}_SEED"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(RngSeed::Random, RngSeed::Fixed);
+    Config {
+        cases,
+        rng_seed,
+        max_shrink_iters,
+        ..Config::default()
+    }
+}
