@@ -28,7 +28,9 @@ pub(crate) enum Kind {
     Trigger,
 }
 
-type Key = (Kind, String, String);
+/// A verdict's key: the kind, the declared text (with what else the probe depended on) and the
+/// live text.
+pub(crate) type Key = (Kind, String, String);
 
 fn map() -> &'static Mutex<HashMap<Key, bool>> {
     static VERDICTS: OnceLock<Mutex<HashMap<Key, bool>>> = OnceLock::new();

@@ -9,8 +9,8 @@ use ptah_schema::normalize::{domain_check, without_column_text_casts};
 use ptah_schema::{QualifiedName, Schema};
 use tokio_postgres::Client;
 
-use super::cache::{Kind, Verdicts};
-use super::savepoints::{rollback_to, savepoint};
+use super::cache::{Key, Kind, Verdicts};
+use super::savepoints::{self, Differing as _, judge, rollback_to, savepoint};
 use super::{DIALECT, get};
 use crate::Error;
 
@@ -26,8 +26,12 @@ struct Differing {
     live: String,
 }
 
-impl Differing {
-    fn key(&self) -> (Kind, String, String) {
+impl savepoints::Differing for Differing {
+    fn live(&self) -> &str {
+        &self.live
+    }
+
+    fn key(&self) -> Key {
         (
             Kind::DomainCheck,
             format!("{}\n{}", self.base, self.expression),
@@ -87,23 +91,7 @@ pub(crate) async fn canonicalise(
             None => unknown.push(d),
         }
     }
-    if !unknown.is_empty() {
-        client
-            .batch_execute("BEGIN; SET LOCAL search_path = public")
-            .await
-            .map_err(Error::postgres)?;
-        let result = probe_all(client, &unknown).await;
-        client.batch_execute("ROLLBACK").await.map_err(Error::postgres)?;
-        for (d, text) in unknown.into_iter().zip(result?) {
-            let same = text.as_ref() == Some(&d.live);
-            if text.is_some() {
-                verdicts.put(d.key(), same);
-            }
-            if same {
-                equal.push(d);
-            }
-        }
-    }
+    equal.extend(judge(client, verdicts, unknown, probe_all).await?);
     for d in equal {
         if let Some(domain) = desired.domains.get_mut(&d.domain) {
             domain.checks.insert(d.check, d.live);

@@ -4,6 +4,7 @@
 
 use tokio_postgres::Client;
 
+use super::cache::{Key, Verdicts};
 use super::get;
 use crate::Error;
 
@@ -46,4 +47,43 @@ pub(crate) async fn release(client: &Client, name: &str) -> Result<(), Error> {
         .batch_execute(&format!("RELEASE SAVEPOINT {name}"))
         .await
         .map_err(Error::postgres)
+}
+
+/// A hand-written part whose text differs from its live counterpart's.
+pub(crate) trait Differing {
+    /// The verdict's key.
+    fn key(&self) -> Key;
+    /// The live text the server's print must equal.
+    fn live(&self) -> &str;
+}
+
+/// Probes `unknown` with `probe_all` in one transaction that is always rolled back (`public` on
+/// the path), records each verdict the server gave (a part it refused gets none), and returns the
+/// parts it prints exactly as their live text.
+pub(crate) async fn judge<T: Differing>(
+    client: &Client,
+    verdicts: Verdicts,
+    unknown: Vec<T>,
+    probe_all: impl AsyncFnOnce(&Client, &[T]) -> Result<Vec<Option<String>>, Error>,
+) -> Result<Vec<T>, Error> {
+    if unknown.is_empty() {
+        return Ok(unknown);
+    }
+    client
+        .batch_execute("BEGIN; SET LOCAL search_path = public")
+        .await
+        .map_err(Error::postgres)?;
+    let result = probe_all(client, &unknown).await;
+    client.batch_execute("ROLLBACK").await.map_err(Error::postgres)?;
+    let mut equal = Vec::new();
+    for (d, text) in unknown.into_iter().zip(result?) {
+        let same = text.as_deref() == Some(d.live());
+        if text.is_some() {
+            verdicts.put(d.key(), same);
+        }
+        if same {
+            equal.push(d);
+        }
+    }
+    Ok(equal)
 }

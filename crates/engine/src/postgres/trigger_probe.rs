@@ -9,8 +9,8 @@
 use ptah_schema::{QualifiedName, Schema, Trigger};
 use tokio_postgres::Client;
 
-use super::cache::{Kind, Verdicts};
-use super::savepoints::{rollback_to, savepoint};
+use super::cache::{Key, Kind, Verdicts};
+use super::savepoints::{self, Differing as _, judge, rollback_to, savepoint};
 use super::{get, search_path};
 use crate::Error;
 
@@ -25,8 +25,12 @@ struct Differing {
     live: String,
 }
 
-impl Differing {
-    fn key(&self) -> (Kind, String, String) {
+impl savepoints::Differing for Differing {
+    fn live(&self) -> &str {
+        &self.live
+    }
+
+    fn key(&self) -> Key {
         (Kind::Trigger, self.definition.clone(), self.live.clone())
     }
 }
@@ -66,23 +70,7 @@ pub(crate) async fn canonicalise(
             None => unknown.push(d),
         }
     }
-    if !unknown.is_empty() {
-        client
-            .batch_execute("BEGIN; SET LOCAL search_path = public")
-            .await
-            .map_err(Error::postgres)?;
-        let result = probe_all(client, &unknown).await;
-        client.batch_execute("ROLLBACK").await.map_err(Error::postgres)?;
-        for (d, text) in unknown.into_iter().zip(result?) {
-            let same = text.as_ref() == Some(&d.live);
-            if text.is_some() {
-                verdicts.put(d.key(), same);
-            }
-            if same {
-                equal.push(d);
-            }
-        }
-    }
+    equal.extend(judge(client, verdicts, unknown, probe_all).await?);
     for d in equal {
         if let Some(trigger) = desired.triggers.get_mut(&d.key) {
             trigger.definition = d.live;
