@@ -183,3 +183,17 @@ fn every_planned_statement_classifies_at_most_as_severe_as_text_rules() {
         assert!(text >= *planner, "{sql}: text {text:?} < planner {planner:?}");
     }
 }
+
+#[test]
+fn a_mysql_double_dash_at_the_end_is_a_comment_as_on_the_server() {
+    // Found by the schema_classify fuzz target: `--` alone classified as an unknown statement,
+    // while `--\n;\n-- ` (the same halves joined) was all comments.
+    for sql in ["--", "SELECT 1;\n--", "-- "] {
+        assert_eq!(statement_severity(sql, MY).unwrap(), S, "{sql:?}");
+    }
+    let joined = "--\n;\n-- ";
+    assert_eq!(
+        statement_severity(joined, MY).unwrap(),
+        statement_severity("--", MY).unwrap().max(statement_severity("-- ", MY).unwrap())
+    );
+}

@@ -96,7 +96,16 @@ pub(crate) fn statements(sql: &str, dialect: Dialect) -> Result<Vec<Vec<Tok>>, C
         Dialect::Postgres => &pg,
         Dialect::Mysql => &my,
     };
-    let tokens = Tokenizer::new(d, sql)
+    // MySQL ends a `--` comment at whitespace or a control character, and the server's text ends
+    // in one (NUL), so a `--` at the very end is a comment there; sqlparser needs the whitespace.
+    let terminated;
+    let text = if dialect == Dialect::Mysql && sql.ends_with("--") {
+        terminated = format!("{sql}\n");
+        terminated.as_str()
+    } else {
+        sql
+    };
+    let tokens = Tokenizer::new(d, text)
         .tokenize_with_location()
         .map_err(|e| ClassifyError::Tokenize {
             line: e.location.line,
