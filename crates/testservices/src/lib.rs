@@ -9,6 +9,7 @@
 //! Passwords never appear in `Debug` output.
 
 mod envfile;
+mod faultproxy;
 mod secret;
 
 use std::{
@@ -19,6 +20,7 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
+pub use faultproxy::{FaultProxy, proxies};
 pub use secret::{Password, SecretUrl};
 
 /// The command that starts the services; every error message names it.
@@ -53,6 +55,16 @@ pub mod vars {
     pub const REGISTRY_PLAIN: &str = "PTAH_TEST_REGISTRY_PLAIN";
     /// The state directory of the services (data, logs, certificates)
     pub const SERVICES_DIR: &str = "PTAH_SERVICES_DIR";
+    /// `http://127.0.0.1:PORT`: Toxiproxy's HTTP API (the fault proxy)
+    pub const TOXIPROXY_URL: &str = "PTAH_TEST_TOXIPROXY_URL";
+    /// `127.0.0.1:PORT`: PostgreSQL through Toxiproxy (proxy `postgres`)
+    pub const PG_PROXY: &str = "PTAH_TEST_PG_PROXY";
+    /// `127.0.0.1:PORT`: MariaDB through Toxiproxy (proxy `mariadb`)
+    pub const MYSQL_PROXY: &str = "PTAH_TEST_MYSQL_PROXY";
+    /// `127.0.0.1:PORT`: the TLS registry through Toxiproxy (proxy `registry`)
+    pub const REGISTRY_PROXY: &str = "PTAH_TEST_REGISTRY_PROXY";
+    /// `127.0.0.1:PORT`: the plain registry through Toxiproxy (proxy `registry-plain`)
+    pub const REGISTRY_PLAIN_PROXY: &str = "PTAH_TEST_REGISTRY_PLAIN_PROXY";
 }
 
 /// Why the services cannot be used. Every message contains `cargo xtask services up`.
@@ -190,6 +202,8 @@ pub struct TestServices {
     pub plain_registry: String,
     /// The services' state directory, when known.
     pub services_dir: Option<PathBuf>,
+    /// Toxiproxy in front of every service, where the env file has it.
+    pub fault_proxy: Option<FaultProxy>,
 }
 
 impl fmt::Debug for TestServices {
@@ -201,6 +215,7 @@ impl fmt::Debug for TestServices {
             .field("registry", &self.registry)
             .field("plain_registry", &self.plain_registry)
             .field("services_dir", &self.services_dir)
+            .field("fault_proxy", &self.fault_proxy)
             .finish()
     }
 }
@@ -261,7 +276,16 @@ impl TestServices {
             },
             plain_registry: sources.host(vars::REGISTRY_PLAIN)?,
             services_dir: sources.optional(vars::SERVICES_DIR).map(PathBuf::from),
+            fault_proxy: faultproxy::load(&sources)?,
         })
+    }
+
+    /// The fault proxy; panics, naming `cargo xtask services up`, where the env file has none.
+    pub fn require_fault_proxy(&self) -> &FaultProxy {
+        match &self.fault_proxy {
+            Some(proxy) => proxy,
+            None => faultproxy::missing(),
+        }
     }
 }
 
@@ -372,7 +396,7 @@ pub fn unique_name(prefix: &str) -> String {
 mod tests {
     use super::*;
 
-    const FILE: &str = "\
+    pub(crate) const FILE: &str = "\
 # written by cargo xtask services up
 export PTAH_SERVICES_DIR='/var/tmp/ptah-services/abc'
 export PTAH_TEST_PG_URL='postgres://app:pgSECRET1@127.0.0.1:55432/app'
@@ -389,7 +413,7 @@ export PTAH_TEST_REGISTRY_PLAIN='127.0.0.1:55000'
 ";
 
     /// A scratch directory holding an env file and a CA file.
-    fn fixture(name: &str, text: &str) -> PathBuf {
+    pub(crate) fn fixture(name: &str, text: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(unique_name(name));
         std::fs::create_dir_all(&dir).expect("scratch dir");
         let ca = dir.join("ca.pem");
@@ -402,7 +426,7 @@ export PTAH_TEST_REGISTRY_PLAIN='127.0.0.1:55000'
         env
     }
 
-    fn no_env(_: &str) -> Option<String> {
+    pub(crate) fn no_env(_: &str) -> Option<String> {
         None
     }
 

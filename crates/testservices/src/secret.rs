@@ -62,6 +62,21 @@ impl SecretUrl {
         ))
     }
 
+    /// The same URL pointed at another `host:port` (a proxy in front of the server); the
+    /// credentials, database and query string are kept.
+    pub fn via(&self, address: &str) -> Self {
+        let authority_start = self.0.find("://").map_or(0, |i| i + 3);
+        let rest = &self.0[authority_start..];
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let host_start = rest[..authority_end].rfind('@').map_or(0, |at| at + 1);
+        Self(format!(
+            "{}{}{address}{}",
+            &self.0[..authority_start],
+            &rest[..host_start],
+            &rest[authority_end..]
+        ))
+    }
+
     /// Byte range of the password inside the URL, if it has one.
     fn password_range(&self) -> Option<(usize, usize)> {
         let authority_start = self.0.find("://")? + 3;

@@ -9,6 +9,7 @@ use std::fmt;
 use super::{
     Matrix, Minor, PROMETHEUS_VERSION,
     helm::{HELM3_MODULE, HELM4_MODULE},
+    matrix::TOXIPROXY_MODULE,
 };
 
 /// One program this task can build.
@@ -38,11 +39,14 @@ pub enum Component {
     Promtool,
     /// `sigs.k8s.io/kind` (the kind provider; its main package is the module root)
     Kind,
+    /// `github.com/Shopify/toxiproxy/v2/cmd/server` (`components.toxiproxy`): the test services'
+    /// fault proxy
+    ToxiproxyServer,
 }
 
 impl Component {
     /// Every component, in build order (the API tier's two first).
-    pub const ALL: [Component; 12] = [
+    pub const ALL: [Component; 13] = [
         Component::KubeApiserver,
         Component::Etcd,
         Component::KubeControllerManager,
@@ -55,6 +59,7 @@ impl Component {
         Component::Oras,
         Component::Promtool,
         Component::Kind,
+        Component::ToxiproxyServer,
     ];
 
     /// The component's name, as `--only` takes it (`helm4`).
@@ -72,6 +77,7 @@ impl Component {
             Component::Oras => "oras",
             Component::Promtool => "promtool",
             Component::Kind => "kind",
+            Component::ToxiproxyServer => "toxiproxy-server",
         }
     }
 
@@ -91,6 +97,7 @@ impl Component {
             Component::Oras => Group::Oras,
             Component::Promtool => Group::Prometheus,
             Component::Kind => Group::Kind,
+            Component::ToxiproxyServer => Group::Toxiproxy,
             _ => Group::Kubernetes,
         }
     }
@@ -104,6 +111,7 @@ impl Component {
             Component::Oras => "oras.land/oras/cmd/oras".to_owned(),
             Component::Promtool => "github.com/prometheus/prometheus/cmd/promtool".to_owned(),
             Component::Kind => "sigs.k8s.io/kind".to_owned(),
+            Component::ToxiproxyServer => format!("{TOXIPROXY_MODULE}/cmd/server"),
             other => format!("k8s.io/kubernetes/cmd/{}", other.name()),
         }
     }
@@ -125,6 +133,7 @@ pub(super) enum Group {
     Oras,
     Prometheus,
     Kind,
+    Toxiproxy,
 }
 
 impl Group {
@@ -137,6 +146,7 @@ impl Group {
             Group::Oras => "oras.land/oras",
             Group::Prometheus => "github.com/prometheus/prometheus",
             Group::Kind => "sigs.k8s.io/kind",
+            Group::Toxiproxy => TOXIPROXY_MODULE,
         }
     }
 
@@ -152,6 +162,8 @@ impl Group {
             // `~/.cache/ptah-operator/k8s/promtool-v0.316.0/promtool`
             Group::Prometheus => "promtool",
             Group::Kind => "kind",
+            // `~/.cache/ptah-operator/k8s/toxiproxy-v2.12.0/toxiproxy-server`
+            Group::Toxiproxy => "toxiproxy",
         }
     }
 
@@ -164,6 +176,9 @@ impl Group {
             Group::Oras => &matrix.oras,
             Group::Prometheus => PROMETHEUS_VERSION,
             Group::Kind => &matrix.kind,
+            // `Matrix::load` refuses a matrix without the pin; a hand-made one gets a version the
+            // module proxy refuses by name.
+            Group::Toxiproxy => matrix.toxiproxy.as_deref().unwrap_or("unpinned"),
         }
     }
 

@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use super::helm::{HELM3_MODULE, HELM4_MODULE};
 
+/// The Go module `toxiproxy-server` is built from.
+pub const TOXIPROXY_MODULE: &str = "github.com/Shopify/toxiproxy/v2";
+
 /// One row of `minors`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Minor {
@@ -37,6 +40,10 @@ pub struct Matrix {
     pub oras: String,
     /// `sigs.k8s.io/kind` version.
     pub kind: String,
+    /// `github.com/Shopify/toxiproxy/v2` version (`components.toxiproxy`), the test services'
+    /// fault proxy. Optional in [`Matrix::parse`] so that matrices written for other checks need
+    /// not name it; [`Matrix::load`] requires it of the repository's file.
+    pub toxiproxy: Option<String>,
     /// `lastVerified`: the date (YYYY-MM-DD) a matrix run last passed the gate.
     pub last_verified: String,
 }
@@ -46,7 +53,14 @@ impl Matrix {
     pub fn load(root: &Path) -> anyhow::Result<Self> {
         let path = root.join("matrix").join("kubernetes.json");
         let text = fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        Self::parse(&text).with_context(|| format!("in {}", path.display()))
+        let matrix = Self::parse(&text).with_context(|| format!("in {}", path.display()))?;
+        if matrix.toxiproxy.is_none() {
+            bail!(
+                "{}: components.toxiproxy is missing (want {{\"module\": \"{TOXIPROXY_MODULE}\", \"version\": …}})",
+                path.display()
+            );
+        }
+        Ok(matrix)
     }
 
     /// Parses the matrix text.
@@ -87,6 +101,7 @@ impl Matrix {
             helm4: helm_pin(&components["helm4"], "helm4", HELM4_MODULE, "v4.")?,
             oras: str_at(&components["oras"], "version").context("components.oras")?,
             kind: str_at(&components["kind"], "version").context("components.kind")?,
+            toxiproxy: toxiproxy_pin(&components["toxiproxy"])?,
             last_verified: str_at(&json, "lastVerified")?,
         })
     }
@@ -158,6 +173,26 @@ fn helm_pin(component: &Value, key: &str, module: &str, major: &str) -> anyhow::
     Ok(version.to_owned())
 }
 
+/// The optional `components.toxiproxy` pin; when present it must name the v2 module (the
+/// build's package path and version flag depend on it).
+fn toxiproxy_pin(component: &Value) -> anyhow::Result<Option<String>> {
+    if component.is_null() {
+        return Ok(None);
+    }
+    if let Some(named) = component["module"].as_str()
+        && named != TOXIPROXY_MODULE
+    {
+        bail!("components.toxiproxy: module {named} is not {TOXIPROXY_MODULE}");
+    }
+    let version = component["version"]
+        .as_str()
+        .context("components.toxiproxy: `version` is missing or not a string")?;
+    if !version.starts_with("v2.") {
+        bail!("components.toxiproxy: {version} is not a {TOXIPROXY_MODULE} release (v2.x)");
+    }
+    Ok(Some(version.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +211,33 @@ mod tests {
                 .minors
                 .iter()
                 .all(|m| m.kind_node_image == format!("kindest/node:{}", m.version))
+        );
+        assert!(matrix.toxiproxy.as_deref().is_some_and(|v| v.starts_with("v2.")));
+    }
+
+    #[test]
+    fn the_toxiproxy_pin_is_optional_but_must_be_v2_of_its_module() {
+        let with = |toxiproxy: &str| {
+            let text = format!(
+                r#"{{"minors":[{{"minor":"1.1","version":"v1.1.0","etcd":"e","kindNodeImage":"k","k8sOpenapiFeature":"f","default":true}}],
+                "lastVerified":"2026-01-01",
+                "components":{{"helm":{{"version":"v3.0.0"}},"helm4":{{"version":"v4.0.0"}},"oras":{{"version":"o"}},"kind":{{"version":"k"}}{toxiproxy}}}}}"#
+            );
+            Matrix::parse(&text).map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(with("").expect("absent").toxiproxy, None);
+        let pinned = with(r#","toxiproxy":{"module":"github.com/Shopify/toxiproxy/v2","version":"v2.12.0"}"#);
+        assert_eq!(pinned.expect("pinned").toxiproxy.as_deref(), Some("v2.12.0"));
+        let v1 = with(r#","toxiproxy":{"version":"v1.2.1"}"#).expect_err("v1");
+        assert!(
+            v1.contains("v1.2.1 is not a github.com/Shopify/toxiproxy/v2 release"),
+            "{v1}"
+        );
+        let module = with(r#","toxiproxy":{"module":"github.com/Shopify/toxiproxy","version":"v2.1.0"}"#)
+            .expect_err("module");
+        assert!(
+            module.contains("module github.com/Shopify/toxiproxy is not"),
+            "{module}"
         );
     }
 

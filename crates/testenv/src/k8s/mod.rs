@@ -1,5 +1,5 @@
-//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm 3 and 4, oras, promtool and
-//! kind, built from their Go modules and cached outside the clone.
+//! `cargo xtask k8s-bin`: the pinned Kubernetes programs, etcd, helm 3 and 4, oras, promtool,
+//! kind and toxiproxy-server, built from their Go modules and cached outside the clone.
 //!
 //! Each program group gets a generated Go module under `target/k8s-go/<group>-<version>/` (see
 //! [`gomod`]); `go build` runs there under `nice -n 15` with `CGO_ENABLED=0` and `-trimpath`,
@@ -149,6 +149,9 @@ impl Binaries {
                 Group::Helm | Group::Helm4 => step(&format!("{component} reports {version}"), || {
                     helm::check_reports(&dest, &version)
                 })?,
+                Group::Toxiproxy => step(&format!("{component} reports {version}"), || {
+                    check_version(component, &dest, &version)
+                })?,
                 _ => {}
             }
         }
@@ -204,6 +207,18 @@ impl Binaries {
                      -X github.com/prometheus/common/version.Branch=HEAD",
                     version.trim_start_matches('v')
                 )),
+            ),
+            Group::Toxiproxy => (
+                gomod::tool_module(
+                    "ptah.local/toxiproxy-bin",
+                    &upstream,
+                    group.module(),
+                    version,
+                    &[],
+                    &tools,
+                ),
+                // What upstream's release build sets (.goreleaser.yml), so `-version` reports it.
+                Some(format!("-s -w -X {}.Version={version}", group.module())),
             ),
             // kind reports its version from constants of its own source: no -X flags needed.
             Group::Etcd | Group::Oras | Group::Kind => (
@@ -427,5 +442,16 @@ mod tests {
         );
         assert_eq!(Component::Kind.package(), "sigs.k8s.io/kind");
         assert_eq!(Group::Kind.members(), [Component::Kind]);
+        assert_eq!(
+            bins.path(Component::ToxiproxyServer),
+            PathBuf::from(format!(
+                "/cache/toxiproxy-{}/toxiproxy-server",
+                matrix.toxiproxy.as_deref().unwrap_or("none")
+            ))
+        );
+        assert_eq!(
+            Component::ToxiproxyServer.package(),
+            "github.com/Shopify/toxiproxy/v2/cmd/server"
+        );
     }
 }

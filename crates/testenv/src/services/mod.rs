@@ -3,7 +3,8 @@
 //! The servers run as ordinary background processes listening on 127.0.0.1 only, on
 //! non-default ports. Their state (data, pid files, certificates, logs, passwords) lives in a
 //! directory outside the clone, so that a CI clone in any folder works and a fresh clone finds
-//! nothing stale; the workspace only receives `target/services.env`.
+//! nothing stale; the workspace only receives `target/services.env`. Toxiproxy runs in front of
+//! them all (see [`toxiproxy`]).
 
 pub mod apt;
 pub mod envfile;
@@ -14,6 +15,7 @@ pub mod process;
 mod registry;
 pub mod secret;
 pub mod tls;
+mod toxiproxy;
 
 use std::{
     fs,
@@ -86,6 +88,15 @@ struct Config {
         global = true
     )]
     registry_plain_port: u16,
+    /// Toxiproxy's API port on 127.0.0.1; its proxies (PostgreSQL, MariaDB, TLS registry, plain
+    /// registry) take the next four ports.
+    #[arg(
+        long,
+        env = "PTAH_SERVICES_TOXIPROXY_PORT",
+        default_value_t = 58474,
+        global = true
+    )]
+    toxiproxy_port: u16,
 }
 
 /// Runs `cargo xtask services`.
@@ -106,6 +117,10 @@ trait Service {
     fn dir(&self) -> &Path;
     /// The loopback port it listens on.
     fn port(&self) -> u16;
+    /// Every loopback port it listens on (reserved, and checked free before a start).
+    fn ports(&self) -> Vec<u16> {
+        vec![self.port()]
+    }
     /// The program expected in /proc/PID/cmdline of the recorded PID.
     fn program(&self) -> &'static str;
     /// A path that must appear in the recorded process's command line (its data dir or config).
@@ -141,6 +156,17 @@ impl Services {
             Box::new(mariadb::MariaDb::new(&state_dir, config.mysql_port)),
             Box::new(registry::Registry::tls(&state_dir, config.registry_port)),
             Box::new(registry::Registry::plain(&state_dir, config.registry_plain_port)),
+            // Last: it fronts the others.
+            Box::new(toxiproxy::Toxiproxy::new(
+                &state_dir,
+                config.toxiproxy_port,
+                [
+                    config.pg_port,
+                    config.mysql_port,
+                    config.registry_port,
+                    config.registry_plain_port,
+                ],
+            )),
         ];
         Ok(Self {
             state_dir,
@@ -159,7 +185,7 @@ impl Services {
             self.prepare_state_dir()
         })?;
         let _lock = self.lock()?;
-        ports::reserve(&self.all.iter().map(|s| s.port()).collect::<Vec<_>>());
+        ports::reserve(&self.all.iter().flat_map(|s| s.ports()).collect::<Vec<_>>());
         for service in &self.all {
             let label = format!("{} on 127.0.0.1:{}", service.name(), service.port());
             step(&label, || ensure(service.as_ref()))?;
@@ -267,7 +293,7 @@ fn ensure(service: &dyn Service) -> anyhow::Result<()> {
         }
         if recorded_port(dir) != Some(service.port()) {
             // A new port: make sure it is usable before stopping the running instance.
-            process::ensure_port_free(service.port(), service.name())?;
+            ensure_ports_free(service)?;
         }
         eprintln!("    running (pid {pid}) but unhealthy: restarting from scratch");
     }
@@ -275,7 +301,7 @@ fn ensure(service: &dyn Service) -> anyhow::Result<()> {
         eprintln!("    stopping pid {pid} (started from {})", dir.display());
         process::stop(pid, service.stop_signal())?;
     }
-    process::ensure_port_free(service.port(), service.name())?;
+    ensure_ports_free(service)?;
     if dir.exists() {
         fs::remove_dir_all(dir).with_context(|| format!("cannot wipe {}", dir.display()))?;
     }
@@ -292,6 +318,14 @@ fn ensure(service: &dyn Service) -> anyhow::Result<()> {
             service.name(),
             dir.display()
         );
+    }
+    Ok(())
+}
+
+/// Fails, naming the port, when anything listens on one of the service's ports.
+fn ensure_ports_free(service: &dyn Service) -> anyhow::Result<()> {
+    for port in service.ports() {
+        process::ensure_port_free(port, service.name())?;
     }
     Ok(())
 }
