@@ -16,7 +16,7 @@ enum Task {
     Services(services::Args),
     /// Build (or reuse) the pinned Kubernetes programs, etcd, helm 3 and 4, oras and promtool from their Go modules.
     K8sBin(k8s::Args),
-    /// Start, stop or describe a real single-node Kubernetes on loopback (`--tier api|full`).
+    /// Start, stop or describe a real Kubernetes on loopback (`--tier api|full`, `--nodes 2`).
     Cluster(cluster::Args),
     /// Build the workspace's images as OCI layouts, import them into the local cluster and push them.
     Images(images::Args),

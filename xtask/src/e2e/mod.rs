@@ -56,11 +56,15 @@ impl Provider {
         }
     }
 
-    /// What a suite may need (`needs` in the suites file) that this provider offers.
-    fn offers(self, need: &str) -> bool {
+    /// What a suite may need (`needs` in the suites file) that this provider offers, with the
+    /// cluster it provided in `cluster_dir`.
+    fn offers(self, need: &str, cluster_dir: &Path) -> bool {
         match self {
-            // One node: no tainted isolation worker.
-            Provider::Local => need == "full-tier",
+            // The isolation worker when `cluster up --nodes 2` started it (see provide).
+            Provider::Local => {
+                need == "full-tier"
+                    || (need == provide::ISOLATION_WORKER && provide::has_isolation_worker(cluster_dir))
+            }
             Provider::Kind => matches!(need, "full-tier" | "isolation-worker"),
         }
     }
@@ -115,7 +119,7 @@ fn git(root: &Path, args: &[&str]) -> anyhow::Result<String> {
 /// The default minor's local full-tier cluster with the suites' tools and this checkout's images
 /// (what `cargo xtask demo` needs); returns the cluster directory.
 pub fn provide_local(minor: &Minor, matrix: &Matrix, root: &Path) -> anyhow::Result<std::path::PathBuf> {
-    provide::provide(Provider::Local, minor, matrix, root, false, None)
+    provide::provide(Provider::Local, minor, matrix, root, false, None, false)
 }
 
 /// Runs `cargo xtask e2e`.
@@ -170,6 +174,11 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         true => Some(provide::previous_release(&root)?),
         false => None,
     };
+    // A suite that needs the isolation worker makes the local provider start it.
+    let isolation = plan
+        .suites
+        .iter()
+        .any(|s| s.needs.iter().any(|n| n == provide::ISOLATION_WORKER));
     let mut failed = Vec::new();
     for minor in &plan.minors {
         let provided = step(
@@ -182,6 +191,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
                     &root,
                     plan.minors.len() > 1,
                     previous.as_deref(),
+                    isolation,
                 )
             },
         );
@@ -245,7 +255,7 @@ fn run_suite(at: &CellAt<'_>, suite: &Suite, provider: Provider, matrix: &Matrix
         .needs
         .iter()
         .map(String::as_str)
-        .filter(|n| !provider.offers(n))
+        .filter(|n| !provider.offers(n, at.cluster_dir))
         .collect();
     if !missing.is_empty() {
         let reason = format!("the {} provider has no {}", provider.name(), missing.join(", "));

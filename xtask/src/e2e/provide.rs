@@ -9,8 +9,20 @@ use ptah_testenv::k8s::{Matrix, Minor};
 use super::{Provider, kind, run_command};
 use crate::forward;
 
-/// Starts (or keeps) the minor's cluster with every program the suites use, and returns the
-/// directory whose `cluster.json` tests read.
+/// The `needs` of a suite that wants the tainted isolation worker.
+pub const ISOLATION_WORKER: &str = "isolation-worker";
+
+/// Did `cargo xtask cluster up --nodes 2` record a running isolation worker in `cluster_dir`?
+pub fn has_isolation_worker(cluster_dir: &Path) -> bool {
+    std::fs::read_to_string(cluster_dir.join("cluster.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|state| state["isolation"]["nodeName"].is_string())
+}
+
+/// Starts (or keeps) the minor's cluster with every program the suites use (with the local
+/// provider's isolation worker when `isolation`), and returns the directory whose
+/// `cluster.json` tests read.
 pub fn provide(
     provider: Provider,
     minor: &Minor,
@@ -18,6 +30,7 @@ pub fn provide(
     root: &Path,
     fresh: bool,
     previous: Option<&str>,
+    isolation: bool,
 ) -> anyhow::Result<PathBuf> {
     let testenv = |args: &[&str]| {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
@@ -41,7 +54,17 @@ pub fn provide(
             if fresh {
                 testenv(&["cluster", "down"])?;
             }
-            testenv(&["cluster", "up", "--tier", "full", "--kubernetes", &minor.minor])?;
+            let nodes = if isolation { "2" } else { "1" };
+            testenv(&[
+                "cluster",
+                "up",
+                "--tier",
+                "full",
+                "--nodes",
+                nodes,
+                "--kubernetes",
+                &minor.minor,
+            ])?;
             // The registry may have been recreated since the images were last pushed.
             testenv(&["images"])?;
             if let Some(commit) = previous {
@@ -64,4 +87,28 @@ pub fn previous_release(root: &Path) -> anyhow::Result<String> {
         .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned)
         .with_context(|| format!("{} names no 40-hex `commit`", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_isolation_worker_is_offered_only_when_the_cluster_records_it() {
+        let dir = std::env::temp_dir().join(format!("ptah-provide-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        assert!(!has_isolation_worker(&dir), "no cluster.json");
+        std::fs::write(dir.join("cluster.json"), r#"{"tier": "full"}"#).expect("write");
+        assert!(!has_isolation_worker(&dir));
+        assert!(!Provider::Local.offers(ISOLATION_WORKER, &dir));
+        assert!(Provider::Local.offers("full-tier", &dir));
+        std::fs::write(
+            dir.join("cluster.json"),
+            r#"{"tier": "full", "isolation": {"nodeName": "ptah-isolation"}}"#,
+        )
+        .expect("write");
+        assert!(Provider::Local.offers(ISOLATION_WORKER, &dir));
+        assert!(Provider::Kind.offers(ISOLATION_WORKER, Path::new("/nonexistent")));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
 }

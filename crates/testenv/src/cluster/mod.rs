@@ -6,6 +6,10 @@
 //! * `--tier full` (T4): plus kube-controller-manager, kube-scheduler and a kubelet (see
 //!   [`node`]), kube-proxy for Services with the `kubernetes` Service's endpoint on the bridge
 //!   gateway (see [`proxy`]), and the pod relay.
+//! * `--nodes 2`: plus the isolation worker, a second kubelet with its own containerd and
+//!   kube-proxy in a network namespace of its own, labelled and tainted for the `data-plane`
+//!   suite (see `isolation`); [`faults`] cuts it off and freezes it. `down` removes it and fails
+//!   when anything of it is left on the host.
 //!
 //! kube-apiserver runs with `--enable-aggregator-routing=true` in both tiers: admission webhooks
 //! behind a Service are called on a Pod IP. `up` restarts a running API server alone (etcd and
@@ -18,6 +22,8 @@
 //! `cargo xtask services`; `up` keeps a healthy cluster of the same version and tier, and `down`
 //! stops whatever was started from this directory, zombies counting as stopped.
 
+pub mod faults;
+mod isolation;
 pub mod kubeconfig;
 mod node;
 pub mod pki;
@@ -61,6 +67,9 @@ enum Action {
         /// `api`: etcd + kube-apiserver; `full`: plus controller manager, scheduler and kubelet.
         #[arg(long, value_enum, default_value_t = Tier::Full)]
         tier: Tier,
+        /// `2` adds the isolation worker (full tier only); `up` never stops a running one.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+        nodes: u8,
     },
     /// Stop everything `up` started and undo its host changes.
     Down,
@@ -119,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let cluster = Cluster::new(&args.config)?;
     match args.action {
-        Action::Up { tier } => cluster.up(tier),
+        Action::Up { tier, nodes } => cluster.up(tier, nodes),
         Action::Down => cluster.down(),
         Action::Status => cluster.status(),
         Action::Relay => cluster.relay(),
@@ -185,6 +194,7 @@ impl Cluster {
                 "--quota-backend-bytes=2147483648".to_owned(),
             ],
             env: Vec::new(),
+            netns: None,
             marker: data,
             timeout: Duration::from_secs(30),
         }
@@ -232,6 +242,7 @@ impl Cluster {
                 "--enable-aggregator-routing=true".to_owned(),
             ],
             env: Vec::new(),
+            netns: None,
             marker: dir,
             timeout: Duration::from_secs(120),
         }
@@ -273,7 +284,10 @@ impl Cluster {
         Ok(file)
     }
 
-    fn up(&self, tier: Tier) -> anyhow::Result<()> {
+    fn up(&self, tier: Tier, nodes: u8) -> anyhow::Result<()> {
+        if nodes > 1 && tier != Tier::Full {
+            bail!("--nodes 2 needs the full tier");
+        }
         let started = Instant::now();
         fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
         let _lock = self.lock()?;
@@ -297,9 +311,16 @@ impl Cluster {
         })?;
 
         let state = self.read_state();
-        let same_version = state
-            .as_ref()
-            .is_some_and(|s| s["version"] == version.as_str() && s["apiserverPort"] == self.apiserver_port);
+        // A PKI written before the isolation worker existed has no certificates for it.
+        let pki_fits = nodes < 2
+            || self
+                .pki()
+                .join(format!("{}.crt", pki::ISOLATION_KUBELET))
+                .is_file();
+        let same_version = pki_fits
+            && state.as_ref().is_some_and(|s| {
+                s["version"] == version.as_str() && s["apiserverPort"] == self.apiserver_port
+            });
         let api_running = self.etcd().running(&self.root).is_some()
             && self.apiserver().running(&self.root).is_some()
             && self.etcd_healthy()
@@ -360,6 +381,10 @@ impl Cluster {
             step("pod relay (API server and test services)", || {
                 relay::up(&self.root, self.apiserver_port)
             })?;
+            if nodes > 1 {
+                isolation::up(self)?;
+                self.write_state(Tier::Full)?;
+            }
         }
         eprintln!(
             "cluster up ({} tier, Kubernetes {version}) in {:.1}s; kubectl --kubeconfig {}",
@@ -415,6 +440,10 @@ impl Cluster {
             "userName": pki::USER_NAME,
             "nodeName": pki::NODE_NAME,
         });
+        let mut state = state;
+        if tier == Tier::Full && isolation::running(self) {
+            state["isolation"] = isolation::state(self);
+        }
         let text = serde_json::to_string_pretty(&state)?;
         fs::write(self.state_file(), text + "\n").context("cannot write cluster.json")
     }
@@ -424,6 +453,7 @@ impl Cluster {
         let mut procs = vec![self.etcd(), self.apiserver()];
         procs.extend(node::procs(self));
         procs.push(proxy::proc(self));
+        procs.extend(isolation::procs(self));
         procs
     }
 
@@ -432,6 +462,7 @@ impl Cluster {
         for proc in self.all_procs().iter().rev() {
             proc.stop()?;
         }
+        isolation::clean_host(self)?;
         node::clean_host(self)?;
         proxy::clean_host(self)
     }
@@ -441,6 +472,17 @@ impl Cluster {
         fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
         let _lock = self.lock()?;
         step("stop the cluster", || self.stop_all())?;
+        step("nothing of the isolation worker is left on the host", || {
+            let left = isolation::inventory::check(self);
+            if left.is_empty() {
+                return Ok(());
+            }
+            bail!(
+                "`down` left {} thing(s) of the isolation worker behind:\n  {}",
+                left.len(),
+                left.join("\n  ")
+            )
+        })?;
         match fs::remove_file(self.state_file()) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
                 return Err(err).context("cannot remove cluster.json");

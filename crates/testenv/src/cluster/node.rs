@@ -34,7 +34,7 @@ pub(crate) const PORTS: [u16; 4] = [
     KUBELET_HEALTHZ_PORT,
 ];
 /// The CNI bridge this node creates (removed by `down`).
-const BRIDGE: &str = "ptahcni0";
+pub(super) const BRIDGE: &str = "ptahcni0";
 /// The pod subnet on that bridge.
 pub(super) const POD_SUBNET: &str = "10.244.77.0/24";
 /// The cgroup (in every v1 hierarchy) under which the kubelet puts pods.
@@ -71,6 +71,7 @@ fn controller_manager(cluster: &Cluster) -> Proc {
             "--profiling=false".to_owned(),
         ],
         env: Vec::new(),
+        netns: None,
         marker: dir,
         timeout: Duration::from_secs(60),
     }
@@ -92,6 +93,7 @@ fn scheduler(cluster: &Cluster) -> Proc {
             "--profiling=false".to_owned(),
         ],
         env: Vec::new(),
+        netns: None,
         marker: dir,
         timeout: Duration::from_secs(60),
     }
@@ -112,6 +114,7 @@ fn containerd(cluster: &Cluster) -> Proc {
         program: PathBuf::from("/usr/bin/containerd"),
         args: vec![format!("--config={}", config.display())],
         env: Vec::new(),
+        netns: None,
         marker: config,
         timeout: Duration::from_secs(30),
     }
@@ -131,6 +134,7 @@ fn kubelet(cluster: &Cluster) -> Proc {
             "--v=1".to_owned(),
         ],
         env: Vec::new(),
+        netns: None,
         marker: dir,
         timeout: Duration::from_secs(90),
     }
@@ -168,7 +172,7 @@ fn write_kubeconfig(cluster: &Cluster, dir: &Path, user: &str, identity: &str) -
 
 /// containerd 1.6 configuration: state under target/cluster, CRI with the local pause image,
 /// `restrict_oom_score_adj` (root lacks CAP_SYS_RESOURCE here), Debian's CNI plugins.
-fn containerd_config(dir: &Path) -> String {
+pub(super) fn containerd_config(dir: &Path) -> String {
     let d = dir.display();
     format!(
         r#"version = 2
@@ -267,7 +271,7 @@ fn ctr(cluster: &Cluster) -> Command {
 }
 
 /// The network namespaces under /run/netns now.
-fn netns_names() -> Vec<String> {
+pub(super) fn netns_names() -> Vec<String> {
     fs::read_dir("/run/netns")
         .map(|entries| {
             entries
@@ -277,8 +281,8 @@ fn netns_names() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Is the node `Ready`?
-fn node_ready(cluster: &Cluster) -> bool {
+/// Is node `name` `Ready`?
+pub(super) fn node_ready(cluster: &Cluster, name: &str) -> bool {
     let pki = cluster.pki();
     let out = Command::new("curl")
         .args(["-sf", "--max-time", "3", "--cacert"])
@@ -287,7 +291,7 @@ fn node_ready(cluster: &Cluster) -> bool {
         .arg(pki.join("admin.crt"))
         .arg("--key")
         .arg(pki.join("admin.key"))
-        .arg(format!("{}/api/v1/nodes/{}", cluster.server(), pki::NODE_NAME))
+        .arg(format!("{}/api/v1/nodes/{name}", cluster.server()))
         .output();
     let Ok(out) = out else { return false };
     let Ok(node) = serde_json::from_slice::<Value>(&out.stdout) else {
@@ -384,7 +388,7 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
     }
     step(&format!("node {} Ready", pki::NODE_NAME), || {
         let started = Instant::now();
-        while !node_ready(cluster) {
+        while !node_ready(cluster, pki::NODE_NAME) {
             if started.elapsed() > Duration::from_secs(120) {
                 bail!(
                     "node {} not Ready after 120s; see {}",
@@ -460,7 +464,7 @@ pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
 }
 
 /// Unmounts every mount point under `root`, deepest first.
-fn unmount_under(root: &Path) -> anyhow::Result<()> {
+pub(super) fn unmount_under(root: &Path) -> anyhow::Result<()> {
     let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
         return Ok(());
     };
@@ -482,7 +486,7 @@ fn unmount_under(root: &Path) -> anyhow::Result<()> {
 }
 
 /// `rmdir` of a cgroup tree, leaves first; a cgroup with processes stays.
-fn remove_empty_cgroups(dir: &Path) {
+pub(super) fn remove_empty_cgroups(dir: &Path) {
     if !dir.is_dir() {
         return;
     }
@@ -497,7 +501,7 @@ fn remove_empty_cgroups(dir: &Path) {
 /// Makes containerd trust the TLS registry of `cargo xtask services` (its CA, via
 /// `certs.d/<host>/hosts.toml`) when the services are up; pods pass its credentials as an
 /// image pull secret.
-fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
+pub(super) fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
     let Ok(services) = ptah_testservices::TestServices::load() else {
         eprintln!("    services not up: no registry to trust (run `cargo xtask services up` first)");
         return Ok(());

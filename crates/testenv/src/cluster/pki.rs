@@ -1,6 +1,6 @@
 //! The cluster's PKI, generated in Rust (rcgen, ECDSA P-256): one CA, the API server's serving
 //! certificate, client certificates for the admin, an unprivileged user, the controller manager,
-//! the scheduler, kube-proxy, the kubelet (client and serving) and the API server's kubelet client, plus the
+//! the scheduler, kube-proxy, the kubelet and the isolation worker's kubelet (client and serving each) and the API server's kubelet client, plus the
 //! service-account signing key pair.
 
 use std::{
@@ -36,6 +36,10 @@ pub const KUBE_PROXY: &str = "kube-proxy";
 pub const KUBELET: &str = "kubelet";
 /// The kubelet's serving certificate.
 pub const KUBELET_SERVING: &str = "kubelet-serving";
+/// The isolation worker's kubelet: `system:node:<isolation node>` in `system:nodes`.
+pub const ISOLATION_KUBELET: &str = "isolation-kubelet";
+/// The isolation worker's kubelet serving certificate.
+pub const ISOLATION_KUBELET_SERVING: &str = "isolation-kubelet-serving";
 /// The service-account signing key (`sa.key`) and its public half (`sa.pub`).
 pub const SERVICE_ACCOUNT: &str = "sa";
 
@@ -44,6 +48,11 @@ pub const USER_NAME: &str = "ptah-test-user";
 /// The node name the kubelet registers as.
 /// `localhost`, so that the API server reaches the loopback-only kubelet by its Hostname address.
 pub const NODE_NAME: &str = "localhost";
+/// The isolation worker's node name (`cargo xtask cluster up --nodes 2`); the API server finds
+/// its kubelet through a line in /etc/hosts (cluster/isolation/net.rs).
+pub const ISOLATION_NODE_NAME: &str = "ptah-isolation";
+/// The isolation worker's address: its end of the veth pair, where its kubelet listens.
+pub const ISOLATION_NODE_IP: &str = "10.244.79.2";
 
 /// One client identity: file name, common name (user), organisations (groups).
 struct Client {
@@ -120,6 +129,12 @@ pub fn write_all(dir: &Path) -> anyhow::Result<()> {
         ],
     )?;
 
+    serving(
+        ISOLATION_KUBELET_SERVING,
+        ISOLATION_NODE_NAME,
+        vec![ISOLATION_NODE_IP.to_owned(), ISOLATION_NODE_NAME.to_owned()],
+    )?;
+
     let clients = [
         Client {
             file: ADMIN,
@@ -149,6 +164,11 @@ pub fn write_all(dir: &Path) -> anyhow::Result<()> {
         Client {
             file: KUBELET,
             user: format!("system:node:{NODE_NAME}"),
+            groups: &["system:nodes"],
+        },
+        Client {
+            file: ISOLATION_KUBELET,
+            user: format!("system:node:{ISOLATION_NODE_NAME}"),
             groups: &["system:nodes"],
         },
         Client {
@@ -230,6 +250,8 @@ mod tests {
             CONTROLLER_MANAGER,
             SCHEDULER,
             KUBE_PROXY,
+            ISOLATION_KUBELET,
+            ISOLATION_KUBELET_SERVING,
         ] {
             let (crt, key) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
             let crt = fs::read_to_string(crt).expect("crt");

@@ -25,6 +25,8 @@ pub(crate) struct Proc {
     pub marker: PathBuf,
     /// How long it may take to become ready.
     pub timeout: Duration,
+    /// The named network namespace (`/run/netns/NAME`) it runs in; `None`: the host's.
+    pub netns: Option<&'static str>,
 }
 
 impl Proc {
@@ -48,20 +50,29 @@ impl Proc {
         let dir = self.dir(root);
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let log = dir.join("log");
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args);
-        let mut env_prefix = Vec::new();
-        for (name, value) in &self.env {
-            env_prefix.push(format!("{name}={value}"));
+        // `spawn_detached` runs `setsid PROGRAM ARGS`; `env` in front carries the variables, and
+        // `nsenter --net` in front of that enters the network namespace alone: the mount
+        // namespace stays the host's (unlike `ip netns exec`), so the volumes a kubelet mounts
+        // are seen by its containerd. Both exec in place, so the PID is the program's.
+        let mut words: Vec<String> = Vec::new();
+        if let Some(netns) = self.netns {
+            words.push("nsenter".to_owned());
+            words.push(format!("--net=/run/netns/{netns}"));
         }
-        // `spawn_detached` runs `setsid PROGRAM ARGS`; `env` in front carries the variables.
-        let pid = if env_prefix.is_empty() {
-            process::spawn_detached(&cmd, &log, &dir)?
-        } else {
-            let mut with_env = Command::new("env");
-            with_env.args(&env_prefix).arg(&self.program).args(&self.args);
-            process::spawn_detached(&with_env, &log, &dir)?
+        if !self.env.is_empty() {
+            words.push("env".to_owned());
+            words.extend(self.env.iter().map(|(name, value)| format!("{name}={value}")));
+        }
+        let mut cmd = match words.split_first() {
+            Some((first, rest)) => {
+                let mut cmd = Command::new(first);
+                cmd.args(rest).arg(&self.program);
+                cmd
+            }
+            None => Command::new(&self.program),
         };
+        cmd.args(&self.args);
+        let pid = process::spawn_detached(&cmd, &log, &dir)?;
         process::wait_ready(self.name, pid, self.timeout, &log, ready)?;
         Ok(pid)
     }

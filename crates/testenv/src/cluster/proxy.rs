@@ -22,7 +22,7 @@ use crate::{
 };
 
 /// kube-proxy's healthz port on 127.0.0.1.
-const HEALTHZ_PORT: u16 = 56256;
+pub(super) const HEALTHZ_PORT: u16 = 56256;
 /// kube-proxy's metrics port on 127.0.0.1.
 const METRICS_PORT: u16 = 56249;
 /// kube-proxy's fixed ports (reserved from the ephemeral range).
@@ -44,6 +44,7 @@ pub(super) fn proc(cluster: &Cluster) -> Proc {
         program: cluster.bins.path(Component::KubeProxy),
         args: vec![format!("--config={}", config.display()), "--v=1".to_owned()],
         env: Vec::new(),
+        netns: None,
         marker: config,
         timeout: Duration::from_secs(60),
     }
@@ -51,7 +52,7 @@ pub(super) fn proc(cluster: &Cluster) -> Proc {
 
 /// KubeProxyConfiguration: iptables mode for the pod subnet, loopback-only health and metrics,
 /// and no sysctl changes (conntrack sizes, `route_localnet`) that `down` would have to undo.
-fn config(kubeconfig: &str, cluster_cidr: &str) -> String {
+pub(super) fn config(kubeconfig: &str, node: &str, cluster_cidr: &str) -> String {
     format!(
         r#"apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
@@ -71,7 +72,6 @@ iptables:
   localhostNodePorts: false
 nodePortAddresses: ["primary"]
 "#,
-        node = pki::NODE_NAME,
     )
 }
 
@@ -109,7 +109,11 @@ pub(super) fn up(cluster: &Cluster, cluster_cidr: &str) -> anyhow::Result<()> {
             )?;
             fs::write(
                 dir.join("config.yaml"),
-                config(&kubeconfig_path.display().to_string(), cluster_cidr),
+                config(
+                    &kubeconfig_path.display().to_string(),
+                    pki::NODE_NAME,
+                    cluster_cidr,
+                ),
             )?;
             proxy.start(&cluster.root, healthy).map(|_| ())
         })?;
@@ -193,7 +197,7 @@ mod tests {
             slice["metadata"]["labels"]["kubernetes.io/service-name"],
             "kubernetes"
         );
-        let text = config("/k", "10.244.77.0/24");
+        let text = config("/k", "localhost", "10.244.77.0/24");
         for line in [
             "mode: iptables",
             "clusterCIDR: 10.244.77.0/24",

@@ -1,0 +1,205 @@
+//! The isolation worker's network against the real nodes: Pods on either node reach a Pod and a
+//! Service on the other, the test services and the API server; the API server reaches the
+//! isolation worker's kubelet (`kubectl logs`, `exec`).
+//!
+//! Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`; ignored otherwise:
+//! `cargo nextest run -p ptah-testenv --run-ignored only --test isolation_network`.
+
+use std::{path::PathBuf, process::Command};
+
+use ptah_testenv::{
+    images::PAUSE_IMAGE,
+    k8s::{Binaries, Component, Matrix},
+    kind::config::ISOLATION_LABEL,
+    step::workspace_root,
+};
+
+struct Kubectl {
+    program: PathBuf,
+    kubeconfig: PathBuf,
+}
+
+impl Kubectl {
+    fn new() -> Self {
+        let root = workspace_root();
+        let dir = root.join("target").join("cluster");
+        let state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("cluster.json")).expect("cluster.json"))
+                .expect("json");
+        let matrix = Matrix::load(&root).expect("matrix");
+        let minor = matrix.select(state["version"].as_str()).expect("minor").clone();
+        let program = Binaries::new(&minor, &matrix)
+            .expect("binaries")
+            .path(Component::Kubectl);
+        assert!(
+            program.is_file(),
+            "{} is missing: cargo xtask k8s-bin --only kubectl",
+            program.display()
+        );
+        Self {
+            program,
+            kubeconfig: dir.join("admin.kubeconfig"),
+        }
+    }
+
+    /// Runs kubectl; panics with its stderr unless it succeeds; returns stdout.
+    fn run(&self, args: &[&str], stdin: Option<&str>) -> String {
+        use std::io::Write;
+        let mut child = Command::new(&self.program)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl");
+        if let Some(mut input) = child.stdin.take() {
+            input.write_all(stdin.unwrap_or("").as_bytes()).expect("stdin");
+        }
+        let out = child.wait_with_output().expect("kubectl");
+        assert!(
+            out.status.success(),
+            "kubectl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// A Pod serving `name` over HTTP on 8080 (busybox httpd from the pause image), on node 1 or on
+/// the isolation worker, with a ClusterIP Service `name`.
+fn web(namespace: &str, name: &str, isolated: bool) -> String {
+    let placement = if isolated {
+        format!(
+            "nodeSelector: {{{ISOLATION_LABEL}: \"true\"}}\n  \
+             tolerations: [{{key: {ISOLATION_LABEL}, operator: Equal, value: \"true\", effect: NoSchedule}}]"
+        )
+    } else {
+        "nodeName: localhost".to_owned()
+    };
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{app: {name}}}}}\n\
+         spec:\n  {placement}\n  automountServiceAccountToken: false\n  \
+         volumes: [{{name: w, emptyDir: {{}}}}]\n  containers:\n  - name: c\n    image: {PAUSE_IMAGE}\n    \
+         imagePullPolicy: Never\n    volumeMounts: [{{name: w, mountPath: /w}}]\n    \
+         command: [/bin/busybox, sh, -c, 'echo {name} > /w/index.html && echo serving && exec /bin/busybox httpd -f -p 8080 -h /w']\n\
+         ---\napiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: {namespace}}}\n\
+         spec: {{selector: {{app: {name}}}, ports: [{{port: 80, targetPort: 8080}}]}}\n"
+    )
+}
+
+#[test]
+#[ignore = "needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`"]
+fn pods_on_both_nodes_reach_each_other_the_services_and_the_api_server() {
+    let kubectl = Kubectl::new();
+    let services = ptah_testservices::TestServices::require();
+    let port = |url: &str| url::Url::parse(url).expect("url").port().expect("port");
+    let db_ports = [
+        port(services.postgres.url.expose()),
+        port(services.mysql.url.expose()),
+    ];
+    let api_port = url::Url::parse(&format!(
+        "https://{}",
+        kubectl
+            .run(
+                &["config", "view", "-o", "jsonpath={.clusters[0].cluster.server}"],
+                None
+            )
+            .trim_start_matches("https://")
+    ))
+    .expect("server")
+    .port()
+    .expect("port");
+    let namespace = format!("isolation-net-{}", std::process::id());
+    kubectl.run(&["create", "namespace", &namespace], None);
+    let manifests = format!(
+        "{}---\n{}",
+        web(&namespace, "web1", false),
+        web(&namespace, "web2", true)
+    );
+    kubectl.run(&["apply", "-f", "-"], Some(&manifests));
+    kubectl.run(
+        &[
+            "-n",
+            &namespace,
+            "wait",
+            "--for=condition=Ready",
+            "pod",
+            "--all",
+            "--timeout=90s",
+        ],
+        None,
+    );
+    let field = |pod: &str, path: &str| {
+        kubectl.run(
+            &["-n", &namespace, "get", pod, "-o", &format!("jsonpath={path}")],
+            None,
+        )
+    };
+    assert_eq!(field("pod/web2", "{.spec.nodeName}"), "ptah-isolation");
+    assert_eq!(field("pod/web1", "{.spec.nodeName}"), "localhost");
+    let targets = [
+        ("pod web1", field("pod/web1", "{.status.podIP}"), 8080, "web1"),
+        ("pod web2", field("pod/web2", "{.status.podIP}"), 8080, "web2"),
+        (
+            "service web1",
+            field("service/web1", "{.spec.clusterIP}"),
+            80,
+            "web1",
+        ),
+        (
+            "service web2",
+            field("service/web2", "{.spec.clusterIP}"),
+            80,
+            "web2",
+        ),
+    ];
+    for from in ["web1", "web2"] {
+        for (what, ip, port, body) in &targets {
+            let got = kubectl.run(
+                &[
+                    "-n",
+                    &namespace,
+                    "exec",
+                    from,
+                    "--",
+                    "/bin/busybox",
+                    "sh",
+                    "-c",
+                    &format!(
+                        "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | /bin/busybox nc -w 5 {ip} {port} | tail -1"
+                    ),
+                ],
+                None,
+            );
+            assert_eq!(got.trim(), *body, "from {from} to {what} ({ip}:{port})");
+        }
+        let mut endpoints: Vec<(String, u16)> =
+            db_ports.iter().map(|p| ("10.244.77.1".to_owned(), *p)).collect();
+        endpoints.push(("10.244.77.1".to_owned(), api_port));
+        endpoints.push(("10.96.0.1".to_owned(), 443));
+        for (ip, port) in endpoints {
+            kubectl.run(
+                &[
+                    "-n",
+                    &namespace,
+                    "exec",
+                    from,
+                    "--",
+                    "/bin/busybox",
+                    "sh",
+                    "-c",
+                    &format!("/bin/busybox nc -w 5 {ip} {port} </dev/null"),
+                ],
+                None,
+            );
+        }
+    }
+    assert!(
+        kubectl
+            .run(&["-n", &namespace, "logs", "web2"], None)
+            .contains("serving")
+    );
+    kubectl.run(&["delete", "namespace", &namespace, "--wait=false"], None);
+}
