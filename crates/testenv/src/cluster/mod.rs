@@ -459,6 +459,7 @@ impl Cluster {
 
     fn stop_all(&self) -> anyhow::Result<()> {
         relay::stop(&self.root)?;
+        isolation::thaw(self);
         for proc in self.all_procs().iter().rev() {
             proc.stop()?;
         }

@@ -123,6 +123,16 @@ pub(super) fn running(cluster: &Cluster) -> bool {
     procs(cluster).iter().all(|p| p.running(&cluster.root).is_some())
 }
 
+/// Resumes a kubelet a test left frozen (`faults`), so that it stops on SIGTERM at once rather
+/// than after the grace period and a SIGKILL.
+pub(super) fn thaw(cluster: &Cluster) {
+    if let Some(pid) = kubelet(cluster).running(&cluster.root) {
+        let _ = Command::new("kill")
+            .args(["-s", "CONT", &pid.to_string()])
+            .output();
+    }
+}
+
 /// The `isolation` object of `cluster.json`, which `cluster::faults` reads.
 pub(super) fn state(cluster: &Cluster) -> Value {
     json!({
