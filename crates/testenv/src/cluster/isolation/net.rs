@@ -15,9 +15,9 @@ use std::{fs, path::Path, process::Command};
 
 use anyhow::Context;
 
-use super::{HOST_IP, NETNS, POD_SUBNET, VETH_HOST};
+use super::{HOST_IP, KUBELET_HEALTHZ_PORT, KUBELET_PORT, NETNS, POD_SUBNET, VETH_HOST};
 use crate::{
-    cluster::{node::BRIDGE, pki, relay::GATEWAY},
+    cluster::{node::BRIDGE, pki, proxy, relay::GATEWAY},
     step::{output, run},
 };
 
@@ -69,8 +69,19 @@ pub(super) fn create() -> anyhow::Result<()> {
         "dev",
         VETH_HOST,
     ]))?;
-    // A new namespace starts with forwarding off; its bridge routes its pods' traffic.
+    // A new namespace starts with forwarding off; its bridge routes its pods' traffic. Its
+    // reserved ports are its own too: keep the node's listening ports out of the ephemeral range,
+    // as `up` does on the host.
+    let mut ports: Vec<String> = [KUBELET_PORT, KUBELET_HEALTHZ_PORT]
+        .into_iter()
+        .chain(proxy::PORTS)
+        .map(|p| p.to_string())
+        .collect();
+    ports.sort();
     run(Command::new("ip").args(["netns", "exec", NETNS, "sysctl", "-qw", "net.ipv4.ip_forward=1"]))?;
+    run(Command::new("ip")
+        .args(["netns", "exec", NETNS, "sysctl", "-qw"])
+        .arg(format!("net.ipv4.ip_local_reserved_ports={}", ports.join(","))))?;
     let hosts = fs::read_to_string(HOSTS).with_context(|| format!("cannot read {HOSTS}"))?;
     fs::write(HOSTS, with_entry(&hosts)).with_context(|| format!("cannot write {HOSTS}"))
 }
