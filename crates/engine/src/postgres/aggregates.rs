@@ -7,13 +7,12 @@
 //! moving-aggregate options are left out here and listed as not managed.
 
 use ptah_schema::{QualifiedName, Routine, RoutineKind, RoutineOptions, Schema, Volatility};
-use tokio_postgres::Client;
 
-use super::{Params, get, query};
+use super::{get, pipeline::Pipeline};
 use crate::Error;
 
 /// Plain aggregates in scope, except extension members.
-const AGGREGATES: &str = r"
+pub(super) const AGGREGATES: &str = r"
 SELECT n.nspname::text, p.proname::text,
        pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid),
        a.aggtransfn::regproc::text, format_type(a.aggtranstype, NULL), a.aggtransspace,
@@ -38,8 +37,8 @@ WHERE n.nspname = ANY($1) AND p.prokind = 'a' AND a.aggkind = 'n' AND a.aggmtran
                   WHERE x.classid = 'pg_proc'::regclass AND x.objid = p.oid AND x.deptype = 'e')";
 
 /// Reads aggregates into `schema`; the caller has emptied `search_path`.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, AGGREGATES, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(AGGREGATES).await? {
         let mut options: Vec<(String, Option<String>)> = vec![
             ("SFUNC".to_owned(), Some(get(&row, 4)?)),
             ("STYPE".to_owned(), Some(get(&row, 5)?)),

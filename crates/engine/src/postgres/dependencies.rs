@@ -4,15 +4,13 @@
 //! a plan made from the inspected schema would fail on an empty database; inspection refuses
 //! instead, naming both.
 
-use tokio_postgres::Client;
-
 use super::program::{modelled_routine, modelled_trigger};
-use super::{Params, get, query};
+use super::{get, pipeline::Pipeline};
 use crate::Error;
 
 /// Modelled objects in scope (views' rules, defaults, constraints, modelled triggers and
 /// routines) that depend on a routine outside `pg_catalog`, not an extension's, not modelled.
-const UNMODELLED_DEPENDENCIES: &str = concat!(
+pub(super) const UNMODELLED_DEPENDENCIES: &str = concat!(
     r"
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid),
        pg_describe_object(d.refclassid, d.refobjid, 0)
@@ -51,8 +49,8 @@ LIMIT 1"
 );
 
 /// Refuses the inspection when a modelled object depends on a routine the model does not hold.
-pub(super) async fn refuse_unmodelled(client: &Client, params: &Params<'_>) -> Result<(), Error> {
-    if let Some(row) = query(client, UNMODELLED_DEPENDENCIES, params).await?.first() {
+pub(super) async fn refuse_unmodelled(rows: &mut Pipeline<'_>) -> Result<(), Error> {
+    if let Some(row) = rows.next(UNMODELLED_DEPENDENCIES).await?.first() {
         let object: String = get(row, 0)?;
         let routine: String = get(row, 1)?;
         return Err(Error::Unsupported {

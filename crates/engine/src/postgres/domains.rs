@@ -4,14 +4,13 @@ use std::collections::BTreeMap;
 
 use ptah_schema::normalize::{domain_base, domain_check};
 use ptah_schema::{DataType, Domain, QualifiedName, Schema};
-use tokio_postgres::Client;
 
-use super::{DIALECT, Params, get, queries, query};
+use super::{DIALECT, get, pipeline::Pipeline, queries};
 use crate::{Error, canon};
 
 /// Reads the domains in scope into `schema`.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, queries::DOMAINS, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(queries::DOMAINS).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         let base = domain_base(&get::<String>(&row, 2)?);
         let collation = match (get::<Option<String>>(&row, 3)?, get::<Option<String>>(&row, 4)?) {

@@ -19,7 +19,7 @@ use tokio_postgres::Client;
 
 use super::cache::{Kind, Verdicts};
 use super::savepoints::{release, rollback_to, savepoint, temp_namespace};
-use super::{DIALECT, Params, get, query, read_columns, read_constraints, read_indexes};
+use super::{DIALECT, get, pipeline::Pipeline, queries, read_columns, read_constraints, read_indexes};
 use crate::Error;
 
 /// The temporary table's name; `pg_temp` is private to the session, so no other run sees it.
@@ -338,12 +338,10 @@ fn statements(from: &Table, to: &Table, create: bool) -> Vec<String> {
 
 /// Reads the probe table back with the inspector's own queries.
 async fn read_back(client: &Client, temp: &str) -> Result<Option<Table>, Error> {
-    let rows = query(
-        client,
-        "SELECT format('pg_temp.%I', $1::text)::regclass::oid",
-        &[&PROBE],
-    )
-    .await?;
+    let rows = client
+        .query("SELECT format('pg_temp.%I', $1::text)::regclass::oid", &[&PROBE])
+        .await
+        .map_err(Error::postgres)?;
     let Some(row) = rows.first() else {
         return Ok(None);
     };
@@ -351,9 +349,13 @@ async fn read_back(client: &Client, temp: &str) -> Result<Option<Table>, Error> 
     let mut tables = HashMap::new();
     tables.insert(oid, Table::new(QualifiedName::new(temp, PROBE)));
     let namespaces = vec![temp.to_owned()];
-    let params: Params<'_> = [&namespaces];
-    let attnames = read_columns(client, &params, &mut tables).await?;
-    read_constraints(client, &params, &mut tables).await?;
-    read_indexes(client, &params, &mut tables, &attnames).await?;
+    let mut rows = Pipeline::new(
+        client,
+        &namespaces,
+        &[queries::COLUMNS, queries::CONSTRAINTS, queries::INDEXES],
+    );
+    let attnames = read_columns(&mut rows, &mut tables).await?;
+    read_constraints(&mut rows, &mut tables).await?;
+    read_indexes(&mut rows, &mut tables, &attnames).await?;
     Ok(tables.remove(&oid))
 }

@@ -5,19 +5,17 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ptah_schema::{Index, IndexPart, IndexTarget, Table};
-use tokio_postgres::Client;
 
-use super::{DIALECT, Params, get, queries, query};
+use super::{DIALECT, get, pipeline::Pipeline, queries};
 use crate::{Error, canon};
 
 /// Reads the indexes of `tables` (by oid), naming columns through `attnames`.
 pub(super) async fn read(
-    client: &Client,
-    params: &Params<'_>,
+    rows: &mut Pipeline<'_>,
     tables: &mut HashMap<u32, Table>,
     attnames: &HashMap<u32, BTreeMap<i16, String>>,
 ) -> Result<(), Error> {
-    for row in query(client, queries::INDEXES, params).await? {
+    for row in rows.next(queries::INDEXES).await? {
         let oid: u32 = get(&row, 0)?;
         let Some(table) = tables.get_mut(&oid) else {
             continue;

@@ -10,6 +10,7 @@ pub(crate) mod expressions;
 pub(crate) mod generated;
 mod indexes;
 mod partitions;
+mod pipeline;
 pub(crate) mod policy_probe;
 pub(crate) mod program;
 mod queries;
@@ -31,6 +32,7 @@ use ptah_schema::{
 use tokio_postgres::{Client, Row};
 
 use indexes::read as read_indexes;
+use pipeline::Pipeline;
 
 use crate::{Error, InspectScope, canon};
 
@@ -52,7 +54,7 @@ pub(crate) async fn inspect(client: &Client, scope: &InspectScope) -> Result<Sch
 
 async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
     let mut schema = Schema::default();
-    for row in query(client, queries::NAMESPACES, &[]).await? {
+    for row in query(client, queries::NAMESPACES).await? {
         let name: String = get(&row, 0)?;
         if scope
             .namespaces
@@ -62,10 +64,7 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
             schema.namespaces.insert(name);
         }
     }
-    let namespaces: Vec<String> = schema.namespaces.iter().cloned().collect();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&namespaces];
-
-    for row in query(client, queries::EXTENSIONS, &[]).await? {
+    for row in query(client, queries::EXTENSIONS).await? {
         let name: String = get(&row, 0)?;
         let extension = Extension {
             name: name.clone(),
@@ -74,15 +73,29 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
         };
         schema.extensions.insert(name, extension);
     }
-    domains::read(client, &params, &mut schema).await?;
-    for row in query(client, queries::ENUMS, &params).await? {
+    let namespaces: Vec<String> = schema.namespaces.iter().cloned().collect();
+    let mut rows = Pipeline::new(
+        client,
+        &namespaces,
+        &[
+            queries::DOMAINS,
+            queries::ENUMS,
+            queries::TABLES,
+            queries::COLUMNS,
+            queries::CONSTRAINTS,
+            queries::INDEXES,
+            sequences::SEQUENCES,
+        ],
+    );
+    domains::read(&mut rows, &mut schema).await?;
+    for row in rows.next(queries::ENUMS).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         let values = get(&row, 2)?;
         schema.enums.insert(name.clone(), EnumType { name, values });
     }
 
     let mut tables: HashMap<u32, Table> = HashMap::new();
-    for row in query(client, queries::TABLES, &params).await? {
+    for row in rows.next(queries::TABLES).await? {
         let mut table = Table::new(QualifiedName::new(
             get::<String>(&row, 1)?,
             get::<String>(&row, 2)?,
@@ -90,30 +103,28 @@ async fn read(client: &Client, scope: &InspectScope) -> Result<Schema, Error> {
         table.comment = get(&row, 3)?;
         tables.insert(get(&row, 0)?, table);
     }
-    let attnames = read_columns(client, &params, &mut tables).await?;
-    read_constraints(client, &params, &mut tables).await?;
-    read_indexes(client, &params, &mut tables, &attnames).await?;
+    let attnames = read_columns(&mut rows, &mut tables).await?;
+    read_constraints(&mut rows, &mut tables).await?;
+    read_indexes(&mut rows, &mut tables, &attnames).await?;
     schema.tables = tables.into_values().map(|t| (t.name.clone(), t)).collect();
-    sequences::read(client, &params, &mut schema).await?;
+    sequences::read(&mut rows, &mut schema).await?;
     // Views, policies, routines and triggers are deparsed with every name qualified, as pg_dump
-    // prints them; everything else above reads with `public` on the path.
+    // prints them; everything else above reads with `public` on the path. The path is set
+    // between the two pipelines, so no query of one runs under the other's path.
     search_path(client, "").await?;
-    let qualified = read_qualified(client, &params, &mut schema).await;
+    let qualified = read_qualified(client, &namespaces, &mut schema).await;
     search_path(client, "public").await?;
     qualified?;
     Ok(schema)
 }
 
-type Params<'a> = [&'a (dyn tokio_postgres::types::ToSql + Sync); 1];
-
 /// Fills every table's columns in attribute order; returns each table's attnum → name map.
 async fn read_columns(
-    client: &Client,
-    params: &Params<'_>,
+    rows: &mut Pipeline<'_>,
     tables: &mut HashMap<u32, Table>,
 ) -> Result<HashMap<u32, BTreeMap<i16, String>>, Error> {
     let mut columns: HashMap<u32, BTreeMap<i16, Column>> = HashMap::new();
-    for row in query(client, queries::COLUMNS, params).await? {
+    for row in rows.next(queries::COLUMNS).await? {
         let table: u32 = get(&row, 0)?;
         if !tables.contains_key(&table) {
             continue;
@@ -214,12 +225,8 @@ fn column_type(row: &Row) -> Result<DataType, Error> {
     Ok(canon::data_type(DIALECT, &get::<String>(row, 3)?))
 }
 
-async fn read_constraints(
-    client: &Client,
-    params: &Params<'_>,
-    tables: &mut HashMap<u32, Table>,
-) -> Result<(), Error> {
-    for row in query(client, queries::CONSTRAINTS, params).await? {
+async fn read_constraints(rows: &mut Pipeline<'_>, tables: &mut HashMap<u32, Table>) -> Result<(), Error> {
+    for row in rows.next(queries::CONSTRAINTS).await? {
         let Some(table) = tables.get_mut(&get::<u32>(&row, 0)?) else {
             continue;
         };
@@ -284,13 +291,28 @@ fn action(code: &str) -> ReferentialAction {
     }
 }
 
-async fn read_qualified(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    partitions::read(client, params, schema).await?;
-    views::read(client, params, schema).await?;
-    security::read(client, params, schema).await?;
-    program::read(client, params, schema).await?;
-    aggregates::read(client, params, schema).await?;
-    dependencies::refuse_unmodelled(client, params).await
+async fn read_qualified(client: &Client, namespaces: &[String], schema: &mut Schema) -> Result<(), Error> {
+    let mut rows = Pipeline::new(
+        client,
+        namespaces,
+        &[
+            partitions::PARTITIONING,
+            queries::VIEWS,
+            security::ROW_SECURITY,
+            security::GRANTS,
+            security::POLICIES,
+            program::ROUTINES,
+            program::TRIGGERS,
+            aggregates::AGGREGATES,
+            dependencies::UNMODELLED_DEPENDENCIES,
+        ],
+    );
+    partitions::read(&mut rows, schema).await?;
+    views::read(&mut rows, schema).await?;
+    security::read(&mut rows, schema).await?;
+    program::read(&mut rows, schema).await?;
+    aggregates::read(&mut rows, schema).await?;
+    dependencies::refuse_unmodelled(&mut rows).await
 }
 
 /// Sets the transaction's `search_path` (empty: the catalog's deparsers qualify every name).
@@ -302,12 +324,9 @@ pub(super) async fn search_path(client: &Client, path: &str) -> Result<(), Error
         .map_err(Error::postgres)
 }
 
-async fn query(
-    client: &Client,
-    sql: &str,
-    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-) -> Result<Vec<Row>, Error> {
-    client.query(sql, params).await.map_err(Error::postgres)
+/// A query without parameters, sent typed (no prepare round trip).
+async fn query(client: &Client, sql: &str) -> Result<Vec<Row>, Error> {
+    client.query_typed(sql, &[]).await.map_err(Error::postgres)
 }
 
 fn get<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, Error> {

@@ -8,11 +8,11 @@ use ptah_schema::{
 };
 use tokio_postgres::Client;
 
-use super::{Params, get, query, search_path};
+use super::{get, pipeline::Pipeline, search_path};
 use crate::Error;
 
 /// Partitioned tables and partitions in scope, with their keys, parents and bounds.
-const PARTITIONING: &str = r"
+pub(super) const PARTITIONING: &str = r"
 SELECT n.nspname::text, c.relname::text,
        CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END,
        pn.nspname::text, pc.relname::text,
@@ -26,8 +26,8 @@ WHERE c.relkind IN ('r', 'p') AND (c.relkind = 'p' OR c.relispartition) AND n.ns
 
 /// Reads partitioning into the tables of `schema` (already read); the caller has emptied
 /// `search_path`.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, PARTITIONING, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(PARTITIONING).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         let Some(table) = schema.tables.get_mut(&name) else {
             continue;

@@ -8,9 +8,8 @@
 use ptah_schema::{
     Parallel, QualifiedName, Routine, RoutineKind, RoutineOptions, Schema, Trigger, Volatility,
 };
-use tokio_postgres::Client;
 
-use super::{Params, get, query};
+use super::{get, pipeline::Pipeline};
 use crate::Error;
 
 /// The routines the model holds: functions and procedures without the attributes it has no
@@ -28,7 +27,7 @@ macro_rules! modelled_routine {
 pub(crate) use modelled_routine;
 
 /// Functions and procedures in scope, except extension members and what PostgreSQL creates itself.
-const ROUTINES: &str = concat!(
+pub(super) const ROUTINES: &str = concat!(
     r"
 SELECT n.nspname::text, p.proname::text, p.prokind::text,
        pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid),
@@ -58,7 +57,7 @@ macro_rules! modelled_trigger {
 pub(crate) use modelled_trigger;
 
 /// Triggers in scope with their statements.
-const TRIGGERS: &str = concat!(
+pub(super) const TRIGGERS: &str = concat!(
     r"
 SELECT n.nspname::text, c.relname::text, t.tgname::text, pg_get_triggerdef(t.oid), d.description
 FROM pg_trigger t
@@ -71,8 +70,8 @@ WHERE n.nspname = ANY($1) AND ",
 
 /// Reads routines and triggers into `schema` (whose tables are already read); the caller has
 /// emptied `search_path`.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, ROUTINES, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(ROUTINES).await? {
         let kind = if get::<String>(&row, 2)? == "p" {
             RoutineKind::Procedure
         } else {
@@ -112,7 +111,7 @@ pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Sche
         };
         schema.routines.insert(routine.key(), routine);
     }
-    for row in query(client, TRIGGERS, params).await? {
+    for row in rows.next(TRIGGERS).await? {
         let table = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         // An extension's table is not in the model, and neither are its triggers.
         if !schema.tables.contains_key(&table) {

@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 
 use ptah_schema::{PUBLIC, Policy, PolicyCommand, Privilege, QualifiedName, Schema};
 
-use super::{DIALECT, Params, get, query};
+use super::{DIALECT, get, pipeline::Pipeline};
 use crate::{Error, canon};
 
 /// Tables with row-level security enabled or forced.
-const ROW_SECURITY: &str = r"
+pub(super) const ROW_SECURITY: &str = r"
 SELECT n.nspname::text, c.relname::text, c.relrowsecurity, c.relforcerowsecurity
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -19,7 +19,7 @@ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
   AND (c.relrowsecurity OR c.relforcerowsecurity)";
 
 /// Every table privilege held by a role other than the table's owner (grantee 0 is PUBLIC).
-const GRANTS: &str = r"
+pub(super) const GRANTS: &str = r"
 SELECT n.nspname::text, c.relname::text,
        CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE r.rolname::text END, a.privilege_type, a.is_grantable
 FROM pg_class c
@@ -30,7 +30,7 @@ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)
   AND c.relacl IS NOT NULL AND a.grantee <> c.relowner";
 
 /// Policies with their roles (none: PUBLIC) and expressions as `pg_dump` prints them.
-const POLICIES: &str = r"
+pub(super) const POLICIES: &str = r"
 SELECT n.nspname::text, c.relname::text, p.polname::text, p.polcmd::text, p.polpermissive,
        CASE WHEN 0 = ANY(p.polroles) THEN ARRAY[]::text[]
             ELSE ARRAY(SELECT r.rolname::text FROM pg_roles r WHERE r.oid = ANY(p.polroles)) END,
@@ -42,21 +42,17 @@ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = ANY($1)";
 
 /// Reads the row-level security, grants and policies of the tables in `schema`; the caller has
 /// emptied `search_path`.
-pub(super) async fn read(
-    client: &tokio_postgres::Client,
-    params: &Params<'_>,
-    schema: &mut Schema,
-) -> Result<(), Error> {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
     let name = |row: &tokio_postgres::Row| -> Result<QualifiedName, Error> {
         Ok(QualifiedName::new(get::<String>(row, 0)?, get::<String>(row, 1)?))
     };
-    for row in query(client, ROW_SECURITY, params).await? {
+    for row in rows.next(ROW_SECURITY).await? {
         if let Some(t) = schema.tables.get_mut(&name(&row)?) {
             t.security.row_security = get(&row, 2)?;
             t.security.force_row_security = get(&row, 3)?;
         }
     }
-    for row in query(client, GRANTS, params).await? {
+    for row in rows.next(GRANTS).await? {
         let Some(t) = schema.tables.get_mut(&name(&row)?) else {
             continue;
         };
@@ -72,7 +68,7 @@ pub(super) async fn read(
         t.security
             .grant(&role, &BTreeSet::from([privilege]), get(&row, 4)?);
     }
-    for row in query(client, POLICIES, params).await? {
+    for row in rows.next(POLICIES).await? {
         let Some(t) = schema.tables.get_mut(&name(&row)?) else {
             continue;
         };

@@ -4,12 +4,11 @@
 
 use ptah_schema::names::serial_default;
 use ptah_schema::{DefaultValue, QualifiedName, Schema, Sequence, SequenceOwner, SequenceType};
-use tokio_postgres::Client;
 
-use super::{Params, get, query};
+use super::{get, pipeline::Pipeline};
 use crate::Error;
 
-const SEQUENCES: &str = r"
+pub(super) const SEQUENCES: &str = r"
 SELECT n.nspname::text, c.relname::text, format_type(s.seqtypid, NULL),
        s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache, s.seqcycle,
        tn.nspname::text AS owner_schema, tc.relname::text AS owner_table, a.attname::text AS owner_column,
@@ -30,8 +29,8 @@ WHERE n.nspname = ANY($1)
                   WHERE x.classid = 'pg_class'::regclass AND x.objid = c.oid AND x.deptype IN ('i', 'e'))";
 
 /// Reads the sequences in scope into `schema`; its tables and columns are already read.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, SEQUENCES, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(SEQUENCES).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         let type_name: String = get(&row, 2)?;
         let Some(data_type) = SequenceType::parse(&type_name) else {

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use ptah_schema::{QualifiedName, Schema, View};
 use tokio_postgres::Client;
 
-use super::{Params, get, queries, query, search_path};
+use super::{get, pipeline::Pipeline, queries, search_path};
 use crate::Error;
 
 /// Reads the views in scope into `schema`; the caller has emptied `search_path`.
-pub(super) async fn read(client: &Client, params: &Params<'_>, schema: &mut Schema) -> Result<(), Error> {
-    for row in query(client, queries::VIEWS, params).await? {
+pub(super) async fn read(rows: &mut Pipeline<'_>, schema: &mut Schema) -> Result<(), Error> {
+    for row in rows.next(queries::VIEWS).await? {
         let name = QualifiedName::new(get::<String>(&row, 0)?, get::<String>(&row, 1)?);
         if let Some(options) = get::<Option<String>>(&row, 5)? {
             return Err(Error::Unsupported {

@@ -1,0 +1,202 @@
+//! Arrays and objects. An object's members are written straight into the document, each as
+//! `"key":value`; when they end, members that came out of JCS order are written back sorted.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::ops::Range;
+
+use serde::ser::{self, Serialize};
+
+use super::key::KeySerializer;
+use super::{Canon, Writer, push_str};
+use crate::Error;
+
+/// An array being written.
+pub(super) struct Seq<'a> {
+    w: &'a mut Writer,
+    first: bool,
+    /// Inside `{"variant":` …, which needs its closing brace.
+    variant: bool,
+}
+
+impl<'a> Seq<'a> {
+    pub(super) fn new(w: &'a mut Writer, variant: bool) -> Self {
+        w.out.push(b'[');
+        Seq {
+            w,
+            first: true,
+            variant,
+        }
+    }
+
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        if !self.first {
+            self.w.out.push(b',');
+        }
+        self.first = false;
+        value.serialize(Canon { w: &mut *self.w })
+    }
+
+    fn finish(self) {
+        self.w.out.push(b']');
+        if self.variant {
+            self.w.out.push(b'}');
+        }
+    }
+}
+
+macro_rules! seq_impl {
+    ($trait:ident, $method:ident) => {
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    };
+}
+
+seq_impl!(SerializeSeq, serialize_element);
+seq_impl!(SerializeTuple, serialize_element);
+seq_impl!(SerializeTupleStruct, serialize_field);
+seq_impl!(SerializeTupleVariant, serialize_field);
+
+/// One member of an open object: its key, and where `"key":value` sits in the document.
+pub(super) struct Member {
+    key: Cow<'static, str>,
+    span: Range<usize>,
+}
+
+/// JCS orders members by the UTF-16 code units of their names, which differs from byte order
+/// only when a name holds a character above U+FFFF; keys are almost always ASCII.
+fn jcs_order(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.cmp(b)
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16())
+    }
+}
+
+/// An object being written.
+pub(super) struct Object<'a> {
+    w: &'a mut Writer,
+    /// Where the members begin in the document (just after `{`).
+    open: usize,
+    /// Where this object's members begin in `w.members`.
+    base: usize,
+    /// The key of the entry whose value comes next (maps give key and value apart).
+    pending_key: Option<String>,
+    /// Inside `{"variant":` …, which needs its closing brace.
+    variant: bool,
+}
+
+impl<'a> Object<'a> {
+    pub(super) fn new(w: &'a mut Writer, variant: bool) -> Self {
+        w.out.push(b'{');
+        Object {
+            open: w.out.len(),
+            base: w.members.len(),
+            w,
+            pending_key: None,
+            variant,
+        }
+    }
+
+    fn member<T: Serialize + ?Sized>(&mut self, key: Cow<'static, str>, value: &T) -> Result<(), Error> {
+        if self.w.members.len() > self.base {
+            self.w.out.push(b',');
+        }
+        let start = self.w.out.len();
+        push_str(&mut self.w.out, &key);
+        self.w.out.push(b':');
+        value.serialize(Canon { w: &mut *self.w })?;
+        let span = start..self.w.out.len();
+        self.w.members.push(Member { key, span });
+        Ok(())
+    }
+
+    fn finish(self) {
+        let Writer {
+            out,
+            scratch,
+            members,
+        } = &mut *self.w;
+        let mine = &mut members[self.base..];
+        let in_order = mine
+            .windows(2)
+            .all(|pair| jcs_order(&pair[0].key, &pair[1].key) == Ordering::Less);
+        if !in_order {
+            // A stable sort keeps a repeated key's entries in arrival order, so the last one wins,
+            // as in a `serde_json::Map`.
+            mine.sort_by(|a, b| jcs_order(&a.key, &b.key));
+            scratch.clear();
+            scratch.extend_from_slice(&out[self.open..]);
+            out.truncate(self.open);
+            let mut first = true;
+            for (i, member) in mine.iter().enumerate() {
+                if mine.get(i + 1).is_some_and(|next| next.key == member.key) {
+                    continue;
+                }
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                out.extend_from_slice(&scratch[member.span.start - self.open..member.span.end - self.open]);
+            }
+        }
+        members.truncate(self.base);
+        out.push(b'}');
+        if self.variant {
+            out.push(b'}');
+        }
+    }
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.pending_key = Some(key.serialize(KeySerializer)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let key = self
+            .pending_key
+            .take()
+            .ok_or_else(|| Error::NotJson("a map value without its key".to_owned()))?;
+        self.member(Cow::Owned(key), value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.member(Cow::Borrowed(key), value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.member(Cow::Borrowed(key), value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
