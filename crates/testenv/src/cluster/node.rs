@@ -10,12 +10,12 @@ use std::{
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use super::{Cluster, Proc, kubeconfig, pki};
+use super::{Cluster, Proc, kubeconfig, pki, runtime};
 use crate::{
     images,
     k8s::Component,
-    services::{apt, process},
-    step::{output, run, step},
+    services::apt,
+    step::{run, step},
 };
 
 /// kube-controller-manager's secure port on 127.0.0.1.
@@ -170,43 +170,6 @@ fn write_kubeconfig(cluster: &Cluster, dir: &Path, user: &str, identity: &str) -
     )
 }
 
-/// containerd 1.6 configuration: state under target/cluster, CRI with the local pause image,
-/// `restrict_oom_score_adj` (root lacks CAP_SYS_RESOURCE here), Debian's CNI plugins.
-pub(super) fn containerd_config(dir: &Path) -> String {
-    let d = dir.display();
-    format!(
-        r#"version = 2
-root = "{d}/root"
-state = "{d}/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.aufs"]
-
-[grpc]
-  address = "{d}/containerd.sock"
-
-[ttrpc]
-  address = "{d}/containerd.sock.ttrpc"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  restrict_oom_score_adj = true
-  sandbox_image = "{pause}"
-  stream_server_address = "127.0.0.1"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "{d}/cni-conf"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        Root = "{d}/runc-root"
-        SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "{d}/certs.d"
-"#,
-        pause = images::PAUSE_IMAGE
-    )
-}
-
 fn cni_config() -> String {
     format!(
         r#"{{"cniVersion": "1.0.0", "name": "ptah", "plugins": [
@@ -270,17 +233,6 @@ fn ctr(cluster: &Cluster) -> Command {
     cmd
 }
 
-/// The network namespaces under /run/netns now.
-pub(super) fn netns_names() -> Vec<String> {
-    fs::read_dir("/run/netns")
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok()?.file_name().to_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Is node `name` `Ready`?
 pub(super) fn node_ready(cluster: &Cluster, name: &str) -> bool {
     let pki = cluster.pki();
@@ -340,13 +292,13 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
                 let dir = containerd_dir(cluster);
                 fs::create_dir_all(dir.join("cni-conf"))?;
                 fs::create_dir_all(dir.join("certs.d"))?;
-                fs::write(dir.join("config.toml"), containerd_config(&dir))?;
+                fs::write(dir.join("config.toml"), runtime::containerd_config(&dir))?;
                 fs::write(dir.join("cni-conf").join("10-ptah.conflist"), cni_config())?;
-                trust_services_registry(&dir.join("certs.d"))?;
+                runtime::trust_services_registry(&dir.join("certs.d"))?;
                 // Host state to restore on `down`.
                 let forward = fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
                 fs::write(dir.join("ip_forward.before"), forward.trim())?;
-                fs::write(dir.join("netns.before"), netns_names().join("\n"))?;
+                fs::write(dir.join("netns.before"), runtime::netns_names().join("\n"))?;
                 runtime.start(&cluster.root, || {
                     ctr(cluster)
                         .arg("version")
@@ -416,29 +368,11 @@ fn healthz_plain(port: u16) -> bool {
 /// `net.ipv4.ip_forward`, and the empty cgroups under `/ptah`.
 pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
     let dir = containerd_dir(cluster);
-    let runc_root = dir.join("runc-root");
-    if runc_root.is_dir() {
-        for namespace in fs::read_dir(&runc_root).into_iter().flatten().flatten() {
-            let root = namespace.path();
-            let listed = output(Command::new("runc").arg("--root").arg(&root).args(["list", "-q"]))
-                .unwrap_or_default();
-            for id in listed.lines().filter(|l| !l.is_empty()) {
-                let _ = Command::new("runc")
-                    .arg("--root")
-                    .arg(&root)
-                    .args(["delete", "--force", id])
-                    .output();
-            }
-        }
-    }
-    for pid in process::find("containerd-shim-runc-v2", &containerd_socket(cluster)) {
-        process::stop(pid, "KILL")?;
-        eprintln!("    stopped containerd shim pid {pid}");
-    }
-    unmount_under(&cluster.root)?;
+    runtime::remove_containers(&dir.join("runc-root"), &containerd_socket(cluster), "containerd")?;
+    runtime::unmount_under(&cluster.root)?;
     if let Ok(before) = fs::read_to_string(dir.join("netns.before")) {
         let before: Vec<&str> = before.lines().collect();
-        for name in netns_names() {
+        for name in runtime::netns_names() {
             if name.starts_with("cni-") && !before.contains(&name.as_str()) {
                 let path = Path::new("/run/netns").join(&name);
                 let _ = Command::new("umount").arg(&path).output();
@@ -458,69 +392,7 @@ pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
         }
     }
     for hierarchy in fs::read_dir("/sys/fs/cgroup").into_iter().flatten().flatten() {
-        remove_empty_cgroups(&hierarchy.path().join(CGROUP_ROOT));
+        runtime::remove_empty_cgroups(&hierarchy.path().join(CGROUP_ROOT));
     }
-    Ok(())
-}
-
-/// Unmounts every mount point under `root`, deepest first.
-pub(super) fn unmount_under(root: &Path) -> anyhow::Result<()> {
-    let Ok(info) = fs::read_to_string("/proc/self/mountinfo") else {
-        return Ok(());
-    };
-    // /proc/self/mountinfo names resolved paths: a workspace reached through a symlink would
-    // otherwise match nothing and leave its mounts behind.
-    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let prefix = root.display().to_string();
-    let mut points: Vec<String> = info
-        .lines()
-        .filter_map(|line| line.split(' ').nth(4).map(str::to_owned))
-        .filter(|p| p.starts_with(&prefix))
-        .collect();
-    points.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    for point in points {
-        let _ = Command::new("umount").args(["-l", &point]).output();
-        eprintln!("    unmounted {point}");
-    }
-    Ok(())
-}
-
-/// `rmdir` of a cgroup tree, leaves first; a cgroup with processes stays.
-pub(super) fn remove_empty_cgroups(dir: &Path) {
-    if !dir.is_dir() {
-        return;
-    }
-    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            remove_empty_cgroups(&entry.path());
-        }
-    }
-    let _ = fs::remove_dir(dir);
-}
-
-/// Makes containerd trust the TLS registry of `cargo xtask services` (its CA, via
-/// `certs.d/<host>/hosts.toml`) when the services are up; pods pass its credentials as an
-/// image pull secret.
-pub(super) fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
-    let Ok(services) = ptah_testservices::TestServices::load() else {
-        eprintln!("    services not up: no registry to trust (run `cargo xtask services up` first)");
-        return Ok(());
-    };
-    let registry = services.registry;
-    let dir = certs_d.join(&registry.host);
-    fs::create_dir_all(&dir)?;
-    fs::write(
-        dir.join("hosts.toml"),
-        format!(
-            "server = \"https://{host}\"\n\n[host.\"https://{host}\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n  ca = \"{ca}\"\n",
-            host = registry.host,
-            ca = registry.ca_path.display()
-        ),
-    )?;
-    eprintln!(
-        "    containerd trusts https://{} (CA {})",
-        registry.host,
-        registry.ca_path.display()
-    );
     Ok(())
 }

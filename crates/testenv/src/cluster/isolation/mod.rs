@@ -23,13 +23,13 @@ use std::{
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use super::{Cluster, Proc, kubeconfig, node, pki, proxy, relay::GATEWAY};
+use super::{Cluster, Proc, kubeconfig, node, pki, proxy, relay::GATEWAY, runtime};
 use crate::{
     images,
     k8s::Component,
     kind::config::ISOLATION_LABEL,
-    services::{apt, process},
-    step::{output, run, step},
+    services::apt,
+    step::{run, step},
 };
 
 /// The network namespace the node's three processes run in.
@@ -195,12 +195,12 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
         let dir = containerd_dir(cluster);
         fs::create_dir_all(dir.join("cni-conf"))?;
         fs::create_dir_all(dir.join("certs.d"))?;
-        fs::write(dir.join("config.toml"), node::containerd_config(&dir))?;
+        fs::write(dir.join("config.toml"), runtime::containerd_config(&dir))?;
         fs::write(
             dir.join("cni-conf").join("10-ptah-isolation.conflist"),
             config::cni(&dir.join("ipam")),
         )?;
-        node::trust_services_registry(&dir.join("certs.d"))?;
+        runtime::trust_services_registry(&dir.join("certs.d"))?;
         let ctr = || {
             let mut cmd = Command::new("ctr");
             cmd.arg("--address").arg(containerd_socket(cluster));
@@ -306,24 +306,12 @@ fn v1_hierarchies() -> Vec<PathBuf> {
 /// hosts line, and its cgroups.
 pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
     let pod_netns = net::pod_netns();
-    let runc_root = containerd_dir(cluster).join("runc-root");
-    for namespace in fs::read_dir(&runc_root).into_iter().flatten().flatten() {
-        let root = namespace.path();
-        let listed =
-            output(Command::new("runc").arg("--root").arg(&root).args(["list", "-q"])).unwrap_or_default();
-        for id in listed.lines().filter(|l| !l.is_empty()) {
-            let _ = Command::new("runc")
-                .arg("--root")
-                .arg(&root)
-                .args(["delete", "--force", id])
-                .output();
-        }
-    }
-    for pid in process::find("containerd-shim-runc-v2", &containerd_socket(cluster)) {
-        process::stop(pid, "KILL")?;
-        eprintln!("    stopped isolation containerd shim pid {pid}");
-    }
-    node::unmount_under(&dir(cluster))?;
+    runtime::remove_containers(
+        &containerd_dir(cluster).join("runc-root"),
+        &containerd_socket(cluster),
+        "isolation containerd",
+    )?;
+    runtime::unmount_under(&dir(cluster))?;
     for name in pod_netns {
         let path = Path::new("/run/netns").join(&name);
         let _ = Command::new("umount").arg(&path).output();
@@ -332,7 +320,7 @@ pub(super) fn clean_host(cluster: &Cluster) -> anyhow::Result<()> {
     }
     net::remove()?;
     for hierarchy in hierarchies() {
-        node::remove_empty_cgroups(&hierarchy.join(CGROUP_ROOT));
+        runtime::remove_empty_cgroups(&hierarchy.join(CGROUP_ROOT));
     }
     Ok(())
 }
