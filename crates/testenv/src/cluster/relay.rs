@@ -17,7 +17,9 @@
 //! `export PTAH_POD_GATEWAY='10.244.77.1'`, `PTAH_POD_PG_URL`, `PTAH_POD_PG_ADMIN_URL`,
 //! `PTAH_POD_MARIADB_URL`, `PTAH_POD_MARIADB_ADMIN_URL` (the services' URLs with the gateway as
 //! host), `PTAH_POD_REGISTRY` (`10.244.77.1:<tls port>`, verified with `PTAH_TEST_REGISTRY_CA`),
-//! `PTAH_POD_PLAIN_REGISTRY`.
+//! `PTAH_POD_PLAIN_REGISTRY`; with the fault proxy up, the same through Toxiproxy:
+//! `PTAH_POD_PG_PROXY_URL`, `PTAH_POD_MARIADB_PROXY_URL`, `PTAH_POD_REGISTRY_PROXY`,
+//! `PTAH_POD_PLAIN_REGISTRY_PROXY`.
 
 use std::{
     fs,
@@ -144,12 +146,24 @@ fn service_ports(services: &TestServices) -> anyhow::Result<Vec<u16>> {
             .and_then(|(_, p)| p.parse().ok())
             .with_context(|| format!("no port in registry {host:?}"))
     };
-    Ok(vec![
+    let mut ports = vec![
         url_port(services.postgres.url.expose())?,
         url_port(services.mysql.url.expose())?,
         host_port(&services.registry.host)?,
         host_port(&services.plain_registry)?,
-    ])
+    ];
+    // Toxiproxy's proxies listen on loopback like the services: Pods reach them the same way.
+    if let Some(proxy) = &services.fault_proxy {
+        for address in [
+            &proxy.postgres,
+            &proxy.mysql,
+            &proxy.registry,
+            &proxy.plain_registry,
+        ] {
+            ports.push(host_port(address)?);
+        }
+    }
+    Ok(ports)
 }
 
 fn services_env() -> &'static str {
@@ -167,7 +181,7 @@ fn endpoints(services: &TestServices) -> anyhow::Result<Vec<(&'static str, Strin
         Some((_, port)) => format!("{GATEWAY}:{port}"),
         None => GATEWAY.to_string(),
     };
-    Ok(vec![
+    let mut vars = vec![
         ("PTAH_POD_GATEWAY", GATEWAY.to_string()),
         ("PTAH_POD_PG_URL", on_gateway(services.postgres.url.expose())?),
         (
@@ -184,7 +198,25 @@ fn endpoints(services: &TestServices) -> anyhow::Result<Vec<(&'static str, Strin
             "PTAH_POD_PLAIN_REGISTRY",
             host_on_gateway(&services.plain_registry),
         ),
-    ])
+    ];
+    if let Some(proxy) = &services.fault_proxy {
+        vars.extend([
+            (
+                "PTAH_POD_PG_PROXY_URL",
+                on_gateway(services.postgres.url.via(&proxy.postgres).expose())?,
+            ),
+            (
+                "PTAH_POD_MARIADB_PROXY_URL",
+                on_gateway(services.mysql.url.via(&proxy.mysql).expose())?,
+            ),
+            ("PTAH_POD_REGISTRY_PROXY", host_on_gateway(&proxy.registry)),
+            (
+                "PTAH_POD_PLAIN_REGISTRY_PROXY",
+                host_on_gateway(&proxy.plain_registry),
+            ),
+        ]);
+    }
+    Ok(vars)
 }
 
 fn render_ports(ports: &[u16]) -> String {
@@ -292,6 +324,11 @@ mod tests {
             ("PTAH_TEST_REGISTRY_USERNAME", "ptah"),
             ("PTAH_TEST_REGISTRY_PASSWORD", "rpw"),
             ("PTAH_TEST_REGISTRY_PLAIN", "127.0.0.1:55000"),
+            ("PTAH_TEST_TOXIPROXY_URL", "http://127.0.0.1:58474"),
+            ("PTAH_TEST_PG_PROXY", "127.0.0.1:58475"),
+            ("PTAH_TEST_MYSQL_PROXY", "127.0.0.1:58476"),
+            ("PTAH_TEST_REGISTRY_PROXY", "127.0.0.1:58477"),
+            ("PTAH_TEST_REGISTRY_PLAIN_PROXY", "127.0.0.1:58478"),
         ]);
         TestServices::load_from(Path::new("/nonexistent/services.env"), |k| {
             vars.get(k).map(|v| (*v).to_owned())
@@ -302,7 +339,10 @@ mod tests {
     #[test]
     fn pods_reach_every_service_on_the_gateway_with_the_same_port() {
         let s = services();
-        assert_eq!(service_ports(&s).expect("ports"), [55432, 53306, 55443, 55000]);
+        assert_eq!(
+            service_ports(&s).expect("ports"),
+            [55432, 53306, 55443, 55000, 58475, 58476, 58477, 58478]
+        );
         let vars: HashMap<&str, String> = endpoints(&s).expect("endpoints").into_iter().collect();
         assert_eq!(vars["PTAH_POD_PG_URL"], "postgres://app:pw@10.244.77.1:55432/app");
         assert_eq!(
@@ -312,6 +352,11 @@ mod tests {
         assert_eq!(vars["PTAH_POD_REGISTRY"], "10.244.77.1:55443");
         assert_eq!(vars["PTAH_POD_PLAIN_REGISTRY"], "10.244.77.1:55000");
         assert_eq!(vars["PTAH_POD_GATEWAY"], "10.244.77.1");
+        assert_eq!(
+            vars["PTAH_POD_PG_PROXY_URL"],
+            "postgres://app:pw@10.244.77.1:58475/app"
+        );
+        assert_eq!(vars["PTAH_POD_PLAIN_REGISTRY_PROXY"], "10.244.77.1:58478");
     }
 
     #[test]
