@@ -212,3 +212,4 @@ pub mod e2e;
 pub mod exposition;
 pub mod fixtures;
 pub mod release;
+pub mod scenario;

@@ -10,5 +10,6 @@ pub mod disk;
 pub mod images;
 pub mod k8s;
 pub mod kind;
+pub mod scenario;
 pub mod services;
 pub mod step;
