@@ -4,7 +4,10 @@
 //! `run.json`: `{formatVersion, runId, commit, dirty, startedAt (unix s), scope, provider, minors,
 //! suites}`. A cell `<suite>-<minor>-<provider>-<engine>.json`: `{formatVersion, runId, commit,
 //! suite, minor, provider, engine, startedAt, durationSeconds, outcome, versions, phases: [{name,
-//! outcome: pass|fail|skip|missing, tests, prepare, durationSeconds, command, reason}]}`.
+//! outcome: pass|fail|skip|missing, tests, prepare, durationSeconds, command, reason, scenarios}]}`,
+//! where `scenarios` (absent when none) holds the phase's per-scenario report records
+//! ([`ptah_testenv::scenario::Record`], read from `<cell key>.<phase>.scenarios.jsonl` beside the
+//! cell, which the tests append to through `PTAH_E2E_SCENARIOS_FILE`).
 //! `target/e2e/latest-run` names the last run; `cargo xtask gate` reads it.
 
 use std::{
@@ -13,6 +16,7 @@ use std::{
 };
 
 use anyhow::Context;
+use ptah_testenv::scenario::Record;
 use serde::{Deserialize, Serialize};
 
 /// Format version of the run manifest and the cells.
@@ -79,6 +83,9 @@ pub struct Phase {
     /// Why it was skipped or could not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The per-scenario report its tests wrote (none in files from before the report existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<Record>,
 }
 
 /// One cell's result file.
@@ -130,6 +137,12 @@ impl Cell {
 /// `<suite>-<minor>-<provider>-<engine>`.
 pub fn key(suite: &str, minor: &str, provider: &str, engine: &str) -> String {
     format!("{suite}-{minor}-{provider}-{engine}")
+}
+
+/// The file a phase's scenario tests append their report to: `<cell key>.<phase>.scenarios.jsonl`
+/// in the run's directory (not `.json`, so [`load_run`] does not take it for a cell).
+pub fn scenarios_file(run_dir: &Path, cell_key: &str, phase: &str) -> PathBuf {
+    run_dir.join(format!("{cell_key}.{phase}.scenarios.jsonl"))
 }
 
 /// A run manifest.
@@ -222,4 +235,45 @@ pub fn load_run(root: &Path, run_id: &str) -> anyhow::Result<(Run, Vec<Cell>)> {
         cells.push(cell);
     }
     Ok((run, cells))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A phase as written before the scenario report existed.
+    const OLD_PHASE: &str = r#"{"name":"dataplane","outcome":"pass","tests":2,"prepare":false,
+        "durationSeconds":3.5,"command":"cargo nextest run"}"#;
+
+    #[test]
+    fn a_phase_without_scenarios_still_loads_and_none_are_written() {
+        let phase: Phase = serde_json::from_str(OLD_PHASE).expect("old phase");
+        assert!(phase.scenarios.is_empty());
+        let written = serde_json::to_value(&phase).expect("json");
+        assert!(written.get("scenarios").is_none(), "{written}");
+    }
+
+    #[test]
+    fn the_scenarios_round_trip_through_the_cell_file() {
+        let mut phase: Phase = serde_json::from_str(OLD_PHASE).expect("old phase");
+        let line = r#"{"scenario":"e2e_dataplane_x","engine":"postgresql","apply_jobs":{"p":1},"database":"ok","leak_scan":"leaked: Event e","seconds":2.0}"#;
+        phase.scenarios.push(serde_json::from_str(line).expect("record"));
+        let text = serde_json::to_string(&phase).expect("json");
+        assert!(
+            text.contains(r#""scenarios":[{"scenario":"e2e_dataplane_x""#),
+            "{text}"
+        );
+        let back: Phase = serde_json::from_str(&text).expect("back");
+        assert_eq!(back, phase);
+    }
+
+    #[test]
+    fn the_report_file_is_not_taken_for_a_cell() {
+        let path = scenarios_file(Path::new("/r"), "data-plane-1.35-local-any", "dataplane");
+        assert_eq!(
+            path,
+            Path::new("/r/data-plane-1.35-local-any.dataplane.scenarios.jsonl")
+        );
+        assert!(path.extension().is_some_and(|e| e != "json"));
+    }
 }

@@ -212,6 +212,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         for suite in &plan.suites {
             let at = CellAt {
                 run: &run,
+                run_dir: &run_dir,
                 minor,
                 cluster_dir: &cluster_dir,
                 versions: &versions,
@@ -242,6 +243,7 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
 /// Where a suite's cells run.
 struct CellAt<'a> {
     run: &'a Run,
+    run_dir: &'a Path,
     minor: &'a Minor,
     cluster_dir: &'a Path,
     versions: &'a cell::Versions,
@@ -281,10 +283,14 @@ fn run_suite(at: &CellAt<'_>, suite: &Suite, provider: Provider, matrix: &Matrix
         .map(|engine| {
             let started_at = unix_now();
             let started = Instant::now();
+            let key = cell::key(&suite.name, &at.minor.minor, &at.run.provider, engine.name());
             let phases = suite
                 .phases
                 .iter()
-                .map(|p| phase::run(suite, p, *engine, at.cluster_dir, at.listed))
+                .map(|p| {
+                    let report = cell::scenarios_file(at.run_dir, &key, p);
+                    phase::run(suite, p, *engine, at.cluster_dir, &report, at.listed)
+                })
                 .collect();
             let mut cell = new_cell(at.run, suite, at.minor, *engine, started_at, phases);
             cell.duration_seconds = started.elapsed().as_secs_f64();

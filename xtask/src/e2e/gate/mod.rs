@@ -3,8 +3,10 @@
 //! It fails on any cell the run's scope owes that is missing, skipped, failed or stale (from
 //! another run or commit, older than the run, or of another format), on a run of a dirty tree or
 //! of a commit other than HEAD, on a matrix whose `lastVerified` is older than
-//! [`MAX_VERIFIED_AGE_DAYS`], and on any `e2e_` test that implements no phase of a suite. It
-//! lists every failure, not the first one.
+//! [`MAX_VERIFIED_AGE_DAYS`], on any `e2e_` test that implements no phase of a suite, and on any
+//! scenario of a cell's report that says its database failed or a password leaked (even when
+//! nextest passed). It lists every failure, not the first one, after printing each cell's
+//! scenario report as a table (`report.rs`).
 
 use std::process::Command;
 
@@ -200,6 +202,8 @@ fn judge_cell(run: &Run, suite: &Suite, found: &Cell) -> Vec<String> {
             found.outcome
         ));
     }
+    // Belt and braces: a scenario's own verdict fails the cell whatever nextest said.
+    failures.extend(report::failures(found));
     failures
 }
 
@@ -238,6 +242,10 @@ pub fn check(run_id: &str) -> anyhow::Result<()> {
     let matrix = Matrix::load(&root)?;
     let head = head()?;
     let e2e_tests = list_e2e_tests()?;
+    // The per-scenario report, on stdout so it can be kept: `cargo xtask gate > report.md`.
+    for table in cells.iter().filter_map(report::table) {
+        println!("{table}");
+    }
     let failures = evaluate(&Evidence {
         run: &run,
         cells: &cells,
@@ -277,5 +285,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check(&run_id).context("cargo xtask gate")
 }
 
+mod report;
 #[cfg(test)]
 mod tests;

@@ -38,6 +38,7 @@ fn phase(name: &str, prepare: bool) -> Phase {
         duration_seconds: 1.0,
         command: "cargo nextest run".to_owned(),
         reason: None,
+        scenarios: Vec::new(),
     }
 }
 
@@ -270,4 +271,47 @@ fn a_run_of_hand_picked_suites_is_no_proof() {
         found[1].contains("upgrades-1.36-local-any: missing"),
         "{found:#?}"
     );
+}
+
+#[test]
+fn a_scenario_whose_database_failed_or_leaked_fails_its_cell_though_nextest_passed() {
+    use ptah_testenv::scenario::{Database, Engine, LeakScan, Record};
+    let record = Record {
+        scenario: "e2e_upgrade_keeps_the_state".to_owned(),
+        engine: Engine::Postgresql,
+        apply_jobs: [("users-1".to_owned(), 1)].into_iter().collect(),
+        database: Database::Ok,
+        leak_scan: LeakScan::Clean,
+        seconds: 4.0,
+    };
+    let mut f = complete();
+    cell_mut(&mut f, "upgrades-1.35-local-any").phases[1]
+        .scenarios
+        .push(record.clone());
+    assert_eq!(failures(&f), Vec::<String>::new(), "a clean scenario passes");
+
+    let mut f = complete();
+    cell_mut(&mut f, "upgrades-1.35-local-any").phases[1]
+        .scenarios
+        .push(Record {
+            database: Database::Failed("the revision table has 2 rows".to_owned()),
+            ..record.clone()
+        });
+    fails_naming(
+        &f,
+        &[
+            "upgrades-1.35-local-any",
+            "scenario e2e_upgrade_keeps_the_state (postgresql)",
+            "database failed: the revision table has 2 rows",
+        ],
+    );
+
+    let mut f = complete();
+    cell_mut(&mut f, "upgrades-1.36-local-any").phases[1]
+        .scenarios
+        .push(Record {
+            leak_scan: LeakScan::Leaked("Pod log ptah-apply-1".to_owned()),
+            ..record
+        });
+    fails_naming(&f, &["upgrades-1.36-local-any", "leaked: Pod log ptah-apply-1"]);
 }
