@@ -68,9 +68,12 @@ fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) -> Result<(), Error
 /// A JSON string with RFC 8785's minimal escaping.
 pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    // Multi-byte UTF-8 never holds a byte below 0x80, so bytes are safe to scan; the runs between
+    // escapes are copied whole.
+    let mut rest = s.as_bytes();
+    while let Some(at) = rest.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.extend_from_slice(&rest[..at]);
+        let b = rest[at];
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -79,20 +82,17 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            // Multi-byte UTF-8 never holds a byte below 0x80, so bytes are safe to scan.
-            _ => continue,
+            _ => b"",
         };
-        out.extend_from_slice(&bytes[start..i]);
         if escape.is_empty() {
             // Writing into a Vec cannot fail.
             let _ = write!(out, "\\u{b:04x}");
         } else {
             out.extend_from_slice(escape);
         }
-        start = i + 1;
+        rest = &rest[at + 1..];
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 

@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use crate::diff::{ColumnAspect, DiffCategory, ExcludeSet, Finding, SchemaDiff, diff};
 use crate::model::{Dialect, Literal, QualifiedName, Schema};
-use crate::plan::{PLAN_FORMAT_VERSION, Plan, Severity};
+use crate::plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};
 use crate::render::{MysqlFlavor, findings, render};
 
 /// What the planner manages and what it must not touch.
@@ -102,7 +102,35 @@ pub fn plan(
     let desired = scope.apply(desired);
     let actual = scope.apply(actual);
     check_row_keys(&desired)?;
-    let diff = diff(&desired, &actual);
+    // Hashing the live schema's canonical JSON costs as much as the diff at a thousand tables and
+    // needs nothing from it: it runs on a second thread meanwhile.
+    std::thread::scope(|threads| {
+        let from_fingerprint = threads.spawn(|| actual.fingerprint());
+        let statements = planned_statements(&desired, &actual, dialect, options)?;
+        let to_fingerprint = desired.fingerprint();
+        let from_fingerprint = from_fingerprint
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(Plan {
+            format_version: PLAN_FORMAT_VERSION,
+            dialect,
+            from_fingerprint,
+            to_fingerprint,
+            exclude: options.exclude.clone(),
+            destructive: statements.iter().any(|s| s.severity == Severity::Destructive),
+            statements,
+        })
+    })
+}
+
+/// The checked, rendered statements of the plan from `actual` to `desired` (both in scope).
+fn planned_statements(
+    desired: &Schema,
+    actual: &Schema,
+    dialect: Dialect,
+    options: &PlanOptions,
+) -> Result<Vec<PlannedStatement>, PlanError> {
+    let diff = diff(desired, actual);
     if let Some(c) = diff.partition_keys_modified.first() {
         let text = |k: &Option<String>| k.clone().unwrap_or_else(|| "none".to_owned());
         return Err(PlanError::PartitionKeyChanged {
@@ -113,16 +141,7 @@ pub fn plan(
     }
     check_protected(&diff, &options.protected_tables)?;
     check_generated(&diff, dialect)?;
-    let statements = render(&diff, dialect, options.mysql_flavor);
-    Ok(Plan {
-        format_version: PLAN_FORMAT_VERSION,
-        dialect,
-        from_fingerprint: actual.fingerprint(),
-        to_fingerprint: desired.fingerprint(),
-        exclude: options.exclude.clone(),
-        destructive: statements.iter().any(|s| s.severity == Severity::Destructive),
-        statements,
-    })
+    Ok(render(&diff, dialect, options.mysql_flavor))
 }
 
 fn check_protected(diff: &SchemaDiff, protected: &[String]) -> Result<(), PlanError> {

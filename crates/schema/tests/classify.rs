@@ -189,11 +189,8 @@ fn a_mysql_double_dash_at_the_end_is_a_comment_as_on_the_server() {
     // Found by the schema_classify fuzz target: `--` alone classified as an unknown statement,
     // while `--\n;\n-- ` (the same halves joined) was all comments.
     for sql in ["--", "SELECT 1;\n--", "-- "] {
-        assert_eq!(statement_severity(sql, MY).unwrap(), S, "{sql:?}");
+        assert_eq!(statement_severity(sql, MY).expect("tokenizes"), S, "{sql:?}");
     }
-    let joined = "--\n;\n-- ";
-    assert_eq!(
-        statement_severity(joined, MY).unwrap(),
-        statement_severity("--", MY).unwrap().max(statement_severity("-- ", MY).unwrap())
-    );
+    // The fuzz target's invariant: the joined text is as severe as the higher half.
+    assert_eq!(statement_severity("--\n;\n-- ", MY).expect("tokenizes"), S);
 }

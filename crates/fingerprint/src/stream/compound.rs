@@ -69,16 +69,18 @@ seq_impl!(SerializeTupleVariant, serialize_field);
 /// One member of an open object: its key, and where `"key":value` sits in the document.
 pub(super) struct Member {
     key: Cow<'static, str>,
+    /// Whether the key is ASCII, where JCS order is byte order.
+    ascii: bool,
     span: Range<usize>,
 }
 
 /// JCS orders members by the UTF-16 code units of their names, which differs from byte order
 /// only when a name holds a character above U+FFFF; keys are almost always ASCII.
-fn jcs_order(a: &str, b: &str) -> Ordering {
-    if a.is_ascii() && b.is_ascii() {
-        a.cmp(b)
+fn jcs_order(a: &Member, b: &Member) -> Ordering {
+    if a.ascii && b.ascii {
+        a.key.as_bytes().cmp(b.key.as_bytes())
     } else {
-        a.encode_utf16().cmp(b.encode_utf16())
+        a.key.encode_utf16().cmp(b.key.encode_utf16())
     }
 }
 
@@ -116,7 +118,8 @@ impl<'a> Object<'a> {
         self.w.out.push(b':');
         value.serialize(Canon { w: &mut *self.w })?;
         let span = start..self.w.out.len();
-        self.w.members.push(Member { key, span });
+        let ascii = key.is_ascii();
+        self.w.members.push(Member { key, ascii, span });
         Ok(())
     }
 
@@ -129,11 +132,11 @@ impl<'a> Object<'a> {
         let mine = &mut members[self.base..];
         let in_order = mine
             .windows(2)
-            .all(|pair| jcs_order(&pair[0].key, &pair[1].key) == Ordering::Less);
+            .all(|pair| jcs_order(&pair[0], &pair[1]) == Ordering::Less);
         if !in_order {
             // A stable sort keeps a repeated key's entries in arrival order, so the last one wins,
             // as in a `serde_json::Map`.
-            mine.sort_by(|a, b| jcs_order(&a.key, &b.key));
+            mine.sort_by(jcs_order);
             scratch.clear();
             scratch.extend_from_slice(&out[self.open..]);
             out.truncate(self.open);
