@@ -1,7 +1,8 @@
 //! The isolation worker's faults against the real node: each takes effect and its undo ends it.
 //!
-//! Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`; ignored otherwise:
-//! `cargo nextest run -p ptah-testenv --run-ignored only --test isolation_faults`.
+//! Phase `dataplane` of suite `data-plane` (`cargo xtask e2e --suite data-plane`, which starts the
+//! node). Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`, and fails naming
+//! that command when the isolation worker is absent.
 
 use std::{
     path::PathBuf,
@@ -11,8 +12,11 @@ use std::{
 
 use ptah_testenv::{cluster::faults::IsolationNode, step::workspace_root};
 
+/// The cluster the e2e driver names (`PTAH_CLUSTER_DIR`), else the local provider's.
 fn cluster_dir() -> PathBuf {
-    workspace_root().join("target").join("cluster")
+    std::env::var_os("PTAH_CLUSTER_DIR")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| workspace_root().join("target").join("cluster"), PathBuf::from)
 }
 
 /// The Node's `Ready` condition status (`True`, `False`, `Unknown`), read as the admin.
@@ -61,9 +65,9 @@ fn wait_ready(node: &str, ready: bool, limit: Duration) -> Duration {
 }
 
 #[test]
-#[ignore = "needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`"]
-fn isolation_worker_faults_take_effect_and_their_undo_ends_them() {
-    let node = IsolationNode::load(&cluster_dir()).expect("isolation worker");
+fn e2e_dataplane_isolation_worker_faults_take_effect_and_their_undo_ends_them() {
+    // Fails loudly, naming `cargo xtask cluster up --nodes 2`, when the node is absent.
+    let node = IsolationNode::load(&cluster_dir()).unwrap_or_else(|e| panic!("{e}"));
     let services = ptah_testservices::TestServices::require();
     let pg_port = url::Url::parse(services.postgres.url.expose())
         .expect("url")

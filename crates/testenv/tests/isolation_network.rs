@@ -2,17 +2,26 @@
 //! Service on the other, the test services and the API server; the API server reaches the
 //! isolation worker's kubelet (`kubectl logs`, `exec`).
 //!
-//! Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`; ignored otherwise:
-//! `cargo nextest run -p ptah-testenv --run-ignored only --test isolation_network`.
+//! Phase `dataplane` of suite `data-plane` (`cargo xtask e2e --suite data-plane`, which starts the
+//! node). Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`, and fails naming
+//! that command when the isolation worker is absent.
 
 use std::{path::PathBuf, process::Command};
 
 use ptah_testenv::{
+    cluster::faults::IsolationNode,
     images::PAUSE_IMAGE,
     k8s::{Binaries, Component, Matrix},
     kind::config::ISOLATION_LABEL,
     step::workspace_root,
 };
+
+/// The cluster the e2e driver names (`PTAH_CLUSTER_DIR`), else the local provider's.
+fn cluster_dir() -> PathBuf {
+    std::env::var_os("PTAH_CLUSTER_DIR")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| workspace_root().join("target").join("cluster"), PathBuf::from)
+}
 
 struct Kubectl {
     program: PathBuf,
@@ -22,7 +31,9 @@ struct Kubectl {
 impl Kubectl {
     fn new() -> Self {
         let root = workspace_root();
-        let dir = root.join("target").join("cluster");
+        let dir = cluster_dir();
+        // Fails loudly, naming `cargo xtask cluster up --nodes 2`, when the node is absent.
+        IsolationNode::load(&dir).unwrap_or_else(|e| panic!("{e}"));
         let state: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("cluster.json")).expect("cluster.json"))
                 .expect("json");
@@ -90,8 +101,7 @@ fn web(namespace: &str, name: &str, isolated: bool) -> String {
 }
 
 #[test]
-#[ignore = "needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`"]
-fn pods_on_both_nodes_reach_each_other_the_services_and_the_api_server() {
+fn e2e_dataplane_isolation_pods_on_both_nodes_reach_each_other_the_services_and_the_api_server() {
     let kubectl = Kubectl::new();
     let services = ptah_testservices::TestServices::require();
     let port = |url: &str| url::Url::parse(url).expect("url").port().expect("port");
