@@ -104,7 +104,12 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
                     .as_ref()
                     .ok_or_else(|| RunnerError::Internal("the approved plan was not checked".into()))?;
                 args.push(format!("--plan={}", approved.display()));
+                // `policy.lockTimeout` bounds both waits: a statement's for a table lock and the
+                // Apply's for the shared advisory lock (`--lock-wait`, 60 s by default otherwise,
+                // which outlived short execution deadlines and ended as an uncertain deadline
+                // instead of a typed lock_busy).
                 flag(env, env::LOCK_TIMEOUT, "--lock-timeout", &mut args);
+                flag(env, env::LOCK_TIMEOUT, "--lock-wait", &mut args);
                 if boolean(env, env::ALLOW_DESTRUCTIVE)? {
                     args.push("--allow-destructive".into());
                 }
@@ -243,6 +248,7 @@ mod tests {
             (env::DB_URL, "postgres://u:p@h/d"),
             (env::SCHEMA_FROM, "/schema"),
             (env::PLAN_FILE, "/plan"),
+            (env::LOCK_TIMEOUT, "7s"),
         ]);
         internal(
             build(Operation::Apply, &e, &files()),
@@ -258,6 +264,10 @@ mod tests {
                 .contains(&"--plan=/work/ptah-runner-1/approved.plan".to_owned())
         );
         assert!(!cmd.env.iter().any(|(k, _)| k == env::PLAN_FILE));
+        // lockTimeout bounds the statement's table-lock wait and the advisory-lock wait alike.
+        for option in ["--lock-timeout=7s", "--lock-wait=7s"] {
+            assert!(cmd.args.contains(&option.to_owned()), "{option}: {:?}", cmd.args);
+        }
     }
 
     #[test]
