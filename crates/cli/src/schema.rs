@@ -472,6 +472,13 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
             ignored,
         },
     ) = desired_document(&a.desired)?;
+    // The plan names the document it was computed for, whatever text the server printed for it;
+    // that hash needs no database, so it is taken while the database is read.
+    let desired = std::sync::Arc::new(desired);
+    let document = {
+        let (desired, exclude) = (desired.clone(), a.desired.target.exclude.clone());
+        tokio::task::spawn_blocking(move || ExcludeSet::new(&exclude).apply(&desired).fingerprint())
+    };
     let mut c = connect(&a.desired.target, out).await?;
     let live = live(&mut c, &desired, out).await;
     close(c.session).await;
@@ -479,9 +486,18 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let mut options = c.options.clone();
     options.protected_tables = a.protected_table.clone();
     progress(out, "planning");
-    let mut plan = ptah_schema::plan(live.desired(&desired), &live.schema, dialect, &options)?;
-    // The plan names the document it was computed for, whatever text the server printed for it.
-    plan.to_fingerprint = ExcludeSet::new(&options.exclude).apply(&desired).fingerprint();
+    // The blocking task fails only when the runtime shuts down or the hash panicked: hash here.
+    let to_fingerprint = match document.await {
+        Ok(fingerprint) => fingerprint,
+        Err(_) => ExcludeSet::new(&options.exclude).apply(&desired).fingerprint(),
+    };
+    let plan = ptah_schema::plan_for(
+        to_fingerprint,
+        live.desired(&desired),
+        &live.schema,
+        dialect,
+        &options,
+    )?;
     let not_managed = live.unmodelled;
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;

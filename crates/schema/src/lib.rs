@@ -14,5 +14,5 @@ pub mod write;
 
 pub use model::*;
 pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};
-pub use planner::{Drift, PlanError, PlanOptions, drift, plan};
+pub use planner::{Drift, PlanError, PlanOptions, drift, plan, plan_for};
 pub use render::MysqlFlavor;

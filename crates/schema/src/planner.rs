@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use ptah_fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -98,6 +99,20 @@ pub fn plan(
     dialect: Dialect,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
+    let to_fingerprint = ExcludeSet::new(&options.exclude).apply(desired).fingerprint();
+    plan_for(to_fingerprint, desired, actual, dialect, options)
+}
+
+/// [`plan`] with the plan's `to_fingerprint` given: the fingerprint of the document `desired` was
+/// made from, inside the management scope, which a caller can hash while it reads the database
+/// (`desired` may be that document in the server's spelling, whose own fingerprint differs).
+pub fn plan_for(
+    to_fingerprint: Fingerprint,
+    desired: &Schema,
+    actual: &Schema,
+    dialect: Dialect,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
     let scope = ExcludeSet::new(&options.exclude);
     let desired = scope.apply(desired);
     let actual = scope.apply(actual);
@@ -107,7 +122,6 @@ pub fn plan(
     std::thread::scope(|threads| {
         let from_fingerprint = threads.spawn(|| actual.fingerprint());
         let statements = planned_statements(&desired, &actual, dialect, options)?;
-        let to_fingerprint = desired.fingerprint();
         let from_fingerprint = from_fingerprint
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

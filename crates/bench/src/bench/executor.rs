@@ -17,6 +17,7 @@ use anyhow::{Context, bail};
 use ptah_engine::{
     ApplyOptions, DatabaseUrl, Dialect, InspectScope, Session, apply, comparable, inspect, mysql_flavor,
 };
+use ptah_schema::diff::ExcludeSet;
 use ptah_schema::{Plan, PlanOptions, Schema};
 use ptah_testservices::{TestServices, unique_name};
 use serde_json::{Value, json};
@@ -406,7 +407,7 @@ async fn measure_in(
     // One untimed warm-up of each, and the correctness checks.
     m.floor_rows = timed_floor(&db.url, &namespaces, &db.name).await?.1;
     let (_, live) = timed_inspect(&db.url, &scope).await?;
-    let dumped = programs::as_dumped(desired, &live);
+    let dumped = std::sync::Arc::new(programs::as_dumped(desired, &live));
     let desired = &dumped;
     if live.views.len() != desired.views.len() || live.triggers.len() != desired.triggers.len() {
         bail!(
@@ -517,16 +518,22 @@ async fn timed_inspect(url: &DatabaseUrl, scope: &InspectScope) -> anyhow::Resul
 async fn timed_inspect_plan(
     url: &DatabaseUrl,
     scope: &InspectScope,
-    desired: &Schema,
+    desired: &std::sync::Arc<Schema>,
     options: &PlanOptions,
 ) -> anyhow::Result<(Timing, (f64, f64), Plan)> {
+    // As `ptah schema plan` does: the document's fingerprint is hashed while the database is read.
+    let document = {
+        let (desired, exclude) = (desired.clone(), options.exclude.clone());
+        tokio::task::spawn_blocking(move || ExcludeSet::new(&exclude).apply(&desired).fingerprint())
+    };
     let (mut session, connect, started) = connect(url).await?;
     let live = inspect(&mut session, scope).await?;
     let planning = Instant::now();
     // As `ptah schema plan` does: hand-written parts are brought to the server's spelling first.
-    let desired = comparable(&mut session, desired, &live).await?;
+    let comparable = comparable(&mut session, desired, &live).await?;
     let probe_secs = planning.elapsed().as_secs_f64();
-    let plan = ptah_schema::plan(&desired, &live, session.dialect(), options)?;
+    let to_fingerprint = document.await?;
+    let plan = ptah_schema::plan_for(to_fingerprint, &comparable, &live, session.dialect(), options)?;
     let plan_secs = planning.elapsed().as_secs_f64();
     session.close().await?;
     let total = started.elapsed().as_secs_f64();

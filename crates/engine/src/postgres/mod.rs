@@ -26,8 +26,8 @@ pub(crate) use views::equivalent_to_live as views_equivalent_to_live;
 use std::collections::{BTreeMap, HashMap};
 
 use ptah_schema::{
-    CheckConstraint, Column, DataType, Dialect, EnumType, Extension, ForeignKey, Generated, Identity,
-    IdentityOptions, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
+    CheckConstraint, Column, DataType, DefaultValue, Dialect, EnumType, Extension, ForeignKey, Generated,
+    Identity, IdentityOptions, PrimaryKey, QualifiedName, ReferentialAction, Schema, Table, UniqueConstraint,
 };
 use tokio_postgres::{Client, Row};
 
@@ -124,6 +124,9 @@ async fn read_columns(
     tables: &mut HashMap<u32, Table>,
 ) -> Result<HashMap<u32, BTreeMap<i16, String>>, Error> {
     let mut columns: HashMap<u32, BTreeMap<i16, Column>> = HashMap::new();
+    // A schema repeats few types and defaults thousands of times; each text is parsed once.
+    let mut types: HashMap<String, DataType> = HashMap::new();
+    let mut defaults: HashMap<(DataType, String), Option<DefaultValue>> = HashMap::new();
     for row in rows.next(queries::COLUMNS).await? {
         let table: u32 = get(&row, 0)?;
         if !tables.contains_key(&table) {
@@ -137,7 +140,7 @@ async fn read_columns(
         };
         // A generated column's pg_attrdef holds its generation expression, not a default.
         let stored = get::<String>(&row, 6)? == "s";
-        let data_type = column_type(&row)?;
+        let data_type = column_type(&row, &mut types)?;
         let (default, generated) = match get::<Option<String>>(&row, 7)? {
             Some(text) if stored => (
                 None,
@@ -146,7 +149,12 @@ async fn read_columns(
                     stored,
                 }),
             ),
-            Some(text) => (canon::default(DIALECT, &data_type, &text), None),
+            Some(text) => {
+                let default = defaults
+                    .entry((data_type.clone(), text))
+                    .or_insert_with_key(|(data_type, text)| canon::default(DIALECT, data_type, text));
+                (default.clone(), None)
+            }
             None => (None, None),
         };
         let collation = column_collation(&row, &name)?;
@@ -211,7 +219,7 @@ fn column_collation(row: &Row, column: &str) -> Result<Option<String>, Error> {
 }
 
 /// An enum-typed column is typed by the enum's qualified name, whatever `search_path` would print.
-fn column_type(row: &Row) -> Result<DataType, Error> {
+fn column_type(row: &Row, types: &mut HashMap<String, DataType>) -> Result<DataType, Error> {
     let enum_schema: Option<String> = get(row, 9)?;
     let enum_name: Option<String> = get(row, 10)?;
     if let (Some(schema), Some(name)) = (enum_schema, enum_name) {
@@ -222,7 +230,13 @@ fn column_type(row: &Row) -> Result<DataType, Error> {
             named
         });
     }
-    Ok(canon::data_type(DIALECT, &get::<String>(row, 3)?))
+    let text: &str = get(row, 3)?;
+    if let Some(known) = types.get(text) {
+        return Ok(known.clone());
+    }
+    let data_type = canon::data_type(DIALECT, text);
+    types.insert(text.to_owned(), data_type.clone());
+    Ok(data_type)
 }
 
 async fn read_constraints(rows: &mut Pipeline<'_>, tables: &mut HashMap<u32, Table>) -> Result<(), Error> {
