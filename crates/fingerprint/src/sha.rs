@@ -5,7 +5,7 @@ use std::{fmt, str::FromStr};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest as _, Sha256 as Hasher};
 
-use crate::{Error, canonical_json};
+use crate::Error;
 
 const PREFIX: &str = "sha256:";
 
@@ -131,7 +131,9 @@ impl Digest {
 impl Fingerprint {
     /// The fingerprint of a serializable value, over its canonical JSON.
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Self, Error> {
-        Ok(Fingerprint(Sha256::of(&canonical_json(value)?)))
+        let mut hasher = Hasher::new();
+        crate::stream::canonical_pieces(value, |piece| hasher.update(piece))?;
+        Ok(Fingerprint(Sha256(hasher.finalize().into())))
     }
 }
 

@@ -128,6 +128,7 @@ impl<'a> Object<'a> {
             out,
             scratch,
             members,
+            sorted_root,
         } = &mut *self.w;
         let mine = &mut members[self.base..];
         let in_order = mine
@@ -137,12 +138,25 @@ impl<'a> Object<'a> {
             // A stable sort keeps a repeated key's entries in arrival order, so the last one wins,
             // as in a `serde_json::Map`.
             mine.sort_by(jcs_order);
+            let kept = |i: usize, member: &Member| mine.get(i + 1).is_none_or(|next| next.key != member.key);
+            if let Some(root) = sorted_root.as_mut().filter(|_| self.open == 1) {
+                // The outermost object: whoever reads the pieces takes the members in this order.
+                root.extend(
+                    mine.iter()
+                        .enumerate()
+                        .filter(|(i, m)| kept(*i, m))
+                        .map(|(_, m)| m.span.clone()),
+                );
+                members.truncate(self.base);
+                out.push(b'}');
+                return;
+            }
             scratch.clear();
             scratch.extend_from_slice(&out[self.open..]);
             out.truncate(self.open);
             let mut first = true;
             for (i, member) in mine.iter().enumerate() {
-                if mine.get(i + 1).is_some_and(|next| next.key == member.key) {
+                if !kept(i, member) {
                     continue;
                 }
                 if !first {

@@ -33,6 +33,34 @@ pub(crate) fn to_canonical<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, 
     Ok(writer.out)
 }
 
+/// The bytes of [`to_canonical`], handed to `sink` in pieces. An outermost object whose members
+/// came out of order is not rewritten: its members go to `sink` sorted, from where they were
+/// written, which saves copying the whole document twice and holding it twice.
+pub(crate) fn canonical_pieces<T: Serialize + ?Sized>(
+    value: &T,
+    mut sink: impl FnMut(&[u8]),
+) -> Result<(), Error> {
+    let mut writer = Writer {
+        sorted_root: Some(Vec::new()),
+        ..Writer::default()
+    };
+    value.serialize(Canon { w: &mut writer })?;
+    match writer.sorted_root {
+        Some(spans) if !spans.is_empty() => {
+            sink(b"{");
+            for (i, span) in spans.into_iter().enumerate() {
+                if i > 0 {
+                    sink(b",");
+                }
+                sink(&writer.out[span]);
+            }
+            sink(b"}");
+        }
+        _ => sink(&writer.out),
+    }
+    Ok(())
+}
+
 /// The document being written, with the scratch space its objects share.
 #[derive(Default)]
 struct Writer {
@@ -41,6 +69,9 @@ struct Writer {
     scratch: Vec<u8>,
     /// The members of every object still open, innermost last.
     members: Vec<Member>,
+    /// When set, an out-of-order outermost object leaves its members where they are and records
+    /// their spans here, sorted (see [`canonical_pieces`]).
+    sorted_root: Option<Vec<std::ops::Range<usize>>>,
 }
 
 /// Writes one value into the document.
