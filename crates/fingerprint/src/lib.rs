@@ -5,6 +5,7 @@
 //! (key order, whitespace, number spelling). Both print as `sha256:<64 lowercase hex>`.
 
 mod canonical;
+mod scalar;
 mod sha;
 mod stream;
 

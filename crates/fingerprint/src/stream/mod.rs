@@ -17,7 +17,7 @@ use compound::{Member, Object, Seq};
 
 use crate::{
     Error,
-    canonical::{ecmascript_number, write_string},
+    scalar::{ecmascript_number, write_string},
 };
 
 impl ser::Error for Error {
