@@ -166,7 +166,8 @@ pub fn reason(s: &PtahSchema, t: ConditionType) -> String {
 pub async fn approve(client: &kube::Client, ns: &str, s: &PtahSchema) -> String {
     let plan = s.status.as_ref().and_then(|st| st.plan.clone()).expect("a plan");
     let api: Api<PtahSchemaApproval> = Api::namespaced(client.clone(), ns);
-    let name = format!("approve-{}", &plan.name);
+    // The plan's uid too: a plan re-published after a proof has the same content-derived name.
+    let name = format!("approve-{}-{}", &plan.name, &plan.uid[..8.min(plan.uid.len())]);
     create(
         &api,
         json!({

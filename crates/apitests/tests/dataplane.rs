@@ -1,0 +1,28 @@
+//! T4 + isolation worker, suite `data-plane` (`cargo xtask e2e --suite data-plane`): the operator's
+//! promise under real faults. An exact plan runs at most once, against the database it was
+//! planned for; an uncertain outcome is settled by reading the database, never by replaying the
+//! plan; no credential leaks on the way.
+//!
+//! Phase `assert` (`e2e_assert_…`, `dataplane::contract_live`) runs the control-plane contract
+//! against a live helm release first. Phase `dataplane`: each scenario (`e2e_dataplane_<what it proves>_<engine>`) runs the manager binary against the
+//! cluster with the chart's RBAC, the locally built data-plane image, the TLS registry and a real
+//! database, and asserts the Apply Jobs per plan, the database's own state, a leak scan of
+//! everything the namespace said, and its own time (`dataplane::scenario`), each also appended
+//! as one JSON line to `$PTAH_E2E_SCENARIOS_FILE`.
+
+mod common;
+mod contract;
+mod lifecycle;
+
+/// The scenarios and their support, under `tests/dataplane/`.
+mod dataplane {
+    pub mod database;
+    pub mod scenario;
+    pub mod setup;
+
+    mod advisory_lock;
+    mod apply_pod_deleted;
+    mod connection_reset;
+    mod contract_live;
+    mod registry_outage;
+}
