@@ -194,26 +194,25 @@ impl ser::SerializeMap for Object<'_> {
     }
 }
 
-impl ser::SerializeStruct for Object<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.member(Cow::Borrowed(key), value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
+macro_rules! struct_impl {
+    ($trait:ident) => {
+        impl ser::$trait for Object<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.member(Cow::Borrowed(key), value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    };
 }
 
-impl ser::SerializeStructVariant for Object<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.member(Cow::Borrowed(key), value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
+struct_impl!(SerializeStruct);
+struct_impl!(SerializeStructVariant);
