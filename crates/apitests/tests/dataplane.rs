@@ -25,4 +25,5 @@ mod dataplane {
     mod connection_reset;
     mod contract_live;
     mod registry_outage;
+    mod shared_realm;
 }

@@ -16,12 +16,13 @@ use ptah_api::{PtahSchema, PtahSchemaPlan, PtahSchemaPlanChunk};
 use ptah_apitests::scenario::{self as report, Database, FILE_ENV, LeakScan, Record};
 use ptah_dataplane::Operation;
 use ptah_testservices::TestServices;
-use ptah_workload::labels::{OPERATION_LABEL, PLAN_CONTENT_DIGEST_ANNOTATION};
+use ptah_workload::labels::{OPERATION_LABEL, PLAN_CONTENT_DIGEST_ANNOTATION, SCHEMA_LABEL};
 
 use crate::lifecycle::{app::Engine, everything_said};
 
-/// Apply Job name → the content digest of the plan it applies, for every Apply Job ever seen.
-type AppliesSeen = Arc<Mutex<BTreeMap<String, String>>>;
+/// Apply Job name → (its PtahSchema, the content digest of the plan it applies), for every Apply
+/// Job ever seen: two schemas may apply plans of the same content.
+type AppliesSeen = Arc<Mutex<BTreeMap<String, (String, String)>>>;
 
 /// One running scenario: its name, engine, start and the Apply Jobs seen in its namespace.
 pub struct Scenario {
@@ -61,7 +62,8 @@ impl Scenario {
                             .get(PLAN_CONTENT_DIGEST_ANNOTATION)
                             .cloned()
                             .unwrap_or_default();
-                        seen.insert(job.name_any(), digest);
+                        let schema = job.labels().get(SCHEMA_LABEL).cloned().unwrap_or_default();
+                        seen.insert(job.name_any(), (schema, digest));
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(250)).await;
@@ -80,17 +82,23 @@ impl Scenario {
     /// The Apply Jobs seen so far, per plan name (by the plans' content digests).
     pub async fn apply_jobs(&self) -> BTreeMap<String, usize> {
         let plans: Api<PtahSchemaPlan> = Api::namespaced(self.client.clone(), &self.ns);
-        let names: BTreeMap<String, String> = plans
+        let names: BTreeMap<(String, String), String> = plans
             .list(&ListParams::default())
             .await
             .expect("list the plans")
             .items
             .into_iter()
-            .map(|p| (p.spec.content_digest.as_str().to_owned(), p.name_any()))
+            .map(|p| {
+                let key = (
+                    p.spec.schema_ref.name.clone(),
+                    p.spec.content_digest.as_str().to_owned(),
+                );
+                (key, p.name_any())
+            })
             .collect();
         let mut out = BTreeMap::new();
-        for digest in self.applies.lock().expect("applies seen").values() {
-            let plan = names.get(digest).cloned().unwrap_or_else(|| digest.clone());
+        for key in self.applies.lock().expect("applies seen").values() {
+            let plan = names.get(key).cloned().unwrap_or_else(|| key.1.clone());
             *out.entry(plan).or_insert(0) += 1;
         }
         out
