@@ -2,9 +2,6 @@
 //! Apply waits within `lockTimeout`, then fails typed (the executor's `lock_busy`) with nothing
 //! applied, and is not dispatched again: the lock's owner is the outside session throughout, as
 //! the server itself reports it (PostgreSQL's `pg_locks`, MariaDB's `IS_USED_LOCK`).
-//!
-//! PostgreSQL only so far: on MariaDB the Apply Pod's connection got no answer within the connect
-//! timeout in every run here (docs/development.md, "The `data-plane` suite").
 
 use std::time::Duration;
 
@@ -85,6 +82,15 @@ async fn e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_not
     advisory_lock_held(
         "e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_postgresql",
         Engine::Postgres,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql() {
+    advisory_lock_held(
+        "e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql",
+        Engine::Mariadb,
     )
     .await;
 }
