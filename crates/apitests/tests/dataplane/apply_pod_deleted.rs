@@ -6,9 +6,7 @@
 //! "Mid-Apply" is made certain, not timed: an outside session holds the advisory lock the Apply
 //! takes before its first statement, so the Pod is deleted while the Apply's own session waits
 //! on the database (seen there), and nothing of the plan has run.
-//!
-//! PostgreSQL only so far: on MariaDB the Apply Pod's connection got no answer within the connect
-//! timeout in every run here (docs/development.md, "The `data-plane` suite").
+
 
 use std::time::Duration;
 
@@ -96,6 +94,15 @@ async fn e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_post
     apply_pod_deleted(
         "e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_postgresql",
         Engine::Postgres,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql() {
+    apply_pod_deleted(
+        "e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql",
+        Engine::Mariadb,
     )
     .await;
 }
