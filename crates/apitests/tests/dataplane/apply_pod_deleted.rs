@@ -7,7 +7,6 @@
 //! takes before its first statement, so the Pod is deleted while the Apply's own session waits
 //! on the database (seen there), and nothing of the plan has run.
 
-
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
