@@ -10,6 +10,7 @@ use serde_json::Value;
 
 mod fields;
 mod sections;
+mod server;
 
 use fields::Mapped;
 pub use fields::failure;
@@ -72,7 +73,7 @@ pub fn map(p: &mut ResultPayload, run: &ChildRun, plan_file: &Path, max_plan: us
         Operation::Verify => verified(p, report, exit),
         Operation::Observe => drift(p, report),
         Operation::Plan => plan(p, report, plan_file, max_plan, redactor),
-        Operation::Apply => apply(p, report),
+        Operation::Apply => apply(p, report, redactor),
         Operation::MigrationHistory => history(p, report, redactor),
         Operation::MigrationApply => migration_run(p, report),
     });

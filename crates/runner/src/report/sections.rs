@@ -11,7 +11,10 @@ use ptah_dataplane::{
 use ptah_fingerprint::Digest;
 use serde_json::Value;
 
-use super::fields::{Mapped, bounded, count, failure, parsed, text, version};
+use super::{
+    fields::{Mapped, bounded, count, failure, parsed, text, version},
+    server::server_error,
+};
 use crate::redact::Redactor;
 
 /// At most this many characters of a reference, and of a requirement or type name.
@@ -162,19 +165,32 @@ pub(super) fn plan(p: &mut ResultPayload, r: &Value, file: &Path, max: usize, re
     Ok(())
 }
 
-pub(super) fn apply(p: &mut ResultPayload, r: &Value) -> Mapped {
+pub(super) fn apply(p: &mut ResultPayload, r: &Value, redactor: &Redactor) -> Mapped {
     let outcome = text(r, "outcome").ok_or("the report has no outcome")?;
     let applied = r.get("applied").and_then(Value::as_u64).unwrap_or(0);
     // The report is complete: the child knows what it committed.
     p.uncertain = Some(false);
     p.mutation_started = Some(true);
-    let failed =
-        |code: &str, message: &str| failure(ErrorCode::ChildFailed, Some(code), message, &Redactor::new());
+    let failed = |code: &str, message: &str| failure(ErrorCode::ChildFailed, Some(code), message, redactor);
     match outcome {
         "applied" | "up_to_date" => {}
         "failed" => {
-            p.mutation_started = Some(applied > 0 || r.get("failed_statement_index").is_some());
-            let msg = format!("a statement failed; {applied} statement(s) committed");
+            let index = r.get("failed_statement_index").and_then(Value::as_u64);
+            p.mutation_started = Some(applied > 0 || index.is_some());
+            let mut msg = match index {
+                Some(i) => format!("statement {} failed; {applied} statement(s) committed", i + 1),
+                None => format!("a statement failed; {applied} statement(s) committed"),
+            };
+            // The server's own reason (SQLSTATE and unquoted message), or a lock timeout reads
+            // like a syntax error.
+            if let Some(error) = text(r, "error") {
+                let (state, message) = server_error(error);
+                msg.push_str(": ");
+                msg.push_str(&message);
+                if let Some(state) = state {
+                    msg.push_str(&format!(" (SQLSTATE {state})"));
+                }
+            }
             p.error = Some(failed("apply_failed", &msg));
         }
         "not_converged" => {

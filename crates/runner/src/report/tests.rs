@@ -212,3 +212,19 @@ fn a_run_of_another_sequence_than_the_approved_one_is_an_error() {
         );
     }
 }
+
+#[test]
+fn a_failed_apply_says_the_servers_reason_without_values() {
+    let mut p = payload(Operation::Apply);
+    let report = json!({"outcome": "failed", "applied": 0, "failed_statement_index": 0,
+        "error": "invalid input syntax for type integer: \"s3cret-row\" (SQLSTATE 22P02)"});
+    assert_eq!(apply(&mut p, &report, &Redactor::new()), Ok(()));
+    let e = p.error.as_ref().expect("an error");
+    assert_eq!(e.child_code.as_deref(), Some("apply_failed"));
+    assert_eq!(
+        e.message,
+        "statement 1 failed; 0 statement(s) committed: invalid input syntax for type integer: ? (SQLSTATE 22P02)"
+    );
+    assert_eq!(p.mutation_started, Some(true));
+    assert_eq!(p.uncertain, Some(false));
+}
