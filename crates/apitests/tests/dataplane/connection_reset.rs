@@ -5,9 +5,9 @@
 //! Observe and Plan decides what happened, under the realm Lease the Apply held, and the schema's
 //! verdict agrees with the database's own catalog.
 //!
-//! MariaDB only so far: on PostgreSQL the Apply's `ALTER TABLE` failed at once ("a statement
-//! failed; 0 statement(s) committed") instead of waiting on the test's `ACCESS SHARE` lock, and
-//! the frame does not say why (docs/development.md, "The `data-plane` suite").
+//! On PostgreSQL the test watches `pg_locks` for the DDL's wait: `pg_stat_activity`, read from
+//! the lock's own transaction, is a per-transaction snapshot that never showed it, so the DDL
+//! once ran into its `lockTimeout` unseen (`database::TableLock::ddl_waiting`).
 
 use std::time::{Duration, Instant};
 
@@ -94,7 +94,8 @@ async fn connection_reset(name: &'static str, engine: Engine) {
     while lock.ddl_waiting().await == 0 {
         assert!(
             Instant::now() < deadline,
-            "the Apply's ALTER TABLE never waited on the lock"
+            "the Apply's ALTER TABLE never waited on the lock: {}",
+            run.apply_pod_logs().await
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -165,6 +166,16 @@ async fn e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_prove
     connection_reset(
         "e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_mysql",
         Engine::Mariadb,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql()
+{
+    connection_reset(
+        "e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql",
+        Engine::Postgres,
     )
     .await;
 }

@@ -215,17 +215,23 @@ impl TableLock {
         }
     }
 
-    /// Sessions of the database waiting for a table lock in an `ALTER TABLE`: the Apply's DDL.
+    /// Sessions of the database waiting for a table lock in an `ALTER TABLE` (on PostgreSQL: for
+    /// the `ACCESS EXCLUSIVE` lock one needs): the Apply's DDL.
     pub async fn ddl_waiting(&mut self) -> i64 {
         match self {
+            // `pg_locks`, not `pg_stat_activity`: this session is inside the transaction that
+            // holds the lock, and PostgreSQL serves `pg_stat_activity` from a snapshot taken once
+            // per transaction, so the Apply's wait never showed there (the DDL then ran into its
+            // lock timeout while the test waited). `pg_locks` is read afresh on every call.
             TableLock::Postgres(c) => c
                 .query_one(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-                     AND wait_event_type = 'Lock' AND query ILIKE '%ALTER TABLE%'",
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND NOT granted \
+                     AND mode = 'AccessExclusiveLock' \
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                     &[],
                 )
                 .await
-                .expect("read pg_stat_activity")
+                .expect("read pg_locks")
                 .get(0),
             TableLock::Mariadb(c) => c
                 .query_first::<i64, _>(
