@@ -158,6 +158,8 @@ impl From<PlanError> for Failure {
             PlanError::DuplicateRowKey { .. } => "invalid_schema",
             PlanError::GeneratedColumn { .. } => "unsupported_change",
             PlanError::PartitionKeyChanged { .. } => "partition_key_changed",
+            // The operator's own code for such a plan, so both layers refuse it alike.
+            PlanError::CredentialBearing { .. } => "invalid_plan_output",
         };
         Failure::new(code, err.to_string(), EXIT_USAGE)
     }

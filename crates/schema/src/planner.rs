@@ -70,6 +70,16 @@ pub enum PlanError {
         /// The table, as `schema.table` (or `table` on MySQL).
         table: String,
     },
+    /// A rendered statement creates or changes a principal's credentials: text the artifact
+    /// supplies verbatim (a view's or routine's body) can carry a second statement. The message
+    /// names the statement, never its text, which holds the secret.
+    #[error(
+        "invalid_plan_output: statement {statement} of the plan sets a credential; such SQL is never planned or applied"
+    )]
+    CredentialBearing {
+        /// 1-based number of the plan statement.
+        statement: usize,
+    },
 }
 
 /// A scoped diff with its drift summary, for callers that report drift without planning.
@@ -155,7 +165,23 @@ fn planned_statements(
     }
     check_protected(&diff, &options.protected_tables)?;
     check_generated(&diff, dialect)?;
-    Ok(render(&diff, dialect, options.mysql_flavor))
+    let statements = render(&diff, dialect, options.mysql_flavor);
+    check_credentials(&statements, dialect)?;
+    Ok(statements)
+}
+
+/// Refuses a plan with a credential-bearing statement before it is written anywhere: the plan
+/// travels in the Plan Pod's result frame, so the operator's own refusal of it would come after
+/// the secret had reached a log. A statement the classifier cannot tokenize is left to the
+/// operator, which refuses it (fail closed) without the planner guessing.
+fn check_credentials(statements: &[PlannedStatement], dialect: Dialect) -> Result<(), PlanError> {
+    match statements
+        .iter()
+        .position(|s| crate::classify::is_credential_bearing(&s.sql, dialect) == Ok(true))
+    {
+        Some(i) => Err(PlanError::CredentialBearing { statement: i + 1 }),
+        None => Ok(()),
+    }
 }
 
 fn check_protected(diff: &SchemaDiff, protected: &[String]) -> Result<(), PlanError> {
