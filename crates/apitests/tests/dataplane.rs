@@ -16,6 +16,7 @@ mod lifecycle;
 
 /// The scenarios and their support, under `tests/dataplane/`.
 mod dataplane {
+    pub mod by_hand;
     pub mod database;
     pub mod scenario;
     pub mod setup;
@@ -24,6 +25,10 @@ mod dataplane {
     mod apply_pod_deleted;
     mod connection_reset;
     mod contract_live;
+    mod dsn_refused;
+    mod privilege_changes;
     mod registry_outage;
     mod shared_realm;
+    mod target_secret_changed;
+    mod unapproved_deleted;
 }
