@@ -26,6 +26,7 @@ mod dataplane {
     mod connection_reset;
     mod contract_live;
     mod dsn_refused;
+    mod manager_restart;
     mod privilege_changes;
     mod registry_outage;
     mod shared_realm;
