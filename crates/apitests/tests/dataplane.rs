@@ -25,6 +25,7 @@ mod dataplane {
     mod apply_pod_deleted;
     mod connection_reset;
     mod contract_live;
+    mod deadline_termination;
     mod dsn_refused;
     mod manager_restart;
     mod privilege_changes;
