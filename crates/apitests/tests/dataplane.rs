@@ -26,6 +26,8 @@ mod dataplane {
     mod connection_reset;
     mod contract_live;
     mod deadline_termination;
+    mod drift_before_dispatch;
+    mod drop_index_blocked;
     mod dsn_refused;
     mod manager_restart;
     mod privilege_changes;
