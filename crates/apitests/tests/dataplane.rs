@@ -25,11 +25,13 @@ mod dataplane {
     mod apply_pod_deleted;
     mod connection_reset;
     mod contract_live;
+    mod credential_ddl;
     mod deadline_termination;
     mod drift_before_dispatch;
     mod drop_index_blocked;
     mod dsn_refused;
     mod manager_restart;
+    mod plan_size_bound;
     mod privilege_changes;
     mod registry_outage;
     mod shared_realm;
