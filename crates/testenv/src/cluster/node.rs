@@ -294,7 +294,7 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
                 fs::create_dir_all(dir.join("certs.d"))?;
                 fs::write(dir.join("config.toml"), runtime::containerd_config(&dir))?;
                 fs::write(dir.join("cni-conf").join("10-ptah.conflist"), cni_config())?;
-                runtime::trust_services_registry(&dir.join("certs.d"))?;
+                runtime::trust_services_registry(&dir.join("certs.d"), None)?;
                 // Host state to restore on `down`.
                 let forward = fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
                 fs::write(dir.join("ip_forward.before"), forward.trim())?;

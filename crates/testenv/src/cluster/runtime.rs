@@ -1,7 +1,7 @@
 //! containerd as both nodes run it: its configuration, the registry it trusts, and the host state
 //! its containers leave behind (runc containers, shims, mounts, namespaces, cgroups).
 
-use std::{fs, path::Path, process::Command};
+use std::{fs, net::Ipv4Addr, path::Path, process::Command};
 
 use crate::{images, services::process, step::output};
 
@@ -113,7 +113,13 @@ pub(super) fn remove_empty_cgroups(dir: &Path) {
 /// Makes containerd trust the TLS registry of `cargo xtask services` (its CA, via
 /// `certs.d/<host>/hosts.toml`) when the services are up; pods pass its credentials as an
 /// image pull secret.
-pub(super) fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
+///
+/// `via`: the address where this containerd reaches the registry's port instead of the host's
+/// loopback, tried first. The isolation worker's containerd runs in a network namespace of its
+/// own, where `127.0.0.1` is not the host: without it, every image of the local registry
+/// (the data-plane image the operation Pods run) failed there with `connection refused`. The
+/// pod relay forwards the port at the gateway, and the registry's certificate names it.
+pub(super) fn trust_services_registry(certs_d: &Path, via: Option<Ipv4Addr>) -> anyhow::Result<()> {
     let Ok(services) = ptah_testservices::TestServices::load() else {
         eprintln!("    services not up: no registry to trust (run `cargo xtask services up` first)");
         return Ok(());
@@ -121,18 +127,29 @@ pub(super) fn trust_services_registry(certs_d: &Path) -> anyhow::Result<()> {
     let registry = services.registry;
     let dir = certs_d.join(&registry.host);
     fs::create_dir_all(&dir)?;
-    fs::write(
-        dir.join("hosts.toml"),
-        format!(
-            "server = \"https://{host}\"\n\n[host.\"https://{host}\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n  ca = \"{ca}\"\n",
-            host = registry.host,
-            ca = registry.ca_path.display()
+    let ca = registry.ca_path.display();
+    let mut hosts = format!("server = \"https://{}\"\n", registry.host);
+    if let Some(via) = via {
+        let port = registry
+            .host
+            .rsplit_once(':')
+            .map(|(_, port)| port)
+            .ok_or_else(|| anyhow::anyhow!("the registry address {} has no port", registry.host))?;
+        hosts.push_str(&format!(
+            "\n[host.\"https://{via}:{port}\"]\n  capabilities = [\"pull\", \"resolve\"]\n  ca = \"{ca}\"\n"
+        ));
+    }
+    hosts.push_str(&format!(
+        "\n[host.\"https://{host}\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n  ca = \"{ca}\"\n",
+        host = registry.host
+    ));
+    fs::write(dir.join("hosts.toml"), hosts)?;
+    match via {
+        Some(via) => eprintln!(
+            "    containerd trusts https://{} at {via} (CA {ca})",
+            registry.host
         ),
-    )?;
-    eprintln!(
-        "    containerd trusts https://{} (CA {})",
-        registry.host,
-        registry.ca_path.display()
-    );
+        None => eprintln!("    containerd trusts https://{} (CA {ca})", registry.host),
+    }
     Ok(())
 }

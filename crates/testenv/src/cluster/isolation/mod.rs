@@ -200,7 +200,7 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
             dir.join("cni-conf").join("10-ptah-isolation.conflist"),
             config::cni(&dir.join("ipam")),
         )?;
-        runtime::trust_services_registry(&dir.join("certs.d"))?;
+        runtime::trust_services_registry(&dir.join("certs.d"), Some(GATEWAY))?;
         let ctr = || {
             let mut cmd = Command::new("ctr");
             cmd.arg("--address").arg(containerd_socket(cluster));
