@@ -1,0 +1,184 @@
+//! Scenario 3 [hung-schema-result-read], PtahSchema, the deadline passing while the node is
+//! away: the isolation node is cut off from the API server (`ptah_testenv::cluster::faults`,
+//! nftables drops inside its namespace) while the Apply Pod placed there
+//! (`spec.execution.nodeSelector`, `tolerations`) runs, so its status and log cannot reach the
+//! manager. Meanwhile a second PtahSchema, on the other node, converges (its time measured). The
+//! outside lock that kept the Apply waiting is let go during the cut, so the Apply finishes
+//! unseen, and the cut outlasts the execution deadline and its grace: the manager keeps the claim
+//! and dispatches nothing. When the node returns, the Job controller has deleted the Pod at its
+//! `activeDeadlineSeconds`, so no frame is left: the manager owes a proof, reads the database
+//! (read-only), finds the plan applied and says InSync. One Apply Job per plan, never replayed.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use ptah_api::schema::SchemaPhase;
+use ptah_testenv::cluster::faults::IsolationNode;
+use serde_json::json;
+
+use crate::{
+    dataplane::{
+        database::{LockHolder, expect_tables},
+        setup::{Run, STEP},
+    },
+    lifecycle::{
+        app::{Engine, approve, phase},
+        wait_for,
+    },
+};
+
+const BOUND: Duration = Duration::from_secs(720);
+
+async fn cut_off(name: &'static str, engine: Engine) {
+    let node = IsolationNode::load(&ptah_apitests::workspace_root().join("target/cluster"))
+        .expect("the isolation node: run `cargo xtask cluster up --nodes 2`");
+    let run = Run::start(
+        name,
+        engine,
+        json!({"policy": {"lockTimeout": "90s"},
+               "execution": {"activeDeadlineSeconds": 90,
+                   "nodeSelector": {"kubernetes.io/hostname": node.node_name},
+                   "tolerations": [{"key": "operator.ptah.run/isolation", "operator": "Exists",
+                                    "effect": "NoSchedule"}]}}),
+    )
+    .await;
+    // The other schema runs on node 1: the spec of `orders` without the placement.
+    run.app
+        .sibling_schema("other", |spec| {
+            spec.execution.node_selector = None;
+            spec.execution.tolerations = None;
+        })
+        .await;
+    let first = run.awaiting(None).await;
+    let mut holder = LockHolder::take(engine, &run.app.host_url).await;
+    approve(&run.app.client, &run.app.ns, &first).await;
+    let pod = run.running_apply_pod().await;
+    let placed = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+    assert_eq!(
+        placed.as_deref(),
+        Some(node.node_name.as_str()),
+        "placed on the isolation node"
+    );
+    let until = Instant::now() + STEP;
+    while holder.other_sessions().await == 0 {
+        assert!(Instant::now() < until, "the Apply never reached the database");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Every proof owed while the node is away or after it returns is seen by a poll.
+    let proof_seen = Arc::new(AtomicBool::new(false));
+    let (schemas, seen) = (run.app.schemas.clone(), proof_seen.clone());
+    let poll = tokio::spawn(async move {
+        loop {
+            if let Ok(s) = schemas.get("orders").await
+                && s.status.is_some_and(|st| st.pending_observation.is_some())
+            {
+                seen.store(true, Ordering::SeqCst);
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    });
+    let fault = node.cut_api_server().expect("cut the node off the API server");
+    let cut_at = Instant::now();
+    // The other node keeps converging: a plan, its approval, its Apply, InSync.
+    let other = wait_for(
+        &run.app.schemas,
+        "other",
+        "a plan for other",
+        STEP,
+        &run.manager,
+        |s| {
+            phase(s) == Some(SchemaPhase::AwaitingApproval)
+                && s.status.as_ref().is_some_and(|st| st.plan.is_some())
+        },
+    )
+    .await;
+    approve(&run.app.client, &run.app.ns, &other).await;
+    wait_for(
+        &run.app.schemas,
+        "other",
+        "other InSync",
+        STEP,
+        &run.manager,
+        |s| phase(s) == Some(SchemaPhase::InSync),
+    )
+    .await;
+    let converged = cut_at.elapsed().as_secs_f64();
+    eprintln!("{name}: the other node's schema converged in {converged:.1} s during the cut");
+    // The Apply finishes on the database, unseen by the manager.
+    holder.release().await;
+    // Until past the execution deadline and its grace, and the Job's `activeDeadlineSeconds`
+    // (counted from the Job's start, a few seconds after the claim's): the manager cannot have
+    // read a result, and the Pod can no longer run.
+    let claim = run
+        .app
+        .schemas
+        .get("orders")
+        .await
+        .expect("orders")
+        .status
+        .and_then(|s| s.active_operation)
+        .expect("the Apply's claim");
+    let grace = claim.termination_grace_period_seconds.expect("a grace period");
+    let end = claim.execution_not_after.expect("an execution deadline").0;
+    let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
+    tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+    let during = run.app.schemas.get("orders").await.expect("orders");
+    eprintln!(
+        "{name}: after {:.0} s cut off: {}",
+        cut_at.elapsed().as_secs_f64(),
+        crate::lifecycle::summary(&during)
+    );
+    fault.undo().expect("the node returns");
+    let settled = run
+        .wait("orders settled after the node returned", |s| {
+            s.status
+                .as_ref()
+                .is_some_and(|st| st.active_operation.is_none() && st.pending_observation.is_none())
+                && matches!(
+                    phase(s),
+                    Some(SchemaPhase::InSync | SchemaPhase::AwaitingApproval)
+                )
+        })
+        .await;
+    poll.abort();
+    eprintln!("{name}: settled {:?}", phase(&settled));
+    assert!(
+        proof_seen.load(Ordering::SeqCst),
+        "the Apply whose Pod was lost while the node was away is settled by a proof"
+    );
+    let database = match expect_tables(engine, &run.app.host_url, &["audit", "items"]).await {
+        Ok(()) if phase(&settled) != Some(SchemaPhase::InSync) => {
+            Err("the Apply ran but the schema does not say InSync".to_owned())
+        }
+        other => other,
+    };
+    let leak = run
+        .scenario
+        .leak_scan(&run.app.services, &run.manager_log())
+        .await;
+    run.end().await.finish(&[1, 1], database, leak, BOUND).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql() {
+    cut_off(
+        "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql",
+        Engine::Postgres,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql() {
+    cut_off(
+        "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
+        Engine::Mariadb,
+    )
+    .await;
+}
