@@ -4,6 +4,8 @@
 //! something (drift, pending changes, a stale plan, a failed or unverified apply); 2 bad input, an
 //! unreachable database or a refused gate (destructive plan, protected table, lock busy).
 
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::{fmt::Write as _, io::IsTerminal, path::PathBuf, time::Duration};
 
 use clap::Subcommand;
@@ -299,31 +301,18 @@ pub(crate) struct Live {
     pub schema: Schema,
     /// What the database holds that the model does not.
     pub unmodelled: Listing,
-    /// The desired schema as the differ should see it, when the server printed some of its
-    /// hand-written definitions as the live ones ([`ptah_engine::comparable`]).
-    pub comparable: Option<Schema>,
-}
-
-impl Live {
-    /// The desired schema to diff against the live one.
-    pub fn desired<'a>(&'a self, as_read: &'a Schema) -> &'a Schema {
-        self.comparable.as_ref().unwrap_or(as_read)
-    }
 }
 
 /// Inspects the live schema within the desired schema's scope, with what it holds unmodelled.
+/// The desired schema is compared in the server's spelling afterwards
+/// ([`ptah_engine::comparable`]).
 pub(crate) async fn live(c: &mut Connected, desired: &Schema, out: Output) -> Result<Live, Failure> {
     progress(out, "inspecting the live schema");
     let live = ptah_engine::inspect(&mut c.session, &InspectScope::of(desired)).await?;
     let not_managed = unmodelled::list(&mut c.session, &live).await?;
-    let comparable = match ptah_engine::comparable(&mut c.session, desired, &live).await? {
-        std::borrow::Cow::Borrowed(_) => None,
-        std::borrow::Cow::Owned(schema) => Some(schema),
-    };
     Ok(Live {
         schema: live,
         unmodelled: not_managed,
-        comparable,
     })
 }
 
@@ -388,15 +377,23 @@ struct DriftReport {
 async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
     let (dialect, desired) = desired(&a)?;
     let mut c = connect(&a.target, out).await?;
-    let live = live(&mut c, &desired, out).await;
+    let compared = match live(&mut c, &desired, out).await {
+        Ok(live) => ptah_engine::comparable(&mut c.session, &desired, &live.schema)
+            .await
+            .map(|comparable| (live, comparable))
+            .map_err(Failure::from),
+        Err(err) => Err(err),
+    };
     close(c.session).await;
-    let Live {
-        schema: live,
-        unmodelled: not_managed,
+    let (
+        Live {
+            schema: live,
+            unmodelled: not_managed,
+        },
         comparable,
-    } = live?;
+    ) = compared?;
     let found = ptah_schema::drift(
-        comparable.as_ref().unwrap_or(&desired),
+        &comparable,
         &live,
         dialect,
         &c.options,
@@ -475,32 +472,44 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         },
     ) = desired_document(&a.desired)?;
     // The plan names the document it was computed for, whatever text the server printed for it;
-    // that hash needs no database, so it is taken while the database is read.
-    let desired = std::sync::Arc::new(desired);
+    // that hash needs no database, so it is taken while the database is read. The schema itself
+    // then goes to the probes by value, so that the server's spelling replaces the hand-written
+    // one in place instead of in a whole copy.
+    let desired = Arc::new(desired);
     let document = {
         let (desired, exclude) = (desired.clone(), a.desired.target.exclude.clone());
         tokio::task::spawn_blocking(move || ExcludeSet::new(&exclude).apply(&desired).fingerprint())
     };
     let mut c = connect(&a.desired.target, out).await?;
     let live = live(&mut c, &desired, out).await;
-    close(c.session).await;
-    let live = live?;
     let mut options = c.options.clone();
     options.protected_tables = a.protected_table.clone();
-    progress(out, "planning");
     // The blocking task fails only when the runtime shuts down or the hash panicked: hash here.
     let to_fingerprint = match document.await {
         Ok(fingerprint) => fingerprint,
         Err(_) => ExcludeSet::new(&options.exclude).apply(&desired).fingerprint(),
     };
-    let plan = ptah_schema::plan_for(
-        to_fingerprint,
-        live.desired(&desired),
-        &live.schema,
-        dialect,
-        &options,
-    )?;
-    let not_managed = live.unmodelled;
+    let compared = match live {
+        Ok(live) => {
+            // The hashing task has ended, so the schema has one owner again.
+            let desired = Arc::try_unwrap(desired).unwrap_or_else(|shared| (*shared).clone());
+            ptah_engine::into_comparable(&mut c.session, Cow::Owned(desired), &live.schema)
+                .await
+                .map(|desired| (live, desired))
+                .map_err(Failure::from)
+        }
+        Err(err) => Err(err),
+    };
+    close(c.session).await;
+    let (
+        Live {
+            schema: live,
+            unmodelled: not_managed,
+        },
+        desired,
+    ) = compared?;
+    progress(out, "planning");
+    let plan = ptah_schema::plan_for(to_fingerprint, &desired, &live, dialect, &options)?;
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
     let report = PlanReport {

@@ -113,11 +113,21 @@ pub async fn comparable<'a>(
     desired: &'a Schema,
     live: &Schema,
 ) -> Result<Cow<'a, Schema>, Error> {
+    into_comparable(session, Cow::Borrowed(desired), live).await
+}
+
+/// [`comparable`] for a caller that may give up its desired schema: an owned one is changed in
+/// place, where a borrowed one is copied whole on the first change (at thousands of tables the
+/// copy costs as much as the probes, and doubles the memory the models take).
+pub async fn into_comparable<'a>(
+    session: &mut Session,
+    mut out: Cow<'a, Schema>,
+    live: &Schema,
+) -> Result<Cow<'a, Schema>, Error> {
     let client = match session {
         Session::Postgres { client, .. } => client,
         Session::MySql(conn) => {
-            let mut out = Cow::Borrowed(desired);
-            for name in mysql::views_equivalent_to_live(conn, desired, live).await? {
+            for name in mysql::views_equivalent_to_live(conn, &out, live).await? {
                 if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
                     view.definition.clone_from(&have.definition);
                 }
@@ -125,14 +135,15 @@ pub async fn comparable<'a>(
             return Ok(out);
         }
     };
-    let mut out = Cow::Borrowed(desired);
-    let same = postgres::views_equivalent_to_live(client, desired, live).await?;
+    // Each step below reads `out` as the steps before left it; they touch disjoint parts, so the
+    // order only decides which step pays for a borrowed schema's copy.
+    let same = postgres::views_equivalent_to_live(client, &out, live).await?;
     for name in same {
         if let (Some(view), Some(have)) = (out.to_mut().views.get_mut(&name), live.views.get(&name)) {
             view.definition.clone_from(&have.definition);
         }
     }
-    for (table, policy) in postgres::policy_probe::equivalent_to_live(client, desired, live).await? {
+    for (table, policy) in postgres::policy_probe::equivalent_to_live(client, &out, live).await? {
         let have = live
             .tables
             .get(&table)
@@ -147,22 +158,22 @@ pub async fn comparable<'a>(
             want.check.clone_from(&have.check);
         }
     }
-    for name in postgres::keys_equivalent_to_live(client, desired, live).await? {
+    for name in postgres::keys_equivalent_to_live(client, &out, live).await? {
         let have = live.tables.get(&name).and_then(|t| t.partition_by.clone());
         if let (Some(table), Some(have)) = (out.to_mut().tables.get_mut(&name), have) {
             table.partition_by = Some(have);
         }
     }
-    for name in postgres::bounds_equivalent_to_live(client, desired, live).await? {
+    for name in postgres::bounds_equivalent_to_live(client, &out, live).await? {
         let have = live.tables.get(&name).and_then(|t| t.partition_of.clone());
         if let (Some(table), Some(have)) = (out.to_mut().tables.get_mut(&name), have) {
             table.partition_of = Some(have);
         }
     }
-    if postgres::canonical::pending(desired, live) {
+    if postgres::canonical::pending(&out, live) {
         postgres::canonical::routines(client, out.to_mut(), live).await?;
     }
-    for (table, column, text) in postgres::generated::equivalent_to_live(client, desired, live).await? {
+    for (table, column, text) in postgres::generated::equivalent_to_live(client, &out, live).await? {
         let generated = out
             .to_mut()
             .tables
@@ -174,13 +185,13 @@ pub async fn comparable<'a>(
         }
     }
     let verdicts = postgres::cache::Verdicts;
-    if postgres::expressions::pending(desired, live) {
+    if postgres::expressions::pending(&out, live) {
         postgres::expressions::canonicalise(client, out.to_mut(), live, verdicts).await?;
     }
-    if postgres::domain_probe::pending(desired, live) {
+    if postgres::domain_probe::pending(&out, live) {
         postgres::domain_probe::canonicalise(client, out.to_mut(), live, verdicts).await?;
     }
-    if postgres::trigger_probe::pending(desired, live) {
+    if postgres::trigger_probe::pending(&out, live) {
         postgres::trigger_probe::canonicalise(client, out.to_mut(), live, verdicts).await?;
     }
     Ok(out)

@@ -21,7 +21,7 @@ use std::time::Duration;
 use ptah_fingerprint::Fingerprint;
 
 pub use apply::{ApplyOptions, ApplyReport, apply, live_fingerprint, verify};
-pub use inspect::{InspectScope, RowSelection, comparable, inspect, mysql_flavor};
+pub use inspect::{InspectScope, RowSelection, comparable, inspect, into_comparable, mysql_flavor};
 pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
 pub use session::Session;
 pub use unmodelled::{Unmodelled, unmodelled};
