@@ -2,22 +2,22 @@
 //! away: the isolation node is cut off from the API server (`ptah_testenv::cluster::faults`,
 //! nftables drops inside its namespace) while the Apply Pod placed there
 //! (`spec.execution.nodeSelector`, `tolerations`) runs, so its status and log cannot reach the
-//! manager. Meanwhile a second PtahSchema, on the other node, converges (its time measured). The
-//! outside lock that kept the Apply waiting is let go during the cut, so the Apply finishes
-//! unseen, and the cut outlasts the execution deadline and its grace: the manager keeps the claim
+//! manager. The outside lock that kept the Apply waiting is let go during the cut, so the Apply
+//! finishes unseen; meanwhile a second PtahSchema, on the other node, converges (its time
+//! measured), and the cut outlasts the execution deadline and its grace: the manager keeps the claim
 //! and dispatches nothing. When the node returns, the Job controller has deleted the Pod at its
 //! `activeDeadlineSeconds`, so no frame is left: the manager owes a proof, reads the database
 //! (read-only), finds the plan applied and says InSync. One Apply Job per plan, never replayed.
+//!
+//! The node may also come back as soon as the Apply has finished on the database, long before
+//! the deadline (`…_returning_before_the_deadline_…`): its kubelet then reports the Pod's end.
 
 use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
-use ptah_api::schema::SchemaPhase;
+use ptah_api::schema::{PendingObservationOutcome, SchemaPhase};
 use ptah_testenv::cluster::faults::IsolationNode;
 use serde_json::json;
 
@@ -34,14 +34,27 @@ use crate::{
 
 const BOUND: Duration = Duration::from_secs(720);
 
-async fn cut_off(name: &'static str, engine: Engine) {
+/// When the node comes back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Return {
+    /// After the execution deadline, its grace and the Job's `activeDeadlineSeconds`.
+    AfterDeadline,
+    /// As soon as the Apply has finished on the database, long before the deadline.
+    BeforeDeadline,
+}
+
+async fn cut_off(name: &'static str, engine: Engine, back: Return) {
     let node = IsolationNode::load(&ptah_apitests::workspace_root().join("target/cluster"))
         .expect("the isolation node: run `cargo xtask cluster up --nodes 2`");
+    let deadline = match back {
+        Return::AfterDeadline => 90,
+        Return::BeforeDeadline => 240,
+    };
     let run = Run::start(
         name,
         engine,
-        json!({"policy": {"lockTimeout": "90s"},
-               "execution": {"activeDeadlineSeconds": 90,
+        json!({"policy": {"lockTimeout": format!("{deadline}s")},
+               "execution": {"activeDeadlineSeconds": deadline,
                    "nodeSelector": {"kubernetes.io/hostname": node.node_name},
                    "tolerations": [{"key": "operator.ptah.run/isolation", "operator": "Exists",
                                     "effect": "NoSchedule"}]}}),
@@ -70,21 +83,38 @@ async fn cut_off(name: &'static str, engine: Engine) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
-    // Every proof owed while the node is away or after it returns is seen by a poll.
-    let proof_seen = Arc::new(AtomicBool::new(false));
-    let (schemas, seen) = (run.app.schemas.clone(), proof_seen.clone());
+    // How the manager recorded the Apply's end: the outcome of the proof it then owes (every
+    // Apply is followed by one; `ApplySucceeded` when the frame was read, `OutcomeUnknown` when
+    // none was left), seen by a poll.
+    let outcomes: Arc<Mutex<Vec<PendingObservationOutcome>>> = Arc::default();
+    let (schemas, seen) = (run.app.schemas.clone(), outcomes.clone());
     let poll = tokio::spawn(async move {
         loop {
             if let Ok(s) = schemas.get("orders").await
-                && s.status.is_some_and(|st| st.pending_observation.is_some())
+                && let Some(p) = s.status.and_then(|st| st.pending_observation)
             {
-                seen.store(true, Ordering::SeqCst);
+                let mut seen = seen.lock().expect("outcomes");
+                if !seen.contains(&p.outcome) {
+                    seen.push(p.outcome);
+                }
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     });
     let fault = node.cut_api_server().expect("cut the node off the API server");
     let cut_at = Instant::now();
+    // The Apply finishes on the database, unseen by the manager. First, because MariaDB's
+    // `GET_LOCK` names are server-wide: the other schema's Apply, on another database of the
+    // same server, would wait on the outside session's lock too.
+    holder.release().await;
+    let until = Instant::now() + STEP;
+    while expect_tables(engine, &run.app.host_url, &["audit", "items"])
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < until, "the Apply never finished during the cut");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     // The other node keeps converging: a plan, its approval, its Apply, InSync.
     let other = wait_for(
         &run.app.schemas,
@@ -110,24 +140,24 @@ async fn cut_off(name: &'static str, engine: Engine) {
     .await;
     let converged = cut_at.elapsed().as_secs_f64();
     eprintln!("{name}: the other node's schema converged in {converged:.1} s during the cut");
-    // The Apply finishes on the database, unseen by the manager.
-    holder.release().await;
-    // Until past the execution deadline and its grace, and the Job's `activeDeadlineSeconds`
-    // (counted from the Job's start, a few seconds after the claim's): the manager cannot have
-    // read a result, and the Pod can no longer run.
-    let claim = run
-        .app
-        .schemas
-        .get("orders")
-        .await
-        .expect("orders")
-        .status
-        .and_then(|s| s.active_operation)
-        .expect("the Apply's claim");
-    let grace = claim.termination_grace_period_seconds.expect("a grace period");
-    let end = claim.execution_not_after.expect("an execution deadline").0;
-    let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
-    tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+    if back == Return::AfterDeadline {
+        // Until past the execution deadline and its grace, and the Job's
+        // `activeDeadlineSeconds` (counted from the Job's start, a few seconds after the
+        // claim's): the manager cannot have read a result, and the Pod can no longer run.
+        let claim = run
+            .app
+            .schemas
+            .get("orders")
+            .await
+            .expect("orders")
+            .status
+            .and_then(|s| s.active_operation)
+            .expect("the Apply's claim");
+        let grace = claim.termination_grace_period_seconds.expect("a grace period");
+        let end = claim.execution_not_after.expect("an execution deadline").0;
+        let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
+        tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+    }
     let during = run.app.schemas.get("orders").await.expect("orders");
     eprintln!(
         "{name}: after {:.0} s cut off: {}",
@@ -147,11 +177,19 @@ async fn cut_off(name: &'static str, engine: Engine) {
         })
         .await;
     poll.abort();
-    eprintln!("{name}: settled {:?}", phase(&settled));
-    assert!(
-        proof_seen.load(Ordering::SeqCst),
-        "the Apply whose Pod was lost while the node was away is settled by a proof"
+    let outcomes = outcomes.lock().expect("outcomes").clone();
+    eprintln!(
+        "{name}: settled {:?}, the Apply recorded as {outcomes:?}",
+        phase(&settled)
     );
+    // With the Pod deleted at its deadline while the node was away no frame is left: the outcome
+    // is unknown and only the proof decides. A node back in time reports the Pod's end, and the
+    // frame is read.
+    let expected = match back {
+        Return::AfterDeadline => PendingObservationOutcome::OutcomeUnknown,
+        Return::BeforeDeadline => PendingObservationOutcome::ApplySucceeded,
+    };
+    assert_eq!(outcomes, [expected], "how the Apply's end was recorded");
     let database = match expect_tables(engine, &run.app.host_url, &["audit", "items"]).await {
         Ok(()) if phase(&settled) != Some(SchemaPhase::InSync) => {
             Err("the Apply ran but the schema does not say InSync".to_owned())
@@ -170,6 +208,7 @@ async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_withou
     cut_off(
         "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql",
         Engine::Postgres,
+        Return::AfterDeadline,
     )
     .await;
 }
@@ -179,6 +218,29 @@ async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_withou
     cut_off(
         "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
         Engine::Mariadb,
+        Return::AfterDeadline,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_node_cut_off_from_the_api_server_returning_before_the_deadline_settles_without_replay_postgresql()
+ {
+    cut_off(
+        "e2e_dataplane_node_cut_off_from_the_api_server_returning_before_the_deadline_settles_without_replay_postgresql",
+        Engine::Postgres,
+        Return::BeforeDeadline,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn e2e_dataplane_node_cut_off_from_the_api_server_returning_before_the_deadline_settles_without_replay_mysql()
+ {
+    cut_off(
+        "e2e_dataplane_node_cut_off_from_the_api_server_returning_before_the_deadline_settles_without_replay_mysql",
+        Engine::Mariadb,
+        Return::BeforeDeadline,
     )
     .await;
 }
