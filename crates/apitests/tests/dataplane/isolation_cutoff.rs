@@ -10,13 +10,16 @@
 //! (read-only), finds the plan applied and says InSync. One Apply Job per plan, never replayed.
 //!
 //! The node may also come back as soon as the Apply has finished on the database, long before
-//! the deadline (`…_returning_before_the_deadline_…`): its kubelet then reports the Pod's end.
+//! the deadline, once the Node is NotReady (`…_returning_before_the_deadline_…`): its kubelet
+//! then reports the Pod's end, and the frame is read.
 
 use std::{
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
 use ptah_api::schema::{PendingObservationOutcome, SchemaPhase};
 use ptah_testenv::cluster::faults::IsolationNode;
 use serde_json::json;
@@ -157,6 +160,25 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         let end = claim.execution_not_after.expect("an execution deadline").0;
         let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
         tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+    } else {
+        // Away long enough for the cluster to see it (the Node NotReady, about 45 s here), yet
+        // back long before the deadline.
+        let nodes: Api<Node> = Api::all(run.app.client.clone());
+        let until = Instant::now() + STEP;
+        loop {
+            let n = nodes.get(&node.node_name).await.expect("the isolation Node");
+            let ready = n
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
+                .into_iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True");
+            if !ready {
+                break;
+            }
+            assert!(Instant::now() < until, "the Node never went NotReady");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
     let during = run.app.schemas.get("orders").await.expect("orders");
     eprintln!(
