@@ -30,6 +30,7 @@ mod dataplane {
     mod drift_before_dispatch;
     mod drop_index_blocked;
     mod dsn_refused;
+    mod external_postgresql;
     mod isolation_cutoff;
     mod manager_restart;
     mod plan_size_bound;
