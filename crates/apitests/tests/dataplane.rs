@@ -39,4 +39,5 @@ mod dataplane {
     mod shared_realm;
     mod target_secret_changed;
     mod unapproved_deleted;
+    mod watches;
 }
