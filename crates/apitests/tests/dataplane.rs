@@ -18,6 +18,7 @@ mod lifecycle;
 mod dataplane {
     pub mod by_hand;
     pub mod database;
+    pub mod released;
     pub mod scenario;
     pub mod setup;
 
@@ -30,6 +31,8 @@ mod dataplane {
     mod drift_before_dispatch;
     mod drop_index_blocked;
     mod dsn_refused;
+    mod executor_image_upgrade;
+    mod four_eyes;
     mod external_postgresql;
     mod isolation_cutoff;
     mod manager_restart;
