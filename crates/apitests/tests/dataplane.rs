@@ -33,10 +33,12 @@ mod dataplane {
     mod dsn_refused;
     mod executor_image_upgrade;
     mod four_eyes;
+    mod injector;
     mod external_postgresql;
     mod isolation_cutoff;
     mod manager_restart;
     mod plan_size_bound;
+    mod pod_metadata;
     mod privilege_changes;
     mod registry_outage;
     mod shared_realm;
