@@ -13,6 +13,7 @@
 mod common;
 mod contract;
 mod lifecycle;
+mod migrations;
 
 /// The scenarios and their support, under `tests/dataplane/`.
 mod dataplane {
@@ -36,6 +37,7 @@ mod dataplane {
     mod injector;
     mod external_postgresql;
     mod isolation_cutoff;
+    mod isolation_cutoff_migration;
     mod manager_restart;
     mod plan_size_bound;
     mod pod_metadata;

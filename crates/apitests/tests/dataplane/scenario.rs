@@ -16,12 +16,12 @@ use ptah_api::{PtahSchema, PtahSchemaPlan, PtahSchemaPlanChunk};
 use ptah_apitests::scenario::{self as report, Database, FILE_ENV, LeakScan, Record};
 use ptah_dataplane::Operation;
 use ptah_testservices::TestServices;
-use ptah_workload::labels::{OPERATION_LABEL, PLAN_CONTENT_DIGEST_ANNOTATION, SCHEMA_LABEL};
+use ptah_workload::labels::{MIGRATION_LABEL, OPERATION_LABEL, PLAN_CONTENT_DIGEST_ANNOTATION, SCHEMA_LABEL};
 
 use crate::lifecycle::{app::Engine, everything_said};
 
-/// Apply Job name → (its PtahSchema, the content digest of the plan it applies), for every Apply
-/// Job ever seen: two schemas may apply plans of the same content.
+/// Apply Job name → (its PtahSchema or PtahMigration, the content digest of the plan it
+/// applies), for every Apply Job ever seen: two schemas may apply plans of the same content.
 type AppliesSeen = Arc<Mutex<BTreeMap<String, (String, String)>>>;
 
 /// One running scenario: its name, engine, start and the Apply Jobs seen in its namespace.
@@ -51,7 +51,12 @@ impl Scenario {
     pub fn start(name: &'static str, engine: Engine, client: &Client, ns: &str) -> Scenario {
         let applies: AppliesSeen = Arc::default();
         let (jobs, out): (Api<Job>, AppliesSeen) = (Api::namespaced(client.clone(), ns), applies.clone());
-        let selector = format!("{OPERATION_LABEL}={}", Operation::Apply.as_str());
+        // A PtahMigration's Apply is an operation of its own (`migration-apply`).
+        let selector = format!(
+            "{OPERATION_LABEL} in ({},{})",
+            Operation::Apply.as_str(),
+            Operation::MigrationApply.as_str()
+        );
         tokio::spawn(async move {
             loop {
                 if let Ok(list) = jobs.list(&ListParams::default().labels(&selector)).await {
@@ -62,7 +67,12 @@ impl Scenario {
                             .get(PLAN_CONTENT_DIGEST_ANNOTATION)
                             .cloned()
                             .unwrap_or_default();
-                        let schema = job.labels().get(SCHEMA_LABEL).cloned().unwrap_or_default();
+                        let schema = job
+                            .labels()
+                            .get(SCHEMA_LABEL)
+                            .or_else(|| job.labels().get(MIGRATION_LABEL))
+                            .cloned()
+                            .unwrap_or_default();
                         seen.insert(job.name_any(), (schema, digest));
                     }
                 }
@@ -98,7 +108,14 @@ impl Scenario {
             .collect();
         let mut out = BTreeMap::new();
         for key in self.applies.lock().expect("applies seen").values() {
-            let plan = names.get(key).cloned().unwrap_or_else(|| key.1.clone());
+            // A migration's Apply Job carries no plan digest: it is named by its PtahMigration.
+            let plan = names.get(key).cloned().unwrap_or_else(|| {
+                if key.1.is_empty() {
+                    key.0.clone()
+                } else {
+                    key.1.clone()
+                }
+            });
             *out.entry(plan).or_insert(0) += 1;
         }
         out
