@@ -33,9 +33,9 @@ mod dataplane {
     mod drop_index_blocked;
     mod dsn_refused;
     mod executor_image_upgrade;
+    mod external_postgresql;
     mod four_eyes;
     mod injector;
-    mod external_postgresql;
     mod isolation_cutoff;
     mod isolation_cutoff_migration;
     mod manager_restart;
