@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use tokio::{net::TcpListener, sync::watch};
 
 /// The variable the injector adds.
-pub const INJECTED: &str = "E2E_INJECTED";
+pub const INJECTED: &str = "PTAH_E2E_INJECTED";
 
 /// The running injector and its configuration.
 pub struct Injector {

@@ -2,8 +2,10 @@
 //! (labels and annotations the operation Pods carry) is admitted by the chart's pod-intent
 //! webhook, since the Job template says the same; the Plan runs. Then a third party's mutating
 //! webhook (`dataplane::injector`) adds an environment variable to the Apply Pod: the pod-intent
-//! webhook refuses the changed Pod, no Apply Pod ever runs, nothing is applied, and the operation
-//! ends typed.
+//! webhook refuses the changed Pod (the chart's operation-Pod admission policy would refuse a
+//! variable outside `PTAH_*` first, so the injected one is `PTAH_E2E_INJECTED`), no Apply Pod ever
+//! runs, nothing is applied, and the operation ends typed: `OutcomeUnknown`, settled by a
+//! read-only proof that offers the plan again, the approval spent by its one dispatch.
 
 use std::time::Duration;
 
@@ -113,7 +115,26 @@ async fn pod_metadata(name: &'static str, engine: Engine) {
         consumed.as_ref().is_some_and(|(status, _, _)| status == "True"),
         "the approval was spent by the one dispatch: {consumed:?}"
     );
-    eprintln!("the failed Apply: {}", said(&failed));
+    // Typed: the Job never ran a Pod, yet the manager does not guess; the outcome is
+    // `OutcomeUnknown` and a read-only proof decides, then offers the plan again.
+    let owed = failed
+        .status
+        .as_ref()
+        .and_then(|st| st.pending_observation.as_ref())
+        .map(|p| serde_json::to_value(p).unwrap_or_default()["outcome"].clone());
+    assert_eq!(
+        owed,
+        Some(json!("OutcomeUnknown")),
+        "the Apply ends typed, with a proof owed\nstatus: {}",
+        said(&failed)
+    );
+    r.wait("the proof offered the plan again", |s| {
+        phase(s) == Some(SchemaPhase::AwaitingApproval)
+            && s.status
+                .as_ref()
+                .is_some_and(|st| st.pending_observation.is_none() && st.plan.is_some())
+    })
+    .await;
     let database = expect_tables(engine, &r.app.host_url, &[]).await;
     let leak = r
         .scenario
