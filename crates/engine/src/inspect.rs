@@ -185,9 +185,7 @@ pub async fn into_comparable<'a>(
         }
     }
     let verdicts = postgres::cache::Verdicts;
-    if postgres::expressions::pending(&out, live) {
-        postgres::expressions::canonicalise(client, out.to_mut(), live, verdicts).await?;
-    }
+    postgres::expressions::canonicalise(client, &mut out, live, verdicts).await?;
     if postgres::domain_probe::pending(&out, live) {
         postgres::domain_probe::canonicalise(client, out.to_mut(), live, verdicts).await?;
     }

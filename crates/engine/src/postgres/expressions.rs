@@ -11,6 +11,7 @@
 //! Each statement runs alone through the extended protocol, so a text cannot smuggle in a
 //! `COMMIT` that would outlive the rollback.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use ptah_schema::normalize::without_column_text_casts;
@@ -60,45 +61,66 @@ fn key(desired: &Table, live: &Table, part: &Part) -> Option<(Kind, String, Stri
     }
 }
 
-/// Whether the part's two texts differ only in casts of columns to text, which the catalog adds
-/// over `varchar` columns (see [`without_column_text_casts`]): no need to ask the server.
-fn loosely_equal(want: &Table, have: &Table, part: &Part) -> bool {
-    let loose = |text: &str| without_column_text_casts(DIALECT, text);
+/// Texts without the casts of columns to text that the catalog adds over `varchar` columns (see
+/// [`without_column_text_casts`]), each parsed once per plan: thousands of tables repeat a few
+/// dozen expressions (`lower((email)::text)`), and parsing is most of what comparing them costs.
+#[derive(Default)]
+struct Loose(HashMap<String, String>);
+
+impl Loose {
+    fn of(&mut self, text: &str) -> &str {
+        if !self.0.contains_key(text) {
+            let loose = without_column_text_casts(DIALECT, text);
+            self.0.insert(text.to_owned(), loose);
+        }
+        // Present: inserted just above when it was not.
+        &self.0[text]
+    }
+
+    fn same(&mut self, a: &str, b: &str) -> bool {
+        self.of(a);
+        self.of(b);
+        self.0.get(a) == self.0.get(b)
+    }
+
+    fn index(&mut self, index: &Index) -> Index {
+        let mut index = index.clone();
+        for p in &mut index.parts {
+            if let IndexTarget::Expression(e) = &mut p.target {
+                *e = self.of(e).to_owned();
+            }
+        }
+        index.predicate = index.predicate.as_deref().map(|p| self.of(p).to_owned());
+        index
+    }
+}
+
+/// Whether the part's two texts differ only in casts of columns to text: no need to ask the
+/// server.
+fn loosely_equal(want: &Table, have: &Table, part: &Part, loose: &mut Loose) -> bool {
     match part {
         Part::Default(c) => match (
             want.column(c).and_then(|col| col.default.as_ref()),
             have.column(c).and_then(|col| col.default.as_ref()),
         ) {
-            (Some(DefaultValue::Expression(w)), Some(DefaultValue::Expression(h))) => loose(w) == loose(h),
+            (Some(DefaultValue::Expression(w)), Some(DefaultValue::Expression(h))) => loose.same(w, h),
             _ => false,
         },
         Part::Check(n) => match (want.checks.get(n), have.checks.get(n)) {
-            (Some(w), Some(h)) => loose(&w.expression) == loose(&h.expression),
+            (Some(w), Some(h)) => loose.same(&w.expression, &h.expression),
             _ => false,
         },
-        Part::Index(n) => {
-            let loosened = |i: &Index| {
-                let mut i = i.clone();
-                for p in &mut i.parts {
-                    if let IndexTarget::Expression(e) = &mut p.target {
-                        *e = loose(e);
-                    }
-                }
-                i.predicate = i.predicate.as_deref().map(loose);
-                i
-            };
-            match (want.indexes.get(n), have.indexes.get(n)) {
-                (Some(w), Some(h)) => loosened(w) == loosened(h),
-                _ => false,
-            }
-        }
+        Part::Index(n) => match (want.indexes.get(n), have.indexes.get(n)) {
+            (Some(w), Some(h)) => loose.index(w) == loose.index(h),
+            _ => false,
+        },
     }
 }
 
 fn differing_parts(want: &Table, have: &Table) -> Vec<Part> {
     let mut parts = Vec::new();
-    for column in &want.columns {
-        let Some(live) = have.column(&column.name) else {
+    for (position, column) in want.columns.iter().enumerate() {
+        let Some(live) = have.column_near(position, &column.name) else {
             continue;
         };
         if let (Some(w), Some(h)) = (&column.default, &live.default)
@@ -121,23 +143,16 @@ fn differing_parts(want: &Table, have: &Table) -> Vec<Part> {
     parts
 }
 
-/// Whether a desired table's check, default or index differs by text from its live counterpart.
-pub(crate) fn pending(desired: &Schema, live: &Schema) -> bool {
-    desired.tables.iter().any(|(name, want)| {
-        live.tables
-            .get(name)
-            .is_some_and(|have| !differing_parts(want, have).is_empty())
-    })
-}
-
 /// Rewrites the parts of `desired`'s tables that the server stores exactly as their live
-/// counterparts to the live values. Parts already judged (by text) are not probed again.
+/// counterparts to the live values. Parts already judged (by text) are not probed again, and a
+/// borrowed schema is copied only when a part changes.
 pub(crate) async fn canonicalise(
     client: &Client,
-    desired: &mut Schema,
+    desired: &mut Cow<'_, Schema>,
     live: &Schema,
     verdicts: Verdicts,
 ) -> Result<(), Error> {
+    let mut loose = Loose::default();
     let mut pending = Vec::new();
     for (name, want) in &desired.tables {
         let Some(have) = live.tables.get(name) else {
@@ -149,7 +164,7 @@ pub(crate) async fn canonicalise(
         }
         let mut unknown = Vec::new();
         for part in parts {
-            if loosely_equal(want, have, &part) {
+            if loosely_equal(want, have, &part, &mut loose) {
                 pending.push((name.clone(), part, true));
                 continue;
             }
@@ -189,7 +204,7 @@ pub(crate) async fn canonicalise(
         equal.extend(result?);
     }
     for (table, part) in equal {
-        take_live(desired, live, &table, &part);
+        take_live(desired.to_mut(), live, &table, &part);
     }
     Ok(())
 }

@@ -30,11 +30,14 @@ fn differing(desired: &Schema, live: &Schema) -> Vec<Differing> {
         let Some(have) = live.tables.get(name) else {
             continue;
         };
-        for column in &table.columns {
-            let (Some(want), Some(had)) = (
-                column.generated.as_ref(),
-                have.column(&column.name).and_then(|c| c.generated.as_ref()),
-            ) else {
+        for (position, column) in table.columns.iter().enumerate() {
+            let Some(want) = column.generated.as_ref() else {
+                continue;
+            };
+            let Some(had) = have
+                .column_near(position, &column.name)
+                .and_then(|c| c.generated.as_ref())
+            else {
                 continue;
             };
             if want.expression != had.expression {

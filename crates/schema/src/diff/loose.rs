@@ -6,7 +6,6 @@
 //! compares them without ([`without_column_text_casts`]); with a database, the engine's probes
 //! reconcile the rest. Exact equality is tried first, so unchanged objects parse nothing.
 
-use crate::diff::Constraint;
 use crate::model::{Column, DefaultValue, Dialect, Domain, Index, IndexTarget, Policy};
 use crate::normalize::without_column_text_casts;
 
@@ -61,15 +60,6 @@ pub(super) fn same_index(a: &Index, b: &Index) -> bool {
     loosened(a) == loosened(b)
 }
 
-/// Whether two constraints are the same, CHECK bodies compared loosely.
-pub(super) fn same_constraint(a: &Constraint, b: &Constraint) -> bool {
-    match (a, b) {
-        (Constraint::Check(x), Constraint::Check(y)) => {
-            x.name == y.name && same_expression(&x.expression, &y.expression)
-        }
-        _ => a == b,
-    }
-}
 
 /// Whether two domains are the same, checks and default compared loosely.
 pub(super) fn same_domain(a: &Domain, b: &Domain) -> bool {

@@ -9,7 +9,7 @@ use super::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Column, QualifiedName, Table};
+use crate::model::{CheckConstraint, Column, ForeignKey, PrimaryKey, QualifiedName, Table, UniqueConstraint};
 
 /// A comment set on (or cleared from) an index that exists once the plan ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,15 +134,13 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
         match had.get(key) {
             None => d.constraints_added.push(ConstraintRef {
                 table: name.clone(),
-                constraint: constraint.clone(),
+                constraint: constraint.owned(),
             }),
-            Some(old) if !loose::same_constraint(old, constraint) => {
-                d.constraints_modified.push(ConstraintChange {
-                    table: name.clone(),
-                    from: old.clone(),
-                    to: constraint.clone(),
-                })
-            }
+            Some(old) if !old.same(*constraint) => d.constraints_modified.push(ConstraintChange {
+                table: name.clone(),
+                from: old.owned(),
+                to: constraint.owned(),
+            }),
             Some(_) => {}
         }
     }
@@ -150,7 +148,7 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
         if !wanted.contains_key(key) {
             d.constraints_removed.push(ConstraintRef {
                 table: name.clone(),
-                constraint: constraint.clone(),
+                constraint: constraint.owned(),
             });
         }
     }
@@ -206,22 +204,53 @@ fn collation_differs(want_table: &Table, have_table: &Table, old: &Column, new: 
 }
 
 /// Kind rank then name: the primary key first, then uniques, checks and foreign keys.
-type ConstraintKey = (u8, String);
+type ConstraintKey<'a> = (u8, &'a str);
 
-fn constraints(table: &Table) -> BTreeMap<ConstraintKey, Constraint> {
+/// A table's constraint, borrowed: comparing two tables copies only the constraints that differ
+/// (at thousands of unchanged tables, copying every foreign key cost more than comparing them).
+#[derive(Clone, Copy, PartialEq)]
+enum Held<'a> {
+    PrimaryKey(&'a PrimaryKey),
+    Unique(&'a UniqueConstraint),
+    Check(&'a CheckConstraint),
+    ForeignKey(&'a ForeignKey),
+}
+
+impl Held<'_> {
+    fn owned(self) -> Constraint {
+        match self {
+            Held::PrimaryKey(c) => Constraint::PrimaryKey(c.clone()),
+            Held::Unique(c) => Constraint::Unique(c.clone()),
+            Held::Check(c) => Constraint::Check(c.clone()),
+            Held::ForeignKey(c) => Constraint::ForeignKey(c.clone()),
+        }
+    }
+
+    /// Equal, a check's body compared loosely.
+    fn same(self, other: Held<'_>) -> bool {
+        match (self, other) {
+            (Held::Check(x), Held::Check(y)) => {
+                x.name == y.name && loose::same_expression(&x.expression, &y.expression)
+            }
+            _ => self == other,
+        }
+    }
+}
+
+fn constraints(table: &Table) -> BTreeMap<ConstraintKey<'_>, Held<'_>> {
     let mut out = BTreeMap::new();
     if let Some(pk) = &table.primary_key {
         // A table has one primary key whatever its name: a renamed key is a modified key.
-        out.insert((0, String::new()), Constraint::PrimaryKey(pk.clone()));
+        out.insert((0, ""), Held::PrimaryKey(pk));
     }
     for (n, c) in &table.uniques {
-        out.insert((1, n.clone()), Constraint::Unique(c.clone()));
+        out.insert((1, n.as_str()), Held::Unique(c));
     }
     for (n, c) in &table.checks {
-        out.insert((2, n.clone()), Constraint::Check(c.clone()));
+        out.insert((2, n.as_str()), Held::Check(c));
     }
     for (n, c) in &table.foreign_keys {
-        out.insert((3, n.clone()), Constraint::ForeignKey(c.clone()));
+        out.insert((3, n.as_str()), Held::ForeignKey(c));
     }
     out
 }
