@@ -12,10 +12,10 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Namespace, Secret, Service};
+use k8s_openapi::api::core::v1::{Secret, Service};
 use kube::{
     Api,
-    api::{DeleteParams, Patch, PatchParams},
+    api::{Patch, PatchParams},
 };
 use ptah_api::schema::SchemaPhase;
 use ptah_apitests::e2e::create;
@@ -109,8 +109,7 @@ async fn external_postgresql(name: &'static str) {
         .await;
     let (client, ns) = (run.app.client.clone(), run.app.ns.clone());
     run.end().await.finish(&[1], database, leak, BOUND).await;
-    let namespaces: Api<Namespace> = Api::all(client);
-    let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+    crate::dataplane::scenario::delete_namespace(&client, &ns).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

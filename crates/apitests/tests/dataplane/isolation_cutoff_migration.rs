@@ -286,8 +286,7 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
         .leak_scan(&run.app.services, &run.manager_log())
         .await;
     run.end().await.finish(&[1, 1], database, leak, BOUND).await;
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
-    let _ = namespaces.delete(&ns, &Default::default()).await;
+    crate::dataplane::scenario::delete_namespace(&client, &ns).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

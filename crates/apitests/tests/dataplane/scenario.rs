@@ -259,6 +259,40 @@ impl Scenario {
     }
 }
 
+/// Deletes a passed scenario's namespace. The manager is gone by then, so nothing would run the
+/// operator's finalizers and the namespace would stay Terminating: they are removed first (the
+/// scenario is over, its databases are the test's own).
+pub async fn delete_namespace(client: &Client, ns: &str) {
+    use k8s_openapi::api::core::v1::Namespace;
+    use kube::api::{DeleteParams, Patch, PatchParams};
+    use ptah_api::PtahMigration;
+    let unfinalize = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+    let schemas: Api<PtahSchema> = Api::namespaced(client.clone(), ns);
+    for s in schemas
+        .list(&ListParams::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default()
+    {
+        let _ = schemas
+            .patch(&s.name_any(), &PatchParams::default(), &unfinalize)
+            .await;
+    }
+    let migrations: Api<PtahMigration> = Api::namespaced(client.clone(), ns);
+    for m in migrations
+        .list(&ListParams::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default()
+    {
+        let _ = migrations
+            .patch(&m.name_any(), &PatchParams::default(), &unfinalize)
+            .await;
+    }
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let _ = namespaces.delete(ns, &DeleteParams::default()).await;
+}
+
 fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }

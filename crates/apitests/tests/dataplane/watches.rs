@@ -11,10 +11,10 @@ use std::{
 };
 
 use futures_util::StreamExt;
-use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::core::v1::Secret;
 use kube::{
     Api, ResourceExt,
-    api::{DeleteParams, PostParams, WatchEvent, WatchParams},
+    api::{PostParams, WatchEvent, WatchParams},
 };
 use ptah_api::{PtahSchema, schema::SchemaPhase};
 use ptah_apitests::e2e::create;
@@ -204,8 +204,7 @@ async fn watches(name: &'static str, engine: Engine) {
     let ns = run.app.ns.clone();
     let client = run.app.client.clone();
     run.end().await.finish(&[1], database, leak, BOUND).await;
-    let namespaces: Api<Namespace> = Api::all(client);
-    let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+    crate::dataplane::scenario::delete_namespace(&client, &ns).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
