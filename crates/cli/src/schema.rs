@@ -392,12 +392,7 @@ async fn drift(a: DesiredArgs, out: Output) -> Result<u8, Failure> {
         },
         comparable,
     ) = compared?;
-    let found = ptah_schema::drift(
-        &comparable,
-        &live,
-        dialect,
-        &c.options,
-    );
+    let found = ptah_schema::drift(&comparable, &live, dialect, &c.options);
     let scope = ExcludeSet::new(&c.options.exclude);
     let report = DriftReport {
         drift: !found.diff.is_empty(),

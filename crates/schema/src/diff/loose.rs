@@ -60,7 +60,6 @@ pub(super) fn same_index(a: &Index, b: &Index) -> bool {
     loosened(a) == loosened(b)
 }
 
-
 /// Whether two domains are the same, checks and default compared loosely.
 pub(super) fn same_domain(a: &Domain, b: &Domain) -> bool {
     if a == b {
