@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use ptah_api::PtahSchema;
 use serde_json::json;
 
 use crate::{
     dataplane::{
+        by_hand::said,
         database::{LockHolder, expect_tables},
         setup::{Run, approval_name},
     },
@@ -19,11 +19,6 @@ use crate::{
 const BOUND: Duration = Duration::from_secs(420);
 /// The scenario's `policy.lockTimeout`.
 const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Everything the status says, for a typed reason or message.
-fn said(s: &PtahSchema) -> String {
-    serde_json::to_string(&s.status).unwrap_or_default()
-}
 
 async fn advisory_lock_held(name: &'static str, engine: Engine) {
     let run = Run::start(
@@ -70,11 +65,7 @@ async fn advisory_lock_held(name: &'static str, engine: Engine) {
     );
     let database = expect_tables(engine, &run.app.host_url, &[]).await;
     holder.release().await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -81,11 +81,7 @@ async fn apply_pod_deleted(name: &'static str, engine: Engine) {
     tokio::time::sleep(Duration::from_secs(25)).await;
     let database = expect_tables(engine, &run.app.host_url, &[]).await;
     holder.release().await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -154,11 +154,7 @@ async fn connection_reset(name: &'static str, engine: Engine) {
         "{name}: the reset ALTER was {}; the proof agreed",
         if has_note { "committed" } else { "rolled back" }
     );
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1, 1], database, leak, BOUND).await;
+    run.conclude(&[1, 1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

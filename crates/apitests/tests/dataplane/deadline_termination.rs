@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, ResourceExt};
-use ptah_api::PtahSchema;
 use serde_json::json;
 
 use crate::{
     dataplane::{
+        by_hand::said,
         database::{LockHolder, expect_tables},
         setup::{Run, STEP, approval_name},
     },
@@ -36,11 +36,6 @@ enum Stop {
     Deadline,
     /// The runner receives SIGTERM.
     Sigterm,
-}
-
-/// Everything the status says.
-fn said(s: &PtahSchema) -> String {
-    serde_json::to_string(&s.status).unwrap_or_default()
 }
 
 /// The host pid of the runner in `pod`: the node's containers are processes of this host (both
@@ -171,11 +166,7 @@ async fn stopped_mid_apply(name: &'static str, engine: Engine, stop: Stop) {
     );
     let database = expect_tables(engine, &run.app.host_url, &[]).await;
     holder.release().await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -78,11 +78,7 @@ async fn drift_before_dispatch(name: &'static str, engine: Engine) {
         Ok(()) => Err("audit is not the table made by hand".to_owned()),
         e => e,
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -100,9 +100,5 @@ async fn e2e_dataplane_drop_index_is_destructive_and_stays_blocked_mysql() {
         (Ok(()), true) => Ok(()),
         (tables, index) => Err(format!("tables: {tables:?}; index items_by_name exists: {index}")),
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[], database, leak, BOUND).await;
+    run.conclude(&[], database, BOUND).await;
 }

@@ -59,11 +59,7 @@ async fn dsn_refused(name: &'static str, engine: Engine, edit: fn(&str) -> Strin
         Ok(()) => Err(format!("{published} plan(s) published from a refused URL")),
         e => e,
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[], database, leak, BOUND).await;
+    run.conclude(&[], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -103,12 +103,8 @@ async fn external_postgresql(name: &'static str) {
     run.wait("InSync", |s| phase(s) == Some(SchemaPhase::InSync))
         .await;
     let database = expect_tables(Engine::Postgres, &run.app.host_url, &["audit", "items"]).await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
     let (client, ns) = (run.app.client.clone(), run.app.ns.clone());
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
     crate::dataplane::scenario::delete_namespace(&client, &ns).await;
 }
 

@@ -218,11 +218,7 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         }
         other => other,
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1, 1], database, leak, BOUND).await;
+    run.conclude(&[1, 1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -183,11 +183,7 @@ async fn manager_restart(name: &'static str, engine: Engine) {
     })
     .await;
     let database = expect_tables(engine, &run.app.host_url, &["audit", "items"]).await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -177,14 +177,7 @@ async fn plan_size_bound(name: &'static str, engine: Engine) {
         Some(n) if n == i64::try_from(exact).expect("length") => Ok(()),
         other => Err(format!("the view's literal is {other:?} bytes, want {exact}")),
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end()
-        .await
-        .finish(&[1], both(over, exact_db), leak, BOUND)
-        .await;
+    run.conclude(&[1], both(over, exact_db), BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

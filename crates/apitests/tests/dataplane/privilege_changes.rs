@@ -168,11 +168,7 @@ async fn privilege_changes(name: &'static str, engine: Engine) {
         (Ok(()), 0) => Ok(()),
         (tables, n) => Err(format!("tables: {tables:?}; definer-rights programs: {n}")),
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[], database, leak, BOUND).await;
+    run.conclude(&[], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

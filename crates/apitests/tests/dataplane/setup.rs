@@ -219,6 +219,19 @@ impl Run {
         self.manager.log()
     }
 
+    /// The tail every scenario shares: scans everything the namespace said for the passwords,
+    /// ends the run and asserts the Apply Jobs per plan, the database, the scan and the bound.
+    pub async fn conclude(self, expected_jobs: &[usize], database: Result<(), String>, bound: Duration) {
+        let leak = self
+            .scenario
+            .leak_scan(&self.app.services, &self.manager_log())
+            .await;
+        self.end()
+            .await
+            .finish(expected_jobs, database, leak, bound)
+            .await;
+    }
+
     /// Deletes what the manager's RBAC put outside the namespace.
     pub async fn end(self) -> Scenario {
         let Run {

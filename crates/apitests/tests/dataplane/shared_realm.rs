@@ -123,11 +123,7 @@ async fn shared_realm(name: &'static str, engine: Engine) {
         "the second Apply was dispatched at {second_created} before the first ended at {first_done}"
     );
     let database = expect_tables(engine, &run.app.host_url, &["audit", "items"]).await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1, 1], database, leak, BOUND).await;
+    run.conclude(&[1, 1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -59,11 +59,7 @@ async fn target_secret_changed(name: &'static str, engine: Engine) {
             "the planned database: {planned:?}; the other database: {other:?}"
         )),
     };
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    run.conclude(&[1], database, BOUND).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -197,13 +197,8 @@ async fn watches(name: &'static str, engine: Engine) {
     );
 
     let database = expect_tables(engine, &host_url, &["audit", "items"]).await;
-    let leak = run
-        .scenario
-        .leak_scan(&run.app.services, &run.manager_log())
-        .await;
-    let ns = run.app.ns.clone();
-    let client = run.app.client.clone();
-    run.end().await.finish(&[1], database, leak, BOUND).await;
+    let (client, ns) = (run.app.client.clone(), run.app.ns.clone());
+    run.conclude(&[1], database, BOUND).await;
     crate::dataplane::scenario::delete_namespace(&client, &ns).await;
 }
 
