@@ -24,7 +24,6 @@ async fn advisory_lock_held(name: &'static str, engine: Engine) {
     let run = Run::start(
         name,
         engine,
-        // A short deadline: the proof of a failed Apply waits until its Pod can no longer run.
         json!({"policy": {"lockTimeout": format!("{}s", LOCK_TIMEOUT.as_secs())},
                "execution": {"activeDeadlineSeconds": 40}}),
     )

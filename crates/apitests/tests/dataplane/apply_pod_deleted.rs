@@ -26,8 +26,8 @@ use crate::{
 const BOUND: Duration = Duration::from_secs(480);
 
 async fn apply_pod_deleted(name: &'static str, engine: Engine) {
-    // The lock wait outlasts the deletion; the deadline bounds how long the manager must assume
-    // an unseen Pod may still run before the proof (execution deadline + grace).
+    // The lock wait outlasts the deletion. Should the Pod be gone before its frame is read, the
+    // deadline bounds how long the manager must assume it may still run (deadline + grace).
     let run = Run::start(
         name,
         engine,

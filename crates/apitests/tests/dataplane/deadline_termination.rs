@@ -77,9 +77,7 @@ async fn terminated(run: &Run, name: &str) -> k8s_openapi::api::core::v1::Contai
 async fn stopped_mid_apply(name: &'static str, engine: Engine, stop: Stop) {
     // The lock wait may not exceed the deadline (a CEL rule), but it starts with `ptah`, seconds
     // after the claim the runner's deadline counts from: so the deadline passes first. For
-    // SIGTERM both are further away, so that only the signal ends the wait; not much further,
-    // since the proof of an uncertain Apply waits until its Pod could no longer run (the
-    // execution deadline plus the grace period), even when its Pod has visibly ended.
+    // SIGTERM both are further away, so that only the signal ends the wait.
     let (lock_seconds, deadline_seconds) = match stop {
         Stop::Deadline => (45, 45),
         Stop::Sigterm => (75, 75),
@@ -111,9 +109,10 @@ async fn stopped_mid_apply(name: &'static str, engine: Engine, stop: Stop) {
         .and_then(|s| s.active_operation)
         .expect("the Apply's claim");
     let grace = claim.termination_grace_period_seconds.expect("a grace period");
+    let deadline = claim.execution_not_after.expect("an execution deadline").0;
     // When the runner is to stop `ptah`: the execution deadline, or the signal now.
     let stop_at = match stop {
-        Stop::Deadline => claim.execution_not_after.expect("an execution deadline").0,
+        Stop::Deadline => deadline,
         Stop::Sigterm => {
             let pid = runner_pid(&pod).expect("the runner's process on this host");
             let at = jiff::Timestamp::now();
@@ -154,6 +153,14 @@ async fn stopped_mid_apply(name: &'static str, engine: Engine, stop: Stop) {
     // Uncertain: a read-only proof finds nothing applied, the plan waits for a new approval, and
     // the consumed one is never dispatched again.
     let settled = run.awaiting(None).await;
+    if stop == Stop::Sigterm {
+        // The frame says `ptah` has exited, so the proof need not wait out the deadline.
+        let proved = jiff::Timestamp::now();
+        assert!(
+            proved < deadline,
+            "proved at {proved}, not before the execution deadline {deadline}"
+        );
+    }
     assert!(
         run.approval_consumed(&approval_name(&first)).await,
         "the approval is consumed by the one dispatch: {}",

@@ -15,7 +15,17 @@ use crate::schema::{
     record::{self, cond, edit},
 };
 
-/// A dispatched Apply whose outcome cannot be known: never replayed, settled by a proof.
+/// An Apply whose runner reported an outcome it cannot vouch for (a failed statement, a stop, a
+/// stale plan): never replayed, proved at once. The runner writes its frame only once `ptah` has
+/// exited, so no process of the Apply can overlap the proof. A statement the server still runs
+/// for the dead session holds the session's advisory lock until it ends, and any later Apply takes
+/// that lock before its stale-plan check: the proof may read too early, never let a plan run twice.
+pub fn apply_reported_unknown(o: &Observed<'_>, c: &SchemaOperationStatus, why: &str) -> Action {
+    owe_proof(o, c, PendingObservationOutcome::OutcomeUnknown, o.now, why)
+}
+
+/// A dispatched Apply whose outcome cannot be known and whose Pod may still run unseen (a lost
+/// Job, no frame, a changed Lease): never replayed, settled by a proof once it could no longer run.
 pub fn apply_unknown(o: &Observed<'_>, c: &SchemaOperationStatus, why: &str) -> Action {
     let grace = c.termination_grace_period_seconds.unwrap_or(30).max(0) as u64;
     // An unseen Pod may still run until its execution deadline: the proof may not overlap it.

@@ -59,7 +59,7 @@ fn settle_result(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload)
         .filter(|_| !(registry_op && p.is_policy_refusal()))
     {
         if c.operation_type == Op::Apply {
-            return apply::apply_unknown(o, c, &format!("the Apply failed ({})", e.code.as_str()));
+            return apply::apply_reported_unknown(o, c, &format!("the Apply failed ({})", e.code.as_str()));
         }
         if c.operation_type == Op::Plan && e.child_code.as_deref() == Some("protected_table") {
             return protected(o, c, &e.message);
@@ -94,7 +94,7 @@ fn settle_result(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload)
                     "the plan was applied",
                 )
             } else {
-                apply::apply_unknown(o, c, "the Apply report does not prove the plan was applied")
+                apply::apply_reported_unknown(o, c, "the Apply report does not prove the plan was applied")
             }
         }
     }

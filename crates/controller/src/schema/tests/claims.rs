@@ -282,9 +282,18 @@ fn more_than_one_pod_makes_an_apply_unknown() {
     w.end(crate::schema::Finished::Failed);
     w.result = ResultRead::PodCount(2);
     w.step();
-    assert_eq!(
-        w.status.pending_observation.as_ref().map(|p| p.outcome),
-        Some(PendingObservationOutcome::OutcomeUnknown)
+    let pending = w.status.pending_observation.clone().expect("proof owed");
+    assert_eq!(pending.outcome, PendingObservationOutcome::OutcomeUnknown);
+    // No frame says the Pods stopped: one may still run until the execution deadline.
+    let after = pending.observe_after.expect("observe after").0;
+    assert!(
+        after > w.now,
+        "the proof waits out the execution deadline and grace"
+    );
+    assert!(matches!(w.step(), Action::Wait { .. }));
+    assert!(
+        w.status.active_operation.is_none(),
+        "no Job is claimed before then"
     );
 }
 
