@@ -21,19 +21,35 @@ pub enum Session {
 
 impl Session {
     /// Opens a session, giving up after `timeout`; errors never contain the password.
+    ///
+    /// A connection that gets no answer at all (a flow lost on the way: a dropped SYN is
+    /// retransmitted by the kernel, a blackholed one never is) is abandoned after its share of
+    /// the timeout and a fresh one tried, until the timeout is spent. Nothing was sent on it but
+    /// the handshake. An answer, even a refusal, is final.
     pub async fn connect(url: &DatabaseUrl, timeout: Duration) -> Result<Session, Error> {
-        let attempt = async {
-            match url.dialect() {
-                Dialect::Postgres => connect_postgres(url, timeout).await,
-                Dialect::Mysql => connect_mysql(url).await,
+        let started = tokio::time::Instant::now();
+        let share = attempt_share(timeout);
+        loop {
+            let left = timeout.saturating_sub(started.elapsed());
+            let budget = share.min(left);
+            let attempt = async {
+                match url.dialect() {
+                    Dialect::Postgres => connect_postgres(url, budget).await,
+                    Dialect::Mysql => connect_mysql(url).await,
+                }
+            };
+            match tokio::time::timeout(budget, attempt).await {
+                Ok(result) => return result,
+                Err(_) if left > budget => {
+                    tracing::debug!(after = ?budget, "no answer from the database; trying a fresh connection");
+                }
+                Err(_) => {
+                    return Err(Error::ConnectTimeout {
+                        target: url.to_string(),
+                        after: timeout,
+                    });
+                }
             }
-        };
-        match tokio::time::timeout(timeout, attempt).await {
-            Ok(result) => result,
-            Err(_) => Err(Error::ConnectTimeout {
-                target: url.to_string(),
-                after: timeout,
-            }),
         }
     }
 
@@ -94,6 +110,15 @@ impl Session {
         }
     }
 }
+
+/// How long one connection attempt may wait for an answer: a third of the connect timeout, at
+/// least [`MIN_ATTEMPT`] (a loaded server's TLS handshake), at most the whole timeout.
+fn attempt_share(timeout: Duration) -> Duration {
+    (timeout / 3).max(MIN_ATTEMPT).min(timeout)
+}
+
+/// The shortest wait for an answer before a fresh connection is tried.
+const MIN_ATTEMPT: Duration = Duration::from_secs(5);
 
 async fn connect_postgres(url: &DatabaseUrl, timeout: Duration) -> Result<Session, Error> {
     let mut config = tokio_postgres::Config::new();
@@ -244,4 +269,16 @@ fn mysql_opts(
             .with_root_certs(vec![pem.clone().into()]);
     }
     opts.ssl_opts(ssl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attempt_gets_a_third_of_the_timeout_but_never_less_than_five_seconds_or_more_than_all() {
+        assert_eq!(attempt_share(Duration::from_secs(30)), Duration::from_secs(10));
+        assert_eq!(attempt_share(Duration::from_secs(10)), Duration::from_secs(5));
+        assert_eq!(attempt_share(Duration::from_secs(3)), Duration::from_secs(3));
+    }
 }

@@ -148,6 +148,20 @@ impl Toxiproxy {
         Ok(ToxicGuard::new(self.clone(), proxy.to_owned(), state))
     }
 
+    /// Changes a toxic's toxicity (the share of connections it acts on, from 0 to 1). Toxiproxy
+    /// decides per connection when the toxic reaches it, so a connection it already held keeps
+    /// what it lost, while new ones at toxicity 0 pass untouched; removing a `timeout` toxic
+    /// instead closes the connections it held.
+    pub async fn set_toxicity(&self, proxy: &str, toxic: &str, toxicity: f32) -> Result<ToxicState> {
+        let path = format!("{}/toxics/{toxic}", proxy_path(proxy));
+        self.call(
+            Method::POST,
+            &path,
+            Some(serde_json::json!({ "toxicity": toxicity })),
+        )
+        .await
+    }
+
     /// Removes a toxic from a proxy.
     pub async fn remove_toxic(&self, proxy: &str, toxic: &str) -> Result<()> {
         let path = format!("{}/toxics/{toxic}", proxy_path(proxy));
