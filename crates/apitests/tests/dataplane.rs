@@ -19,6 +19,7 @@ mod migrations;
 mod dataplane {
     pub mod by_hand;
     pub mod database;
+    pub mod history;
     pub mod released;
     pub mod scenario;
     pub mod setup;

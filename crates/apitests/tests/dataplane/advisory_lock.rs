@@ -36,7 +36,7 @@ async fn advisory_lock_held(name: &'static str, engine: Engine) {
 
     // The Apply fails on the lock; any failed Apply is settled by a proof, never replayed.
     let failed = run
-        .wait("the Apply failed with a proof owed", |s| {
+        .seen("the Apply failed with a proof owed", |s| {
             s.status
                 .as_ref()
                 .is_some_and(|st| st.active_operation.is_none() && st.pending_observation.is_some())

@@ -60,7 +60,7 @@ async fn apply_pod_deleted(name: &'static str, engine: Engine) {
         .expect("delete the Apply Pod gracefully");
 
     let unknown = run
-        .wait("ApplyOutcomeUnknown with a proof owed", |s| {
+        .seen("ApplyOutcomeUnknown with a proof owed", |s| {
             s.status.as_ref().is_some_and(|st| {
                 st.pending_observation
                     .as_ref()

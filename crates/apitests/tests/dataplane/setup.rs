@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::{
-    Api,
+    Api, ResourceExt,
     api::{ListParams, Patch, PatchParams},
 };
 use ptah_api::{PtahSchema, PtahSchemaApproval, schema::SchemaPhase};
@@ -15,7 +15,7 @@ use ptah_workload::labels::OPERATION_LABEL;
 use serde_json::Value;
 
 use crate::{
-    dataplane::scenario::Scenario,
+    dataplane::{history::History, scenario::Scenario},
     lifecycle::{
         Diagnose, Manager,
         app::{App, Engine, phase},
@@ -43,6 +43,8 @@ pub struct Run {
     pub manager: Manager,
     /// The scenario's clock and Apply Job poll.
     pub scenario: Scenario,
+    /// Every version of `orders` since the scenario's spec was set.
+    pub history: History,
     cluster_scoped: Vec<(String, String)>,
 }
 
@@ -109,7 +111,8 @@ impl Run {
                 .await
                 .expect("point the database Secret at the proxy");
         }
-        app.schemas
+        let patched = app
+            .schemas
             .patch(
                 "orders",
                 &PatchParams::default(),
@@ -117,6 +120,9 @@ impl Run {
             )
             .await
             .expect("patch the scenario's spec");
+        // Every write the manager makes comes after this one: the watch misses none.
+        let from = patched.resource_version().expect("the patch's resourceVersion");
+        let history = History::watch(app.schemas.clone(), "orders", from);
         let scenario = Scenario::start(name, engine, &app.client, &app.ns);
         let (kubeconfig, cluster_scoped) = chart_kubeconfig(&app.client, &app.ns, &app.ns, &app.image).await;
         let manager = Manager::start(&app.ns, &app.image, kubeconfig);
@@ -124,8 +130,14 @@ impl Run {
             app,
             manager,
             scenario,
+            history,
             cluster_scoped,
         }
+    }
+
+    /// Waits until some version of `orders` the manager wrote satisfied `pred`, however briefly.
+    pub async fn seen(&self, what: &str, pred: impl Fn(&PtahSchema) -> bool) -> PtahSchema {
+        self.history.seen(what, STEP, pred).await
     }
 
     /// Waits for `orders` to satisfy `pred`.
@@ -239,6 +251,7 @@ impl Run {
             manager,
             scenario,
             cluster_scoped,
+            ..
         } = self;
         drop(manager);
         delete_cluster_scoped(&app.client, &cluster_scoped).await;

@@ -1,27 +1,18 @@
 //! Scenario 18 [watches]: every status transition of a PtahSchema is recorded losslessly, from
-//! the exact resourceVersion of its create response. A raw watch (no informer, no relist) starts
-//! there and, when the server ends it (its timeout), resumes from the last resourceVersion it
-//! delivered; a 410 Gone (the history compacted past that point) fails the scenario instead of
-//! relisting over a gap. The test then asserts the whole phase sequence from the create to
-//! InSync, not just the end: one Apply, approved once, verified, in sync.
+//! the exact resourceVersion of its create response, by a raw watch (`history::History`). The
+//! test then asserts the whole phase sequence from the create to InSync, not just the end: one
+//! Apply, approved once, verified, in sync.
 
-use std::{
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::time::Duration;
 
-use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
-use kube::{
-    Api, ResourceExt,
-    api::{PostParams, WatchEvent, WatchParams},
-};
+use kube::{Api, ResourceExt, api::PostParams};
 use ptah_api::{PtahSchema, schema::SchemaPhase};
 use ptah_apitests::e2e::create;
 use serde_json::json;
 
 use crate::{
-    dataplane::{database::expect_tables, setup::Run},
+    dataplane::{database::expect_tables, history::History, setup::Run},
     lifecycle::app::{Engine, approve, phase},
 };
 
@@ -29,57 +20,6 @@ const BOUND: Duration = Duration::from_secs(420);
 /// The watched PtahSchema (`orders`, created before the manager starts, has no create response
 /// to watch from).
 const WATCHED: &str = "watched";
-
-/// Every status the watch delivered, in order: (resourceVersion, phase, the status in short).
-type Seen = Arc<Mutex<Vec<(String, Option<SchemaPhase>, String)>>>;
-
-/// Watches `name` from `version` until dropped, recording every event; resumes a watch the
-/// server ended from the last resourceVersion delivered. Panics on a 410 Gone.
-fn record(api: Api<PtahSchema>, name: &str, version: String, seen: Seen) -> tokio::task::JoinHandle<()> {
-    let params = WatchParams::default()
-        .fields(&format!("metadata.name={name}"))
-        .timeout(60);
-    tokio::spawn(async move {
-        let mut from = version;
-        loop {
-            let stream = match api.watch(&params, &from).await {
-                Ok(s) => s,
-                Err(kube::Error::Api(status)) if status.code == 410 => {
-                    panic!("the watch from {from} is gone (410): a gap, not relisted over")
-                }
-                Err(e) => {
-                    // A transport error before any event: the same resourceVersion again.
-                    eprintln!("watch from {from}: {e}; again");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    continue;
-                }
-            };
-            let mut stream = Box::pin(stream);
-            while let Some(event) = stream.next().await {
-                match event {
-                    Ok(WatchEvent::Added(s) | WatchEvent::Modified(s) | WatchEvent::Deleted(s)) => {
-                        from = s.resource_version().expect("a resourceVersion");
-                        seen.lock().expect("seen").push((
-                            from.clone(),
-                            phase(&s),
-                            crate::lifecycle::summary(&s),
-                        ));
-                    }
-                    Ok(WatchEvent::Bookmark(b)) => from = b.metadata.resource_version,
-                    Ok(WatchEvent::Error(status)) if status.code == 410 => {
-                        panic!("the watch from {from} is gone (410): a gap, not relisted over")
-                    }
-                    Ok(WatchEvent::Error(status)) => panic!("the watch failed: {status:?}"),
-                    // A broken stream resumes from the last event it delivered.
-                    Err(e) => {
-                        eprintln!("watch stream from {from}: {e}; resuming");
-                        break;
-                    }
-                }
-            }
-        }
-    })
-}
 
 /// `phases` with consecutive repeats collapsed (a status write that kept the phase).
 fn transitions(phases: &[Option<SchemaPhase>]) -> Vec<Option<SchemaPhase>> {
@@ -117,8 +57,7 @@ async fn watches(name: &'static str, engine: Engine) {
         .expect("create the watched schema");
     assert_eq!(phase(&created), None, "no status at the create");
     let version = created.resource_version().expect("the create's resourceVersion");
-    let seen: Seen = Arc::default();
-    let watch = record(run.app.schemas.clone(), WATCHED, version, seen.clone());
+    let history = History::watch(run.app.schemas.clone(), WATCHED, version);
 
     let wait = |what: &'static str, pred: fn(&PtahSchema) -> bool| {
         crate::lifecycle::wait_for(
@@ -139,18 +78,22 @@ async fn watches(name: &'static str, engine: Engine) {
     .await;
     approve(&run.app.client, &run.app.ns, &waiting).await;
     let synced = wait("InSync", |s| phase(s) == Some(SchemaPhase::InSync)).await;
-    let last = synced.resource_version().expect("a resourceVersion");
     // The watch has delivered everything up to the InSync the GET saw.
-    let until = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !seen.lock().expect("seen").iter().any(|(v, _, _)| *v == last) {
-        assert!(
-            tokio::time::Instant::now() < until,
-            "the watch never delivered {last}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    watch.abort();
-    let events = seen.lock().expect("seen").clone();
+    history
+        .caught_up(&synced.resource_version().expect("a resourceVersion"))
+        .await;
+    let events: Vec<(String, Option<SchemaPhase>, String)> = history
+        .versions()
+        .iter()
+        .map(|s| {
+            (
+                s.resource_version().unwrap_or_default(),
+                phase(s),
+                crate::lifecycle::summary(s),
+            )
+        })
+        .collect();
+    drop(history);
     let phases: Vec<Option<SchemaPhase>> = events.iter().map(|(_, p, _)| *p).collect();
     let sequence = transitions(&phases);
     eprintln!("{name}: {} events, phases {sequence:?}", events.len());
