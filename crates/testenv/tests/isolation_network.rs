@@ -121,6 +121,13 @@ fn e2e_dataplane_isolation_pods_on_both_nodes_reach_each_other_the_services_and_
     .expect("server")
     .port()
     .expect("port");
+    let pinned = bridges();
+    for (assigned, mac) in &pinned {
+        assert_eq!(
+            assigned, "3",
+            "a pod bridge's MAC {mac} follows its ports instead of being pinned"
+        );
+    }
     let namespace = format!("isolation-net-{}", std::process::id());
     kubectl.run(&["create", "namespace", &namespace], None);
     let manifests = format!(
@@ -211,5 +218,33 @@ fn e2e_dataplane_isolation_pods_on_both_nodes_reach_each_other_the_services_and_
             .run(&["-n", &namespace, "logs", "web2"], None)
             .contains("serving")
     );
+    // Two Pods' veths joined the bridges: their MACs stayed as pinned, so no Pod's cached
+    // gateway address went stale (cluster/bridge.rs).
+    assert_eq!(bridges(), pinned, "the pod bridges' MACs moved");
     kubectl.run(&["delete", "namespace", &namespace, "--wait=false"], None);
+}
+
+/// Each node's pod bridge: (how its MAC was assigned, the MAC). `3` is `NET_ADDR_SET`: set by
+/// hand, so the kernel no longer follows its ports.
+fn bridges() -> Vec<(String, String)> {
+    let read = |netns: Option<&str>, name: &str, file: &str| {
+        let path = format!("/sys/class/net/{name}/{file}");
+        let out = match netns {
+            None => Command::new("cat").arg(&path).output(),
+            Some(ns) => Command::new("ip")
+                .args(["netns", "exec", ns, "cat", &path])
+                .output(),
+        }
+        .expect("read the bridge");
+        assert!(
+            out.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    [(None, "ptahcni0"), (Some("ptah-isolation"), "ptahcni1")]
+        .into_iter()
+        .map(|(ns, name)| (read(ns, name, "addr_assign_type"), read(ns, name, "address")))
+        .collect()
 }

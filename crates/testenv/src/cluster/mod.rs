@@ -22,6 +22,7 @@
 //! `cargo xtask services`; `up` keeps a healthy cluster of the same version and tier, and `down`
 //! stops whatever was started from this directory, zombies counting as stopped.
 
+mod bridge;
 mod control_plane;
 pub mod faults;
 mod isolation;

@@ -316,6 +316,9 @@ pub(super) fn up(cluster: &Cluster) -> anyhow::Result<()> {
     }
     let node = kubelet(cluster);
     if node.running(&cluster.root).is_none() {
+        step(&format!("bridge {BRIDGE} with a fixed MAC"), || {
+            super::bridge::pin(None, BRIDGE, super::bridge::HOST_MAC)
+        })?;
         step(&format!("kubelet as node {}", pki::NODE_NAME), || {
             let dir = node.dir(&cluster.root);
             write_kubeconfig(

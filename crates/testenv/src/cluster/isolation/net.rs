@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use super::{HOST_IP, KUBELET_HEALTHZ_PORT, KUBELET_PORT, NETNS, POD_SUBNET, VETH_HOST};
 use crate::{
-    cluster::{node::BRIDGE, pki, proxy, relay::GATEWAY},
+    cluster::{bridge, node::BRIDGE, pki, proxy, relay::GATEWAY},
     step::{output, run},
 };
 
@@ -79,6 +79,7 @@ pub(super) fn create() -> anyhow::Result<()> {
         .collect();
     ports.sort();
     run(Command::new("ip").args(["netns", "exec", NETNS, "sysctl", "-qw", "net.ipv4.ip_forward=1"]))?;
+    bridge::pin(Some(NETNS), super::BRIDGE, bridge::ISOLATION_MAC)?;
     run(Command::new("ip")
         .args(["netns", "exec", NETNS, "sysctl", "-qw"])
         .arg(format!("net.ipv4.ip_local_reserved_ports={}", ports.join(","))))?;
@@ -90,14 +91,12 @@ pub(super) fn create() -> anyhow::Result<()> {
 /// yet: the isolation worker reaches the pod relay (and so the API server) at the gateway. The
 /// bridge plugin accepts an existing bridge and address; node 1's `clean_host` removes it.
 fn ensure_host_bridge() -> anyhow::Result<()> {
-    if !Path::new("/sys/class/net").join(BRIDGE).exists() {
-        run(Command::new("ip").args(["link", "add", BRIDGE, "type", "bridge"]))?;
-    }
+    bridge::pin(None, BRIDGE, bridge::HOST_MAC)?;
     let addrs = output(Command::new("ip").args(["-4", "-o", "addr", "show", "dev", BRIDGE]))?;
     if !addrs.contains(&format!(" {GATEWAY}/")) {
         run(Command::new("ip").args(["addr", "add", &format!("{GATEWAY}/24"), "dev", BRIDGE]))?;
     }
-    run(Command::new("ip").args(["link", "set", BRIDGE, "up"]))
+    Ok(())
 }
 
 /// Removes the namespace (with everything inside it: the bridge, kube-proxy's and the faults'
