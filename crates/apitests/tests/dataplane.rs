@@ -1,14 +1,18 @@
-//! T4 + isolation worker, suite `data-plane` (`cargo xtask e2e --suite data-plane`): the operator's
-//! promise under real faults. An exact plan runs at most once, against the database it was
-//! planned for; an uncertain outcome is settled by reading the database, never by replaying the
-//! plan; no credential leaks on the way.
+//! T4 + isolation worker, suites `data-plane` and `data-plane-extended` (`cargo xtask e2e
+//! --suite data-plane`): the operator's promise under real faults. An exact plan runs at most
+//! once, against the database it was planned for; an uncertain outcome is settled by reading the
+//! database, never by replaying the plan; no credential leaks on the way.
 //!
 //! Phase `assert` (`e2e_assert_…`, `dataplane::contract_live`) runs the control-plane contract
-//! against a live helm release first. Phase `dataplane`: each scenario (`e2e_dataplane_<what it proves>_<engine>`) runs the manager binary against the
-//! cluster with the chart's RBAC, the locally built data-plane image, the TLS registry and a real
+//! against a live helm release first. Each scenario runs the manager binary against the cluster
+//! with the chart's RBAC, the locally built data-plane image, the TLS registry and a real
 //! database, and asserts the Apply Jobs per plan, the database's own state, a leak scan of
 //! everything the namespace said, and its own time (`dataplane::scenario`), each also appended
-//! as one JSON line to `$PTAH_E2E_SCENARIOS_FILE`.
+//! as one JSON line to `$PTAH_E2E_SCENARIOS_FILE`. Phase `fault` (`e2e_fault_<what it
+//! proves>_<engine>`, suite `data-plane`, the default CI) holds the faults issue 35 names for it:
+//! a registry outage, a connection reset, the node cut off, the Apply Pod deleted, the lock held
+//! outside, two schemas in one realm. Phase `dataplane` (`e2e_dataplane_…`, suite
+//! `data-plane-extended`, the matrix) holds the others.
 
 mod common;
 mod contract;

@@ -2,7 +2,7 @@
 //! Service on the other, the test services and the API server; the API server reaches the
 //! isolation worker's kubelet (`kubectl logs`, `exec`).
 //!
-//! Phase `dataplane` of suite `data-plane` (`cargo xtask e2e --suite data-plane`, which starts the
+//! Phase `fault` of suite `data-plane` (`cargo xtask e2e --suite data-plane`, which starts the
 //! node). Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`, and fails naming
 //! that command when the isolation worker is absent.
 
@@ -101,7 +101,7 @@ fn web(namespace: &str, name: &str, isolated: bool) -> String {
 }
 
 #[test]
-fn e2e_dataplane_isolation_pods_on_both_nodes_reach_each_other_the_services_and_the_api_server() {
+fn e2e_fault_isolation_pods_on_both_nodes_reach_each_other_the_services_and_the_api_server() {
     let kubectl = Kubectl::new();
     let services = ptah_testservices::TestServices::require();
     let port = |url: &str| url::Url::parse(url).expect("url").port().expect("port");

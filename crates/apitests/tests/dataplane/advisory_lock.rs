@@ -68,18 +68,18 @@ async fn advisory_lock_held(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_postgresql() {
+async fn e2e_fault_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_postgresql() {
     advisory_lock_held(
-        "e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_postgresql",
+        "e2e_fault_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql() {
+async fn e2e_fault_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql() {
     advisory_lock_held(
-        "e2e_dataplane_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql",
+        "e2e_fault_advisory_lock_held_outside_fails_the_apply_typed_with_nothing_applied_mysql",
         Engine::Mariadb,
     )
     .await;

@@ -85,18 +85,18 @@ async fn apply_pod_deleted(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_postgresql() {
+async fn e2e_fault_apply_pod_deleted_mid_apply_is_proved_never_replayed_postgresql() {
     apply_pod_deleted(
-        "e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_postgresql",
+        "e2e_fault_apply_pod_deleted_mid_apply_is_proved_never_replayed_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql() {
+async fn e2e_fault_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql() {
     apply_pod_deleted(
-        "e2e_dataplane_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql",
+        "e2e_fault_apply_pod_deleted_mid_apply_is_proved_never_replayed_mysql",
         Engine::Mariadb,
     )
     .await;

@@ -158,19 +158,18 @@ async fn connection_reset(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_mysql() {
+async fn e2e_fault_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_mysql() {
     connection_reset(
-        "e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_mysql",
+        "e2e_fault_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_mysql",
         Engine::Mariadb,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql()
-{
+async fn e2e_fault_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql() {
     connection_reset(
-        "e2e_dataplane_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql",
+        "e2e_fault_connection_reset_through_toxiproxy_mid_statement_is_proved_never_replayed_postgresql",
         Engine::Postgres,
     )
     .await;

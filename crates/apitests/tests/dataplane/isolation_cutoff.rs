@@ -50,7 +50,7 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
     let node = IsolationNode::load(&ptah_apitests::workspace_root().join("target/cluster"))
         .expect("the isolation node: run `cargo xtask cluster up --nodes 2`");
     let deadline = match back {
-        Return::AfterDeadline => 90,
+        Return::AfterDeadline => 60,
         Return::BeforeDeadline => 240,
     };
     let run = Run::start(
@@ -222,9 +222,9 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql() {
+async fn e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql() {
     cut_off(
-        "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql",
+        "e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_postgresql",
         Engine::Postgres,
         Return::AfterDeadline,
     )
@@ -232,9 +232,9 @@ async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_withou
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql() {
+async fn e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql() {
     cut_off(
-        "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
+        "e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
         Engine::Mariadb,
         Return::AfterDeadline,
     )

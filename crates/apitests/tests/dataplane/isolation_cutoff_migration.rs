@@ -44,7 +44,7 @@ use crate::{
 
 const BOUND: Duration = Duration::from_secs(720);
 /// The migration's execution deadline and lock timeout.
-const DEADLINE: u64 = 90;
+const DEADLINE: u64 = 60;
 const NAME: &str = "billing";
 
 /// Waits for `billing` to satisfy `pred`.
@@ -286,19 +286,18 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql()
- {
+async fn e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql() {
     cut_off_migration(
-        "e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql",
+        "e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_mysql() {
+async fn e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_mysql() {
     cut_off_migration(
-        "e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_mysql",
+        "e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_mysql",
         Engine::Mariadb,
     )
     .await;

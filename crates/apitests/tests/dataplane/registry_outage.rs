@@ -56,7 +56,8 @@ async fn registry_outage(name: &'static str, engine: Engine) {
     let run = Run::start_via(
         name,
         engine,
-        json!({}),
+        // The failed Resolve is retried after this, and recovery waits for that retry.
+        json!({"execution": {"failureRetryInterval": "10s"}}),
         Via {
             registry: Some(pod_address("PTAH_POD_REGISTRY_PROXY")),
             ..Via::default()
@@ -132,19 +133,18 @@ async fn registry_outage(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_postgresql()
- {
+async fn e2e_fault_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_postgresql() {
     registry_outage(
-        "e2e_dataplane_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_postgresql",
+        "e2e_fault_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_mysql() {
+async fn e2e_fault_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_mysql() {
     registry_outage(
-        "e2e_dataplane_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_mysql",
+        "e2e_fault_registry_outage_through_toxiproxy_keeps_evidence_and_recovers_without_apply_mysql",
         Engine::Mariadb,
     )
     .await;

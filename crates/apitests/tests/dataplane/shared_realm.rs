@@ -127,18 +127,18 @@ async fn shared_realm(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_postgresql() {
+async fn e2e_fault_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_postgresql() {
     shared_realm(
-        "e2e_dataplane_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_postgresql",
+        "e2e_fault_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_mysql() {
+async fn e2e_fault_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_mysql() {
     shared_realm(
-        "e2e_dataplane_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_mysql",
+        "e2e_fault_two_schemas_one_realm_direct_and_through_toxiproxy_take_turns_mysql",
         Engine::Mariadb,
     )
     .await;
