@@ -1,7 +1,7 @@
 //! The isolation worker's faults against the real node: each takes effect and its undo ends it.
 //!
-//! Phase `fault` of suite `data-plane` (`cargo xtask e2e --suite data-plane`, which starts the
-//! node). Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`, and fails naming
+//! Phase `dataplane` of suite `data-plane-extended` (`cargo xtask e2e --suite
+//! data-plane-extended`, which starts the node). Needs `cargo xtask services up` and `cargo xtask cluster up --nodes 2`, and fails naming
 //! that command when the isolation worker is absent.
 
 use std::{
@@ -65,7 +65,7 @@ fn wait_ready(node: &str, ready: bool, limit: Duration) -> Duration {
 }
 
 #[test]
-fn e2e_fault_isolation_worker_faults_take_effect_and_their_undo_ends_them() {
+fn e2e_dataplane_isolation_worker_faults_take_effect_and_their_undo_ends_them() {
     // Fails loudly, naming `cargo xtask cluster up --nodes 2`, when the node is absent.
     let node = IsolationNode::load(&cluster_dir()).unwrap_or_else(|e| panic!("{e}"));
     let services = ptah_testservices::TestServices::require();
