@@ -34,7 +34,10 @@ impl Session {
             let budget = share.min(left);
             let attempt = async {
                 match url.dialect() {
-                    Dialect::Postgres => connect_postgres(url, budget).await,
+                    // The driver's own socket timeout gets all that is left, so that a connect
+                    // whose SYN is lost ends by the share below, which tries again, not by the
+                    // driver's error, which is final.
+                    Dialect::Postgres => connect_postgres(url, left).await,
                     Dialect::Mysql => connect_mysql(url).await,
                 }
             };
