@@ -106,19 +106,14 @@ impl History {
         }
     }
 
-    /// Waits until the watch has delivered resourceVersion `version` (or a later write).
+    /// Waits until the watch has delivered resourceVersion `version`.
     pub async fn caught_up(&self, version: &str) {
-        let until = Instant::now() + Duration::from_secs(30);
-        while !self
-            .seen
-            .lock()
-            .expect("history")
-            .iter()
-            .any(|s| s.resource_version().as_deref() == Some(version))
-        {
-            assert!(Instant::now() < until, "the watch never delivered {version}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        self.seen(
+            &format!("resourceVersion {version}"),
+            Duration::from_secs(30),
+            |s| s.resource_version().as_deref() == Some(version),
+        )
+        .await;
     }
 }
 

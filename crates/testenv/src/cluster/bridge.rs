@@ -8,7 +8,7 @@
 //! following the ports), so the bridge is made before the CNI plugin first needs it, which then
 //! uses it as it is.
 
-use std::{path::Path, process::Command};
+use std::process::Command;
 
 use crate::step::run;
 
@@ -27,13 +27,10 @@ pub(super) fn pin(netns: Option<&str>, name: &str, mac: &str) -> anyhow::Result<
         }
         cmd
     };
-    let exists = match netns {
-        None => Path::new("/sys/class/net").join(name).exists(),
-        Some(_) => ip()
-            .args(["link", "show", "dev", name])
-            .output()
-            .is_ok_and(|o| o.status.success()),
-    };
+    let exists = ip()
+        .args(["link", "show", "dev", name])
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !exists {
         run(ip().args(["link", "add", name, "type", "bridge"]))?;
     }
