@@ -24,6 +24,7 @@ mod dataplane {
     pub mod by_hand;
     pub mod database;
     pub mod history;
+    pub mod lost_pods;
     pub mod released;
     pub mod scenario;
     pub mod setup;

@@ -5,9 +5,10 @@
 //! manager. The outside lock that kept the Apply waiting is let go during the cut, so the Apply
 //! finishes unseen; meanwhile a second PtahSchema, on the other node, converges (its time
 //! measured), and the cut outlasts the execution deadline and its grace: the manager keeps the claim
-//! and dispatches nothing. When the node returns, the Job controller has deleted the Pod at its
-//! `activeDeadlineSeconds`, so no frame is left: the manager owes a proof, reads the database
-//! (read-only), finds the plan applied and says InSync. One Apply Job per plan, never replayed.
+//! and dispatches nothing. The node stays lost, so its Pod is force-deleted
+//! (`dataplane::lost_pods`) and no frame is left: the manager owes a proof, and when the node
+//! returns it reads the database (read-only), finds the plan applied and says InSync. One Apply
+//! Job per plan, never replayed.
 //!
 //! The node may also come back as soon as the Apply has finished on the database, long before
 //! the deadline, once the Node is NotReady (`…_returning_before_the_deadline_…`): its kubelet
@@ -21,12 +22,14 @@ use std::{
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use ptah_api::schema::{PendingObservationOutcome, SchemaPhase};
+use ptah_dataplane::Operation;
 use ptah_testenv::cluster::faults::IsolationNode;
 use serde_json::json;
 
 use crate::{
     dataplane::{
         database::{LockHolder, expect_tables},
+        lost_pods,
         setup::{Run, STEP},
     },
     lifecycle::{
@@ -160,6 +163,17 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         let end = claim.execution_not_after.expect("an execution deadline").0;
         let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
         tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+        // The node stays lost: its Pod is force-deleted, and the manager, with no Pod left to
+        // read, records the outcome as unknown before the node returns.
+        lost_pods::force_delete(&run.app.client, &run.app.ns, Operation::Apply).await;
+        let until = Instant::now() + STEP;
+        while outcomes.lock().expect("outcomes").is_empty() {
+            assert!(
+                Instant::now() < until,
+                "no outcome recorded once the Pod was gone"
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
     } else {
         // Away long enough for the cluster to see it (the Node NotReady, about 45 s here), yet
         // back long before the deadline.
@@ -204,8 +218,8 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         "{name}: settled {:?}, the Apply recorded as {outcomes:?}",
         phase(&settled)
     );
-    // With the Pod deleted at its deadline while the node was away no frame is left: the outcome
-    // is unknown and only the proof decides. A node back in time reports the Pod's end, and the
+    // With the Pod force-deleted while the node was away no frame is left: the outcome is
+    // unknown and only the proof decides. A node back in time reports the Pod's end, and the
     // frame is read.
     let expected = match back {
         Return::AfterDeadline => PendingObservationOutcome::OutcomeUnknown,
@@ -232,9 +246,9 @@ async fn e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_re
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql() {
+async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql() {
     cut_off(
-        "e2e_fault_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
+        "e2e_dataplane_node_cut_off_from_the_api_server_mid_apply_settles_without_replay_mysql",
         Engine::Mariadb,
         Return::AfterDeadline,
     )

@@ -3,10 +3,11 @@
 //! the executor's advisory lock (the migrations take the same one) until the cut, so the Apply
 //! finishes unseen; meanwhile a PtahSchema `other`, on the other node and a database of its
 //! own, converges (its time measured). The
-//! cut outlasts the execution deadline, its grace and the Job's `activeDeadlineSeconds`, so the
-//! Pod is gone with its frame when the node returns: the run's outcome is unknown, the manager
-//! reads the migration history (read-only), finds both versions applied and says InSync. One
-//! Apply Job for the migration, never replayed.
+//! cut outlasts the execution deadline, its grace and the Job's `activeDeadlineSeconds`, and the
+//! node stays lost: its Pod is force-deleted (`dataplane::lost_pods`) with its frame, the run's
+//! outcome is unknown, and when the node returns the manager reads the migration history
+//! (read-only), finds both versions applied and says InSync. One Apply Job for the migration,
+//! never replayed.
 //!
 //! The manager of the data-plane harness runs the PtahMigration controller too; the migration
 //! reuses `orders`' namespace, database Secret, CAs and pull secret (`orders` itself suspended),
@@ -33,6 +34,7 @@ use serde_json::json;
 use crate::{
     dataplane::{
         database::{LockHolder, tables},
+        lost_pods,
         setup::{Run, STEP},
     },
     lifecycle::{
@@ -240,8 +242,25 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
         .and_then(|s| s.active_operation)
         .expect("the Apply's claim");
     let end = claim.execution_not_after.expect("an execution deadline").0;
+    // A migration claim records no grace: the controller's `TERMINATION_GRACE_SECONDS`, 30 s.
     let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + 30.0 + 15.0;
     tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
+    // The node stays lost: its Pod is force-deleted, and the manager, with no Pod left to read,
+    // records the run as unknown before the node returns.
+    lost_pods::force_delete(&client, &ns, Operation::MigrationApply).await;
+    let until = Instant::now() + STEP;
+    while !outcomes
+        .lock()
+        .expect("outcomes")
+        .iter()
+        .any(|o| o == "unresolved Unknown")
+    {
+        assert!(
+            Instant::now() < until,
+            "the run was not recorded as unknown once the Pod was gone"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     fault.undo().expect("the node returns");
 
     let settled = wait(&migrations, "billing settled after the node returned", |m| {
@@ -286,9 +305,10 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql() {
+async fn e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql()
+ {
     cut_off_migration(
-        "e2e_fault_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql",
+        "e2e_dataplane_node_cut_off_from_the_api_server_mid_migration_apply_settles_without_replay_postgresql",
         Engine::Postgres,
     )
     .await;
