@@ -5,9 +5,9 @@
 //! manager. The outside lock that kept the Apply waiting is let go during the cut, so the Apply
 //! finishes unseen; meanwhile a second PtahSchema, on the other node, converges (its time
 //! measured), and the cut outlasts the execution deadline and its grace: the manager keeps the claim
-//! and dispatches nothing. The node stays lost, so its Pod is force-deleted
-//! (`dataplane::lost_pods`) and no frame is left: the manager owes a proof, and when the node
-//! returns it reads the database (read-only), finds the plan applied and says InSync. One Apply
+//! and dispatches nothing. The node is declared lost, so its Pod is force-deleted
+//! (`dataplane::lost_pods`) and no frame is left: when the node returns the manager owes a
+//! proof, reads the database (read-only), finds the plan applied and says InSync. One Apply
 //! Job per plan, never replayed.
 //!
 //! The node may also come back as soon as the Apply has finished on the database, long before
@@ -163,17 +163,10 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         let end = claim.execution_not_after.expect("an execution deadline").0;
         let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
         tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
-        // The node stays lost: its Pod is force-deleted, and the manager, with no Pod left to
-        // read, records the outcome as unknown before the node returns.
+        // The node is declared lost: its Pod is force-deleted, so no frame can be read once the
+        // node returns. It returns at once: the proof's Jobs need it (`orders` is placed there),
+        // and Jobs made while it is away would outlive their 60 s `activeDeadlineSeconds`.
         lost_pods::force_delete(&run.app.client, &run.app.ns, Operation::Apply).await;
-        let until = Instant::now() + STEP;
-        while outcomes.lock().expect("outcomes").is_empty() {
-            assert!(
-                Instant::now() < until,
-                "no outcome recorded once the Pod was gone"
-            );
-            tokio::time::sleep(Duration::from_millis(250)).await;
-        }
     } else {
         // Away long enough for the cluster to see it (the Node NotReady, about 45 s here), yet
         // back long before the deadline.

@@ -20,25 +20,33 @@ use ptah_workload::labels::OPERATION_LABEL;
 
 use crate::dataplane::setup::STEP;
 
-/// Waits until every `op` Job of `ns` is failing (its deadline passed), then deletes their Pods
-/// with no grace and waits until the API server has forgotten them.
+/// Waits until the `op` Jobs of `ns` that have not completed are failing (their deadline
+/// passed), then deletes those Jobs' Pods with no grace and waits until the API server has
+/// forgotten them. Completed Jobs (another resource's Apply) are left alone.
 pub async fn force_delete(client: &Client, ns: &str, op: Operation) {
     let selector = format!("{OPERATION_LABEL}={}", op.as_str());
     let params = ListParams::default().labels(&selector);
     let jobs: Api<Job> = Api::namespaced(client.clone(), ns);
     let until = Instant::now() + STEP;
-    loop {
+    let failing: Vec<String> = loop {
         let list = jobs.list(&params).await.expect("list the Jobs").items;
-        assert!(!list.is_empty(), "no {selector} Job in {ns}");
-        if list.iter().all(failed) {
-            break;
+        let failing: Vec<String> = list
+            .iter()
+            .filter(|j| has(j, &["Failed", "FailureTarget"]))
+            .filter_map(|j| j.uid())
+            .collect();
+        let running = list
+            .iter()
+            .any(|j| !has(j, &["Failed", "FailureTarget", "Complete"]));
+        if !failing.is_empty() && !running {
+            break failing;
         }
         assert!(
             Instant::now() < until,
             "the {selector} Jobs never failed at their activeDeadlineSeconds"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    };
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let now = DeleteParams {
         grace_period_seconds: Some(0),
@@ -46,7 +54,18 @@ pub async fn force_delete(client: &Client, ns: &str, op: Operation) {
     };
     let until = Instant::now() + STEP;
     loop {
-        let left = pods.list(&params).await.expect("list the Pods").items;
+        let left: Vec<Pod> = pods
+            .list(&params)
+            .await
+            .expect("list the Pods")
+            .items
+            .into_iter()
+            .filter(|p| {
+                p.labels()
+                    .get("batch.kubernetes.io/controller-uid")
+                    .is_some_and(|uid| failing.contains(uid))
+            })
+            .collect();
         if left.is_empty() {
             return;
         }
@@ -63,14 +82,15 @@ pub async fn force_delete(client: &Client, ns: &str, op: Operation) {
     }
 }
 
-/// `Failed`, or `FailureTarget`: since Kubernetes 1.31 the Job controller adds `Failed` only once
-/// every Pod has terminated, which a lost node's Pod never does by itself.
-fn failed(job: &Job) -> bool {
+/// Whether `job` has one of the conditions `types` true. A failing Job says `FailureTarget`: since
+/// Kubernetes 1.31 the Job controller adds `Failed` only once every Pod has terminated, which a
+/// lost node's Pod never does by itself.
+fn has(job: &Job, types: &[&str]) -> bool {
     job.status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
         .is_some_and(|cs| {
             cs.iter()
-                .any(|c| matches!(c.type_.as_str(), "Failed" | "FailureTarget") && c.status == "True")
+                .any(|c| types.contains(&c.type_.as_str()) && c.status == "True")
         })
 }
