@@ -188,8 +188,13 @@ pub fn start_run(root: &Path, run: &Run) -> anyhow::Result<PathBuf> {
     let dir = runs_dir(root).join(&run.run_id);
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_json(&dir.join("run.json"), run)?;
-    fs::write(latest_file(root), format!("{}\n", run.run_id)).context("cannot record the latest run")?;
+    mark_latest(root, &run.run_id)?;
     Ok(dir)
+}
+
+/// Makes `run_id` the run `cargo xtask gate` reads.
+pub fn mark_latest(root: &Path, run_id: &str) -> anyhow::Result<()> {
+    fs::write(latest_file(root), format!("{run_id}\n")).context("cannot record the latest run")
 }
 
 /// Writes one cell into its run's directory.

@@ -5,7 +5,9 @@
 //!   matrix default), keeping a running cluster of that minor;
 //! * `--ci` runs the suites marked `ci: default` on the default minor (`cargo xtask test` does);
 //! * `--matrix [--kubernetes 1.36,…] [--suite …]` runs them on every minor of
-//!   `matrix/kubernetes.json`, bringing the cluster down and up per minor.
+//!   `matrix/kubernetes.json`, bringing the cluster down and up per minor;
+//! * `--resume <run id>` continues a run that was cut off, at its commit, running only the cells
+//!   it has no result for (see [`resume`]).
 //!
 //! A phase `cert-rotation` is the set of tests named `e2e_cert_rotation_…` in any workspace
 //! crate (run with nextest); a phase with no such test is recorded `missing`, a suite whose
@@ -15,28 +17,30 @@
 
 pub mod cell;
 mod cleanup;
+mod drive;
 pub mod gate;
 mod phase;
 mod plan;
 mod provide;
+mod resume;
 pub mod suites;
 mod versions;
 pub mod workflow;
 
 use std::{
+    collections::BTreeSet,
     path::Path,
     process::Command,
-    time::{Instant, SystemTime, UNIX_EPOCH},
+    time::{SystemTime, UNIX_EPOCH},
 };
 
 use anyhow::bail;
-use cell::{Cell, FORMAT_VERSION, Outcome, Run};
+use cell::{FORMAT_VERSION, Run};
 use ptah_testenv::{
     k8s::{Matrix, Minor},
     kind,
-    step::{output, run as run_command, step, workspace_root},
+    step::{output, run as run_command, workspace_root},
 };
-use suites::Suite;
 
 /// Where the cluster comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -89,6 +93,10 @@ pub struct Args {
     /// minor, or every minor with --matrix.
     #[arg(long, value_delimiter = ',')]
     pub(crate) kubernetes: Vec<String>,
+    /// Continues this run at its commit: only the cells it has no result for run; a recorded
+    /// failure stays.
+    #[arg(long, conflicts_with_all = ["suite", "matrix", "ci", "kubernetes"])]
+    pub(crate) resume: Option<String>,
 }
 
 impl Args {
@@ -100,6 +108,7 @@ impl Args {
             ci: true,
             provider: Provider::Local,
             kubernetes: Vec::new(),
+            resume: None,
         }
     }
 }
@@ -132,10 +141,23 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
     let root = workspace_root();
     let matrix = Matrix::load(&root)?;
     let all = suites::load(&root)?;
-    let plan = plan::plan(args, &matrix, &all)?;
     let commit = git(&root, &["rev-parse", "HEAD"])?;
     let changed = git(&root, &["status", "--porcelain", "--untracked-files=no"])?;
     let dirty = !changed.is_empty();
+    if let Some(id) = &args.resume {
+        let resumed = resume::resume(&root, id, args.provider.name(), &matrix, &all, &commit, dirty)?;
+        let run_dir = cell::runs_dir(&root).join(id);
+        return drive::run_cells(
+            args,
+            &root,
+            &matrix,
+            &resumed.plan,
+            &resumed.run,
+            &run_dir,
+            &resumed.recorded,
+        );
+    }
+    let plan = plan::plan(args, &matrix, &all)?;
     if dirty {
         // The gate refuses a dirty run; on the CI path say so before half an hour of suites.
         if args.ci {
@@ -156,237 +178,5 @@ pub fn run_plan(args: &Args) -> anyhow::Result<String> {
         suites: plan.suites.iter().map(|s| s.name.clone()).collect(),
     };
     let run_dir = cell::start_run(&root, &run)?;
-    eprintln!(
-        "e2e run {} ({:?}): {} on {}",
-        run.run_id,
-        run.scope,
-        run.suites.join(", "),
-        run.minors.join(", ")
-    );
-    // One listing for the whole run (it also builds the test binaries once).
-    let listed = gate::list_e2e_tests()?;
-    // The upgrade phase installs the previous release first: its images are built too.
-    let previous = match plan
-        .suites
-        .iter()
-        .any(|s| s.phases.iter().any(|p| p == "upgrade"))
-    {
-        true => Some(provide::previous_release(&root)?),
-        false => None,
-    };
-    // A suite that needs the isolation worker makes the local provider start it.
-    let isolation = plan
-        .suites
-        .iter()
-        .any(|s| s.needs.iter().any(|n| n == provide::ISOLATION_WORKER));
-    let mut failed = Vec::new();
-    for minor in &plan.minors {
-        let provided = step(
-            &format!("{} cluster for Kubernetes {}", args.provider.name(), minor.minor),
-            || {
-                provide::provide(
-                    args.provider,
-                    minor,
-                    &matrix,
-                    &root,
-                    plan.minors.len() > 1,
-                    previous.as_deref(),
-                    isolation,
-                )
-            },
-        );
-        let cluster_dir = match provided {
-            Ok(dir) => dir,
-            Err(err) => {
-                // Every cell of this minor is recorded as failed with the reason, and the run goes on.
-                for suite in &plan.suites {
-                    for engine in &suite.engines {
-                        let cell = failed_cell(&run, suite, minor, *engine, &format!("{err:#}"));
-                        write_cell_noting(&run_dir, &cell, &mut failed)?;
-                    }
-                }
-                continue;
-            }
-        };
-        let versions = versions::collect(&cluster_dir, minor, &matrix, args.provider);
-        for suite in &plan.suites {
-            let at = CellAt {
-                run: &run,
-                run_dir: &run_dir,
-                minor,
-                cluster_dir: &cluster_dir,
-                versions: &versions,
-                listed: &listed,
-            };
-            for cell in run_suite(&at, suite, args.provider, &matrix) {
-                write_cell_noting(&run_dir, &cell, &mut failed)?;
-            }
-        }
-    }
-    if !failed.is_empty() {
-        bail!(
-            "e2e run {}: {} cell(s) did not pass: {} (results in {})",
-            run.run_id,
-            failed.len(),
-            failed.join(", "),
-            run_dir.display()
-        );
-    }
-    eprintln!(
-        "e2e run {}: every cell passed ({})",
-        run.run_id,
-        run_dir.display()
-    );
-    Ok(run.run_id)
-}
-
-/// Where a suite's cells run.
-struct CellAt<'a> {
-    run: &'a Run,
-    run_dir: &'a Path,
-    minor: &'a Minor,
-    cluster_dir: &'a Path,
-    versions: &'a cell::Versions,
-    listed: &'a [String],
-}
-
-/// Runs one suite's cells (one per engine) between two cleanups, or records them skipped when
-/// the provider lacks what the suite needs.
-fn run_suite(at: &CellAt<'_>, suite: &Suite, provider: Provider, matrix: &Matrix) -> Vec<Cell> {
-    let missing: Vec<&str> = suite
-        .needs
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !provider.offers(n, at.cluster_dir))
-        .collect();
-    if !missing.is_empty() {
-        let reason = format!("the {} provider has no {}", provider.name(), missing.join(", "));
-        return suite
-            .engines
-            .iter()
-            .map(|engine| {
-                let phases = suite
-                    .phases
-                    .iter()
-                    .map(|p| phase::skipped(suite, p, &reason))
-                    .collect();
-                let mut cell = new_cell(at.run, suite, at.minor, *engine, unix_now(), phases);
-                cell.versions = at.versions.clone();
-                cell
-            })
-            .collect();
-    }
-    cleanup::releases(at.cluster_dir, at.minor, matrix, &suite.name, "before");
-    let cells = suite
-        .engines
-        .iter()
-        .map(|engine| {
-            let started_at = unix_now();
-            let started = Instant::now();
-            let key = cell::key(&suite.name, &at.minor.minor, &at.run.provider, engine.name());
-            let phases = suite
-                .phases
-                .iter()
-                .map(|p| {
-                    let report = cell::scenarios_file(at.run_dir, &key, p);
-                    phase::run(suite, p, *engine, at.cluster_dir, &report, at.listed)
-                })
-                .collect();
-            let mut cell = new_cell(at.run, suite, at.minor, *engine, started_at, phases);
-            cell.duration_seconds = started.elapsed().as_secs_f64();
-            cell.versions = at.versions.clone();
-            cell
-        })
-        .collect();
-    cleanup::releases(at.cluster_dir, at.minor, matrix, &suite.name, "after");
-    cells
-}
-
-fn write_cell_noting(run_dir: &Path, cell: &Cell, failed: &mut Vec<String>) -> anyhow::Result<()> {
-    let path = cell::write_cell(run_dir, cell)?;
-    let verdicts: Vec<String> = cell
-        .phases
-        .iter()
-        .map(|p| format!("{} {:?} {:.0}s", p.name, p.outcome, p.duration_seconds))
-        .collect();
-    eprintln!(
-        "    cell {}: {:?} [{}] ({})",
-        cell.key(),
-        cell.outcome,
-        verdicts.join("; "),
-        path.display()
-    );
-    if cell.outcome != Outcome::Pass {
-        failed.push(cell.key());
-    }
-    Ok(())
-}
-
-/// A cell of this run, its outcome derived from its phases.
-fn new_cell(
-    run: &Run,
-    suite: &Suite,
-    minor: &Minor,
-    engine: suites::Engine,
-    started_at: u64,
-    phases: Vec<cell::Phase>,
-) -> Cell {
-    Cell {
-        format_version: FORMAT_VERSION,
-        run_id: run.run_id.clone(),
-        commit: run.commit.clone(),
-        suite: suite.name.clone(),
-        minor: minor.minor.clone(),
-        provider: run.provider.clone(),
-        engine: engine.name().to_owned(),
-        started_at,
-        duration_seconds: 0.0,
-        outcome: Cell::outcome_of(&phases),
-        versions: cell::Versions::default(),
-        phases,
-    }
-}
-
-/// Every phase of the cell failed because its minor's cluster could not be provided.
-fn failed_cell(run: &Run, suite: &Suite, minor: &Minor, engine: suites::Engine, reason: &str) -> Cell {
-    let phases = suite
-        .phases
-        .iter()
-        .map(|p| cell::Phase {
-            outcome: Outcome::Fail,
-            reason: Some(format!("the cluster could not be provided: {reason}")),
-            ..phase::skipped(suite, p, "")
-        })
-        .collect();
-    new_cell(run, suite, minor, engine, unix_now(), phases)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ptah_testenv::step::workspace_root;
-
-    #[test]
-    fn a_minor_without_a_cluster_fails_every_phase_with_the_reason() {
-        let root = workspace_root();
-        let matrix = Matrix::load(&root).expect("matrix");
-        let all = suites::load(&root).expect("suites");
-        let run = Run {
-            format_version: FORMAT_VERSION,
-            run_id: "1-abc".to_owned(),
-            commit: "abc".to_owned(),
-            dirty: false,
-            started_at: 1,
-            scope: cell::Scope::Matrix,
-            provider: "local".to_owned(),
-            minors: vec!["1.35".to_owned()],
-            suites: vec![all[0].name.clone()],
-        };
-        let cell = failed_cell(&run, &all[0], &matrix.minors[0], all[0].engines[0], "no kubelet");
-        assert_eq!(cell.outcome, Outcome::Fail);
-        assert!(
-            cell.phases.iter().all(|p| p.outcome == Outcome::Fail
-                && p.reason.as_deref().is_some_and(|r| r.contains("no kubelet")))
-        );
-    }
+    drive::run_cells(args, &root, &matrix, &plan, &run, &run_dir, &BTreeSet::new())
 }

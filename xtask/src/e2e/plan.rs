@@ -96,6 +96,7 @@ mod tests {
             ci,
             provider: Provider::Local,
             kubernetes: kubernetes.iter().map(|s| (*s).to_owned()).collect(),
+            resume: None,
         }
     }
 
