@@ -120,6 +120,7 @@ const PURE: &[&str] = &[
     "ptah-ocireference",
     "ptah-registrygrant",
     "ptah-dataplane",
+    "ptah-resultdelivery",
     "ptah-dburl",
     "ptah-plancontract",
     "ptah-migrationplan",
@@ -133,6 +134,7 @@ const PURE: &[&str] = &[
 /// §3 crates that may use kube but must never touch a database.
 const CONTROL_PLANE: &[&str] = &[
     "ptah-api",
+    "ptah-resultreceiver",
     "ptah-planstore",
     "ptah-targetlock",
     "ptah-controllerstate",
