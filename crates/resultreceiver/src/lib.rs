@@ -2,17 +2,22 @@
 //!
 //! An operation Pod enrols once with the token its claim's digest names and gets a client
 //! certificate bound to exactly its operation; it then delivers its result over mutual TLS. This
-//! crate holds the receiver's rules: the enrolment token ([`token`]) and the decisions on an
+//! crate holds the receiver's rules: the enrolment token ([`token`]), the client certificate it
+//! signs ([`issue`]) and reads back ([`identity`]), and the decisions on an
 //! enrolment and a delivery from what an uncached read of the claim, its Job and its Pod found
 //! ([`decide`]), each refusal typed ([`Refusal`]).
 
 #![warn(missing_docs)]
 
 pub mod decide;
+pub mod identity;
+pub mod issue;
 pub mod token;
 
 pub use decide::{
     DeliveryDecision, EnrolmentRequest, Live, LiveClaim, LiveJob, LivePod, Refusal, Stored, admit_delivery,
     admit_enrolment,
 };
+pub use identity::{IdentityError, binding_of};
+pub use issue::{IssueError, ResultCa, issue_client};
 pub use token::EnrolmentToken;
