@@ -25,6 +25,9 @@ pub struct LiveClaim {
     /// The sha256 of the claim's enrolment token; absent when the claim's Job does not deliver
     /// durably.
     pub enrolment_digest: Option<Sha256>,
+    /// When the operation's time is up (its execution deadline plus the grace): the client
+    /// certificate expires then.
+    pub not_after: jiff::Timestamp,
 }
 
 /// A Job, as an uncached read found it.

@@ -9,11 +9,16 @@
 
 #![warn(missing_docs)]
 
+pub mod backend;
 pub mod decide;
 pub mod identity;
 pub mod issue;
+pub mod routes;
+pub mod server;
 pub mod token;
+pub mod wire;
 
+pub use backend::Backend;
 pub use decide::{
     DeliveryDecision, EnrolmentRequest, Live, LiveClaim, LiveJob, LivePod, Refusal, Stored, admit_delivery,
     admit_enrolment,

@@ -42,6 +42,7 @@ fn live() -> Live {
             job_name: "orders-observe-9".to_owned(),
             dispatched: true,
             enrolment_digest: Some(token().digest()),
+            not_after: jiff::Timestamp::from_second(1_800_000_000).expect("time"),
         }),
         job: Some(LiveJob {
             id: object("orders-observe-9", "job-uid"),

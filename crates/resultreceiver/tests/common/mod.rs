@@ -1,6 +1,8 @@
 //! A result CA, bindings and client keys for the tests.
 #![allow(dead_code)]
 
+pub mod server;
+
 use jiff::Timestamp;
 use ptah_dataplane::{Operation, OperationId};
 use ptah_fingerprint::Fingerprint;

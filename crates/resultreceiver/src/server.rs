@@ -1,0 +1,136 @@
+//! The receiver's HTTPS side: TLS 1.3 only, a client certificate from the result CA optional at
+//! the handshake (enrolment has none yet) and required by the delivery route, served by a small
+//! accept loop that hands each request its connection's source address and client certificate.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use axum::{Extension, Router, extract::DefaultBodyLimit, routing::post};
+use hyper_util::{rt::TokioIo, service::TowerToHyperService};
+use rustls::{RootCertStore, ServerConfig, server::ResolvesServerCert, server::WebPkiClientVerifier};
+use rustls_pki_types::CertificateDer;
+use tokio::{net::TcpListener, sync::watch, task::JoinSet};
+use tokio_rustls::TlsAcceptor;
+
+use crate::{
+    Backend,
+    routes::{Receiver, deliver, enrol},
+    wire::{MAX_ENROL_BYTES, ROUTE_ENROL, ROUTE_RESULTS},
+};
+
+/// How long a client gets to finish the TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the receiver cannot serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A trusted CA certificate was refused.
+    #[error("the result CA bundle is unusable: {0}")]
+    Trust(String),
+    /// rustls refused the configuration.
+    #[error("the TLS configuration is refused: {0}")]
+    Tls(#[from] rustls::Error),
+}
+
+/// Who is on the other end of a connection.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    /// The connection's source address.
+    pub addr: SocketAddr,
+    /// The client certificate rustls verified against the result CA, when one was presented.
+    pub certificate: Option<CertificateDer<'static>>,
+}
+
+/// TLS 1.3 (ring) with `serving`'s certificate; a client certificate is verified against
+/// `trusted` (the result CA bundle, old and new during a rotation) when presented.
+pub fn server_config(
+    trusted: &[CertificateDer<'static>],
+    serving: Arc<dyn ResolvesServerCert>,
+) -> Result<Arc<ServerConfig>, ServeError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = RootCertStore::empty();
+    for ca in trusted {
+        roots
+            .add(ca.clone())
+            .map_err(|e| ServeError::Trust(e.to_string()))?;
+    }
+    let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| ServeError::Trust(e.to_string()))?;
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .with_client_cert_verifier(verifier)
+        .with_cert_resolver(serving);
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The two routes, each with its own body bound.
+pub fn router<B: Backend>(receiver: Receiver<B>) -> Router {
+    Router::new()
+        .route(
+            ROUTE_ENROL,
+            post(enrol::<B>).layer(DefaultBodyLimit::max(MAX_ENROL_BYTES)),
+        )
+        .route(
+            ROUTE_RESULTS,
+            post(deliver::<B>).layer(DefaultBodyLimit::max(ptah_resultdelivery::MAX_BODY_BYTES)),
+        )
+        .with_state(receiver)
+}
+
+/// Serves `router` on `listener` until `stop` turns true, then closes the listener and every
+/// open connection.
+pub async fn serve(
+    listener: TcpListener,
+    tls: Arc<ServerConfig>,
+    router: Router,
+    mut stop: watch::Receiver<bool>,
+) {
+    let acceptor = TlsAcceptor::from(tls);
+    let mut connections = JoinSet::new();
+    tracing::info!(addr = ?listener.local_addr().ok(), "result receiver serving");
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.changed() => continue,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let (stream, addr) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::warn!(error = %e, "accepting a result connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let acceptor = acceptor.clone();
+        let router = router.clone();
+        connections.spawn(async move {
+            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(e)) => return tracing::debug!(%addr, error = %e, "result TLS handshake failed"),
+                Err(_) => return tracing::debug!(%addr, "result TLS handshake timed out"),
+            };
+            let certificate = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|chain| chain.first())
+                .map(|c| c.clone().into_owned());
+            let service = TowerToHyperService::new(router.layer(Extension(Peer { addr, certificate })));
+            if let Err(e) = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(tls), service)
+                .await
+            {
+                tracing::debug!(%addr, error = %e, "result connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    connections.shutdown().await;
+    tracing::info!("result receiver stopped");
+}
