@@ -8,13 +8,15 @@
 //! - the [`ResultBody`]: the binding and the [`ptah_dataplane::ResultPayload`], in canonical JSON
 //!   with a sha256 digest header, refused when it is anything else ([`body`]);
 //! - how a body is cut into records of at most [`MAX_RECORD_DATA_BYTES`] and put back together
-//!   ([`records`]).
+//!   ([`records`]);
+//! - the HTTP routes and the enrolment's request and answer ([`wire`]).
 
 #![warn(missing_docs)]
 
 pub mod binding;
 pub mod body;
 pub mod records;
+pub mod wire;
 
 pub use binding::{BindingError, ClaimRef, ObjectRef, ResourceKind, ResourceRef, ResultBinding};
 pub use body::{BodyError, EncodedBody, ResultBody};

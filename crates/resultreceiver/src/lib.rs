@@ -16,7 +16,6 @@ pub mod issue;
 pub mod routes;
 pub mod server;
 pub mod token;
-pub mod wire;
 
 pub use backend::Backend;
 pub use decide::{

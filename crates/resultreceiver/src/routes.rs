@@ -11,7 +11,10 @@ use axum::{
 };
 use jiff::Timestamp;
 use ptah_fingerprint::Digest;
-use ptah_resultdelivery::{BodyError, CONTENT_TYPE, DIGEST_HEADER, EncodedBody, ObjectRef, ResultBody};
+use ptah_resultdelivery::{
+    BodyError, CONTENT_TYPE, DIGEST_HEADER, EncodedBody, ObjectRef, ResultBody,
+    wire::{EnrolAnswer, EnrolRequest, RefusalBody},
+};
 
 use crate::{
     Backend, DeliveryDecision, EnrolmentRequest, EnrolmentToken, Live, Refusal, ResultCa, Stored,
@@ -19,7 +22,6 @@ use crate::{
     backend::{EnrolmentTarget, Unavailable},
     binding_of, issue_client,
     server::Peer,
-    wire::{EnrolAnswer, EnrolRequest, RefusalBody},
 };
 
 /// The receiver's state: the cluster behind it and the CA it signs with.

@@ -11,10 +11,11 @@ use rustls_pki_types::CertificateDer;
 use tokio::{net::TcpListener, sync::watch, task::JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use ptah_resultdelivery::wire::{MAX_ENROL_BYTES, ROUTE_ENROL, ROUTE_RESULTS};
+
 use crate::{
     Backend,
     routes::{Receiver, deliver, enrol},
-    wire::{MAX_ENROL_BYTES, ROUTE_ENROL, ROUTE_RESULTS},
 };
 
 /// How long a client gets to finish the TLS handshake.

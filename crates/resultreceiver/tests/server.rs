@@ -11,13 +11,11 @@ use common::server::{Memory, Running, client, digest_of, post, start};
 use hyper::StatusCode;
 use ptah_dataplane::{Operation, OperationId, ResultPayload};
 use ptah_fingerprint::{Fingerprint, canonical_json};
+use ptah_resultdelivery::wire::{EnrolAnswer, EnrolRequest, ROUTE_ENROL, ROUTE_RESULTS, RefusalBody};
 use ptah_resultdelivery::{
     CONTENT_TYPE, ClaimRef, DIGEST_HEADER, ObjectRef, ResourceKind, ResourceRef, ResultBinding, ResultBody,
 };
-use ptah_resultreceiver::{
-    EnrolmentToken, Live, LiveClaim, LiveJob, LivePod,
-    wire::{EnrolAnswer, EnrolRequest, ROUTE_ENROL, ROUTE_RESULTS, RefusalBody},
-};
+use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod};
 use rcgen::{CertificateParams, KeyPair, PKCS_ECDSA_P256_SHA256};
 
 fn token() -> EnrolmentToken {

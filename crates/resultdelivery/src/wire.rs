@@ -1,8 +1,9 @@
 //! The receiver's HTTP contract: routes, the enrolment request and answer, and the refusal body.
+//! The body of a delivery is a [`crate::ResultBody`].
 
+use crate::ResourceKind;
 use base64::{Engine as _, engine::general_purpose::STANDARD};
 use ptah_dataplane::OperationId;
-use ptah_resultdelivery::ResourceKind;
 use serde::{Deserialize, Serialize};
 
 /// Enrolment: server authentication only.
