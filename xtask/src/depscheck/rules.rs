@@ -121,6 +121,7 @@ const PURE: &[&str] = &[
     "ptah-registrygrant",
     "ptah-dataplane",
     "ptah-resultdelivery",
+    "ptah-resultclient",
     "ptah-dburl",
     "ptah-plancontract",
     "ptah-migrationplan",
