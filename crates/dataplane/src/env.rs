@@ -181,6 +181,25 @@ pub const LOG: &str = "PTAH_LOG";
 /// Where the runner writes its termination summary (tests; default `/dev/termination-log`).
 pub const TERMINATION_LOG: &str = "PTAH_TERMINATION_LOG";
 
+/// `durable`: the runner delivers its result to the manager's receiver over mutual TLS and
+/// writes no frame (docs/security.md, "Durable result delivery"); absent: the log frame.
+pub const RESULT_DELIVERY: &str = "PTAH_RESULT_DELIVERY";
+/// The value of [`RESULT_DELIVERY`] that asks for durable delivery.
+pub const RESULT_DELIVERY_DURABLE: &str = "durable";
+/// The receiver's `host:port`.
+pub const RESULT_ENDPOINT: &str = "PTAH_RESULT_ENDPOINT";
+/// The DNS name the receiver's certificate carries.
+pub const RESULT_SERVER_NAME: &str = "PTAH_RESULT_SERVER_NAME";
+/// The result CA bundle (PEM) the receiver's certificate chains to.
+pub const RESULT_CA_FILE: &str = "PTAH_RESULT_CA_FILE";
+/// The enrolment ticket (JSON: the resource, the operation id and the one-time token), projected
+/// from the operation's ConfigMap.
+pub const RESULT_TICKET_FILE: &str = "PTAH_RESULT_TICKET_FILE";
+/// The Pod's name (downward API).
+pub const POD_NAME: &str = "PTAH_POD_NAME";
+/// The Pod's UID (downward API).
+pub const POD_UID: &str = "PTAH_POD_UID";
+
 /// The whole contract.
 pub const VARS: &[Var] = &[
     var(PROTOCOL_VERSION, Role::Control, ALL_OPS, ALL_OPS),
@@ -245,6 +264,13 @@ pub const VARS: &[Var] = &[
     var(HOME, Role::Child, ALL_OPS, OPTIONAL),
     var(TMPDIR, Role::Child, ALL_OPS, OPTIONAL),
     var(LOG, Role::Child, ALL_OPS, OPTIONAL),
+    var(RESULT_DELIVERY, Role::Control, ALL_OPS, OPTIONAL),
+    var(RESULT_ENDPOINT, Role::Control, ALL_OPS, OPTIONAL),
+    var(RESULT_SERVER_NAME, Role::Control, ALL_OPS, OPTIONAL),
+    var(RESULT_CA_FILE, Role::Control, ALL_OPS, OPTIONAL),
+    var(RESULT_TICKET_FILE, Role::Control, ALL_OPS, OPTIONAL),
+    var(POD_NAME, Role::Control, ALL_OPS, OPTIONAL),
+    var(POD_UID, Role::Control, ALL_OPS, OPTIONAL),
 ];
 
 /// The variable of this name, if the contract has one.

@@ -13,10 +13,9 @@ mod http;
 use std::{fmt, sync::Arc, time::Duration};
 
 use base64::{Engine as _, engine::general_purpose::STANDARD};
-use ptah_dataplane::OperationId;
 use ptah_resultdelivery::{
-    CONTENT_TYPE, DIGEST_HEADER, EncodedBody, ResourceKind,
-    wire::{EnrolAnswer, EnrolRequest, ROUTE_ENROL, ROUTE_RESULTS, RefusalBody},
+    CONTENT_TYPE, DIGEST_HEADER, EncodedBody, ResultBinding,
+    wire::{EnrolAnswer, EnrolRequest, EnrolmentTicket, ROUTE_ENROL, ROUTE_RESULTS, RefusalBody},
 };
 use rcgen::{CertificateParams, KeyPair, PKCS_ECDSA_P256_SHA256};
 use rustls::{ClientConfig, RootCertStore};
@@ -38,6 +37,7 @@ pub struct Endpoint {
 pub struct Identity {
     certificate: CertificateDer<'static>,
     key: PrivatePkcs8KeyDer<'static>,
+    binding: ResultBinding,
 }
 
 impl fmt::Debug for Identity {
@@ -53,6 +53,11 @@ impl Identity {
     /// The client certificate, DER.
     pub fn certificate(&self) -> &CertificateDer<'static> {
         &self.certificate
+    }
+
+    /// The binding the certificate names, as the receiver said; the body must carry it.
+    pub fn binding(&self) -> &ResultBinding {
+        &self.binding
     }
 }
 
@@ -97,36 +102,16 @@ pub enum Delivered {
     AlreadyStored,
 }
 
-/// Who the runner is: its operation, its Pod and its token. `Debug` never shows the token.
-#[derive(Clone, PartialEq, Eq)]
+/// Who the runner is: its ticket (resource, operation id, token) and its Pod. `Debug` never
+/// shows the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Enrolment {
-    /// The resource's namespace.
-    pub namespace: String,
-    /// The resource's kind.
-    pub kind: ResourceKind,
-    /// The resource's name.
-    pub name: String,
-    /// The claim's operation id.
-    pub operation_id: OperationId,
+    /// The projected ticket.
+    pub ticket: EnrolmentTicket,
     /// The runner's Pod name.
     pub pod_name: String,
     /// The runner's Pod UID.
     pub pod_uid: String,
-    /// The enrolment token, as the projection holds it.
-    pub token: String,
-}
-
-impl fmt::Debug for Enrolment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Enrolment")
-            .field("namespace", &self.namespace)
-            .field("kind", &self.kind)
-            .field("name", &self.name)
-            .field("operation_id", &self.operation_id)
-            .field("pod_name", &self.pod_name)
-            .field("token", &"<redacted>")
-            .finish_non_exhaustive()
-    }
 }
 
 fn tls(endpoint: &Endpoint, identity: Option<&Identity>) -> Result<Arc<ClientConfig>, ClientError> {
@@ -176,14 +161,15 @@ pub async fn enrol(endpoint: &Endpoint, enrolment: &Enrolment) -> Result<Identit
     let csr = CertificateParams::default()
         .serialize_request(&key)
         .map_err(|e| ClientError::Local(e.to_string()))?;
+    let ticket = &enrolment.ticket;
     let request = EnrolRequest {
-        namespace: enrolment.namespace.clone(),
-        kind: enrolment.kind,
-        name: enrolment.name.clone(),
-        operation_id: enrolment.operation_id.clone(),
+        namespace: ticket.namespace.clone(),
+        kind: ticket.kind,
+        name: ticket.name.clone(),
+        operation_id: ticket.operation_id.clone(),
         pod_name: enrolment.pod_name.clone(),
         pod_uid: enrolment.pod_uid.clone(),
-        token: enrolment.token.clone(),
+        token: ticket.token.clone(),
         csr: STANDARD.encode(csr.der()),
     };
     let body = serde_json::to_vec(&request).map_err(|e| ClientError::Local(e.to_string()))?;
@@ -191,13 +177,14 @@ pub async fn enrol(endpoint: &Endpoint, enrolment: &Enrolment) -> Result<Identit
     if status != 201 {
         return Err(refused(status, &answer));
     }
-    let certificate = serde_json::from_slice::<EnrolAnswer>(&answer)
+    let (certificate, binding) = serde_json::from_slice::<EnrolAnswer>(&answer)
         .ok()
-        .and_then(|a| a.certificate_der())
+        .and_then(|a| Some((a.certificate_der()?, a.binding)))
         .ok_or_else(|| ClientError::Unavailable("the enrolment answer holds no certificate".to_owned()))?;
     Ok(Identity {
         certificate: CertificateDer::from(certificate),
         key: PrivatePkcs8KeyDer::from(key.serialize_der()),
+        binding,
     })
 }
 
@@ -269,6 +256,8 @@ pub async fn deliver_until(
 mod tests {
     use super::*;
 
+    const BINDING: &str = r#"{"resource":{"namespace":"shop","kind":"PtahSchema","name":"orders","uid":"u","generation":1},"claim":{"executionBindingId":"e","inputFingerprint":"sha256:0000000000000000000000000000000000000000000000000000000000000000","operation":"plan","operationId":"op-1"},"job":{"name":"j","uid":"ju"},"pod":{"name":"p","uid":"pu"}}"#;
+
     #[test]
     fn only_what_may_change_later_is_retried() {
         assert!(refused(503, b"{}").is_retryable());
@@ -314,20 +303,25 @@ mod tests {
 
     #[test]
     fn neither_the_token_nor_the_key_is_ever_shown() {
-        let enrolment = Enrolment {
+        let ticket = EnrolmentTicket {
             namespace: "shop".to_owned(),
-            kind: ResourceKind::PtahSchema,
+            kind: ptah_resultdelivery::ResourceKind::PtahSchema,
             name: "orders".to_owned(),
-            operation_id: OperationId::new("op-1").expect("id"),
+            operation_id: ptah_dataplane::OperationId::new("op-1").expect("id"),
+            token: "f00dfeed".repeat(8),
+        };
+        let enrolment = Enrolment {
+            ticket,
             pod_name: "p".to_owned(),
             pod_uid: "u".to_owned(),
-            token: "f00dfeed".repeat(8),
         };
         assert!(!format!("{enrolment:?}").contains("f00dfeed"));
         let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("key");
+        let binding: ResultBinding = serde_json::from_str(BINDING).expect("binding");
         let identity = Identity {
             certificate: CertificateDer::from(vec![1, 2, 3]),
             key: PrivatePkcs8KeyDer::from(key.serialize_der()),
+            binding,
         };
         let debug = format!("{identity:?}");
         assert!(

@@ -1,7 +1,7 @@
 //! The receiver's HTTP contract: routes, the enrolment request and answer, and the refusal body.
 //! The body of a delivery is a [`crate::ResultBody`].
 
-use crate::ResourceKind;
+use crate::{ResourceKind, ResultBinding};
 use base64::{Engine as _, engine::general_purpose::STANDARD};
 use ptah_dataplane::OperationId;
 use serde::{Deserialize, Serialize};
@@ -61,13 +61,16 @@ impl EnrolRequest {
 pub struct EnrolAnswer {
     /// The client certificate, DER in standard base64.
     pub certificate: String,
+    /// The binding the certificate names, for the body the runner will send.
+    pub binding: ResultBinding,
 }
 
 impl EnrolAnswer {
-    /// The answer carrying `certificate`.
-    pub fn new(certificate: &[u8]) -> Self {
+    /// The answer carrying `certificate` for `binding`.
+    pub fn new(certificate: &[u8], binding: ResultBinding) -> Self {
         EnrolAnswer {
             certificate: STANDARD.encode(certificate),
+            binding,
         }
     }
 
@@ -85,4 +88,33 @@ pub struct RefusalBody {
     pub reason: String,
     /// A sentence for people; never a token or a body.
     pub message: String,
+}
+
+/// What the operation's ConfigMap projects for the runner: who it enrols as, and the one-time
+/// token. `Debug` never shows the token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnrolmentTicket {
+    /// The resource's namespace.
+    pub namespace: String,
+    /// The resource's kind.
+    pub kind: ResourceKind,
+    /// The resource's name.
+    pub name: String,
+    /// The claim's operation id.
+    pub operation_id: OperationId,
+    /// The enrolment token, 64 lowercase hex digits.
+    pub token: String,
+}
+
+impl std::fmt::Debug for EnrolmentTicket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnrolmentTicket")
+            .field("namespace", &self.namespace)
+            .field("kind", &self.kind)
+            .field("name", &self.name)
+            .field("operation_id", &self.operation_id)
+            .field("token", &"<redacted>")
+            .finish()
+    }
 }

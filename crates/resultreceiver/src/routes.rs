@@ -117,7 +117,7 @@ pub async fn enrol<B: Backend>(
         Err(e) => return unavailable(&e),
     }
     tracing::info!(namespace = %target.namespace, name = %target.name, operation_id = %target.operation_id, pod = %target.pod_name, "result client enrolled");
-    (StatusCode::CREATED, Json(EnrolAnswer::new(&certificate))).into_response()
+    (StatusCode::CREATED, Json(EnrolAnswer::new(&certificate, binding))).into_response()
 }
 
 /// `POST /v1/results`: an enrolled runner's result, stored before it is acknowledged.

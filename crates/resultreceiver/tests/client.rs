@@ -15,6 +15,7 @@ use ptah_fingerprint::{Digest, Fingerprint};
 use ptah_resultclient::{ClientError, Delivered, Endpoint, Enrolment, deliver, deliver_until, enrol};
 use ptah_resultdelivery::{
     ClaimRef, ObjectRef, RecordType, ResourceKind, ResourceRef, ResultBinding, ResultBody, reassemble,
+    wire::EnrolmentTicket,
 };
 use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, binding_of};
 use rustls_pki_types::ServerName;
@@ -76,13 +77,15 @@ async fn receiver(operation: Operation) -> (Running, Endpoint) {
 
 fn enrolment(token: &EnrolmentToken) -> Enrolment {
     Enrolment {
-        namespace: "shop".to_owned(),
-        kind: ResourceKind::PtahSchema,
-        name: "orders".to_owned(),
-        operation_id: OperationId::new("op-1").expect("id"),
+        ticket: EnrolmentTicket {
+            namespace: "shop".to_owned(),
+            kind: ResourceKind::PtahSchema,
+            name: "orders".to_owned(),
+            operation_id: OperationId::new("op-1").expect("id"),
+            token: token.reveal(),
+        },
         pod_name: "orders-op-1-pod".to_owned(),
         pod_uid: "pod-uid".to_owned(),
-        token: token.reveal(),
     }
 }
 
@@ -102,6 +105,11 @@ async fn the_runner_enrols_delivers_and_a_replay_is_acknowledged() {
     let (running, endpoint) = receiver(Operation::Observe).await;
     let identity = enrol(&endpoint, &enrolment(&token())).await.expect("enrolled");
     let binding = binding_of(identity.certificate()).expect("binding");
+    assert_eq!(
+        &binding,
+        identity.binding(),
+        "the answer names the certificate's binding"
+    );
     let body = observe_failure(binding).encode().expect("encode");
     assert_eq!(
         deliver(&endpoint, &identity, &body).await.expect("delivered"),
