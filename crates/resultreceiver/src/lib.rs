@@ -15,6 +15,7 @@ pub mod identity;
 pub mod issue;
 pub mod routes;
 pub mod server;
+pub mod testing;
 pub mod token;
 
 pub use backend::Backend;

@@ -2,14 +2,11 @@
 //! enrolment, delivery, an acknowledged replay, a retry through an unavailable receiver, a
 //! refusal that is not retried, and an exactly 8 MiB plan through the wire into its records.
 
-mod common;
-
 use std::{
     net::{IpAddr, Ipv4Addr},
     time::Duration,
 };
 
-use common::server::{Memory, Running, start};
 use ptah_dataplane::{MAX_PLAN_BYTES, Operation, OperationId, PlanOutcome, PlanResult, ResultPayload};
 use ptah_fingerprint::{Digest, Fingerprint};
 use ptah_resultclient::{ClientError, Delivered, Endpoint, Enrolment, deliver, deliver_until, enrol};
@@ -17,6 +14,7 @@ use ptah_resultdelivery::{
     ClaimRef, ObjectRef, RecordType, ResourceKind, ResourceRef, ResultBinding, ResultBody, reassemble,
     wire::EnrolmentTicket,
 };
+use ptah_resultreceiver::testing::{Memory, Running, start};
 use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, binding_of};
 use rustls_pki_types::ServerName;
 

@@ -7,7 +7,7 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr};
 
 use base64::{Engine as _, engine::general_purpose::STANDARD};
-use common::server::{Memory, Running, client, digest_of, post, start};
+use common::server::{client, digest_of, post};
 use hyper::StatusCode;
 use ptah_dataplane::{Operation, OperationId, ResultPayload};
 use ptah_fingerprint::{Fingerprint, canonical_json};
@@ -15,6 +15,7 @@ use ptah_resultdelivery::wire::{EnrolAnswer, EnrolRequest, ROUTE_ENROL, ROUTE_RE
 use ptah_resultdelivery::{
     CONTENT_TYPE, ClaimRef, DIGEST_HEADER, ObjectRef, ResourceKind, ResourceRef, ResultBinding, ResultBody,
 };
+use ptah_resultreceiver::testing::{Memory, Running, start};
 use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod};
 use rcgen::{CertificateParams, KeyPair, PKCS_ECDSA_P256_SHA256};
 

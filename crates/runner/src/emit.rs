@@ -86,7 +86,33 @@ pub fn emit(
     if out.write_all(&frame).and_then(|()| out.flush()).is_err() {
         notes.write("cannot write the result frame to stdout");
     }
-    match Summary::of(&written, digest).to_line() {
+    write_summary(&written, digest, termination_log, &mut notes);
+    written
+}
+
+/// Writes what a durably delivered run leaves behind, with no frame: the diagnostics, one note on
+/// the delivery (`note`) and the termination summary naming the body's `digest`.
+pub fn emit_delivered(
+    written: &ResultPayload,
+    diagnostics: Option<&[u8]>,
+    redactor: &Redactor,
+    termination_log: &Path,
+    digest: Digest,
+    note: &str,
+) {
+    let stderr = diagnostics.map_or_else(Vec::new, |d| diagnostics::render(&redactor.redact(d)));
+    if !stderr.is_empty() {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(&stderr);
+        let _ = err.flush();
+    }
+    let mut notes = Notes::default();
+    notes.write(&String::from_utf8_lossy(&redactor.redact(note.as_bytes())));
+    write_summary(written, digest, termination_log, &mut notes);
+}
+
+fn write_summary(written: &ResultPayload, digest: Digest, termination_log: &Path, notes: &mut Notes) {
+    match Summary::of(written, digest).to_line() {
         Ok(line) => {
             if let Err(e) = std::fs::write(termination_log, format!("{line}\n")) {
                 notes.write(&format!(
@@ -98,5 +124,4 @@ pub fn emit(
         }
         Err(e) => notes.write(&format!("no termination summary: {e}")),
     }
-    written
 }

@@ -9,7 +9,9 @@
 //! last stdout output, plus the termination summary. A Plan runs `ptah` twice and then dry-runs
 //! the plan bytes ([`planning`]): only a reproducible plan is reported. A Resolve given the
 //! verification policy then runs `ptah oci verify` on the digest-pinned reference it resolved,
-//! and reports resolution and verdict in one frame.
+//! and reports resolution and verdict in one frame. With `PTAH_RESULT_DELIVERY=durable` it enrols
+//! with the manager's receiver before anything runs and delivers the result over mutual TLS instead
+//! of writing a frame ([`durable`]).
 //!
 //! It links no database driver and no Kubernetes client (`cargo xtask deps-check`).
 
@@ -18,6 +20,7 @@
 pub mod bounded;
 pub mod command;
 pub mod diagnostics;
+pub mod durable;
 pub mod emit;
 pub mod error;
 mod grant;
@@ -108,16 +111,37 @@ pub fn main_with(args: Args) -> ExitCode {
         max_plan_bytes: args.max_plan_bytes,
     };
     let env = inputs::Env::from_process();
-    let outcome = runtime.block_on(run::run(&config, &env));
-    let written = emit::emit(
-        &outcome.payload,
-        outcome.diagnostics.as_deref(),
-        &outcome.redactor,
-        &args.termination_log,
-    );
+    let written = match durable::Delivery::from_env(&env, operation) {
+        Ok(None) => frame_path(&runtime, &config, &env, &args.termination_log),
+        Ok(Some(delivery)) => {
+            let (written, delivered) =
+                runtime.block_on(durable::run(&config, &env, &delivery, &args.termination_log));
+            if !delivered {
+                return ExitCode::from(EXIT_FAILED);
+            }
+            written
+        }
+        Err(err) => durable::refuse(operation, &env, &err, &args.termination_log),
+    };
     ExitCode::from(if written.is_success() {
         EXIT_SUCCESS
     } else {
         EXIT_FAILED
     })
+}
+
+/// Runs the operation and writes its frame to the log.
+fn frame_path(
+    runtime: &tokio::runtime::Runtime,
+    config: &run::Config,
+    env: &inputs::Env,
+    termination_log: &std::path::Path,
+) -> ptah_dataplane::ResultPayload {
+    let outcome = runtime.block_on(run::run(config, env));
+    emit::emit(
+        &outcome.payload,
+        outcome.diagnostics.as_deref(),
+        &outcome.redactor,
+        termination_log,
+    )
 }

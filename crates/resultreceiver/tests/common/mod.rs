@@ -8,17 +8,10 @@ use ptah_dataplane::{Operation, OperationId};
 use ptah_fingerprint::Fingerprint;
 use ptah_resultdelivery::{ClaimRef, ObjectRef, ResourceKind, ResourceRef, ResultBinding};
 use ptah_resultreceiver::ResultCa;
-use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256};
+use rcgen::{CertificateParams, KeyPair, PKCS_ECDSA_P256_SHA256};
 
 /// A result CA as the rotator makes one, its certificate PEM and key PEM.
-pub fn ca_pem() -> (String, String) {
-    let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("key");
-    let mut params = CertificateParams::new(Vec::<String>::new()).expect("params");
-    params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
-    let cert = params.self_signed(&key).expect("ca");
-    (cert.pem(), key.serialize_pem())
-}
+pub use ptah_resultreceiver::testing::ca_pem;
 
 /// A loaded result CA.
 pub fn ca() -> ResultCa {
