@@ -1,6 +1,6 @@
 //! The two handlers. Each reads, asks [`crate::decide`], and performs what it says.
 
-use std::sync::Arc;
+use std::{net::SocketAddr, sync::Arc};
 
 use axum::{
     Extension, Json,
@@ -15,14 +15,23 @@ use ptah_resultdelivery::{
     BodyError, CONTENT_TYPE, DIGEST_HEADER, EncodedBody, ObjectRef, ResultBody,
     wire::{EnrolAnswer, EnrolRequest, RefusalBody},
 };
+use rustls_pki_types::CertificateDer;
 
 use crate::{
     Backend, DeliveryDecision, EnrolmentRequest, EnrolmentToken, Live, Refusal, ResultCa, Stored,
     admit_delivery, admit_enrolment,
     backend::{EnrolmentTarget, Unavailable},
     binding_of, issue_client,
-    server::Peer,
 };
+
+/// Who is on the other end of a connection.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    /// The connection's source address.
+    pub addr: SocketAddr,
+    /// The client certificate rustls verified against the result CA, when one was presented.
+    pub certificate: Option<CertificateDer<'static>>,
+}
 
 /// The receiver's state: the cluster behind it and the CA it signs with.
 pub struct Receiver<B> {

@@ -2,7 +2,7 @@
 //! the handshake (enrolment has none yet) and required by the delivery route, served by a small
 //! accept loop that hands each request its connection's source address and client certificate.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use axum::{Extension, Router, extract::DefaultBodyLimit, routing::post};
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
@@ -15,7 +15,7 @@ use ptah_resultdelivery::wire::{MAX_ENROL_BYTES, ROUTE_ENROL, ROUTE_RESULTS};
 
 use crate::{
     Backend,
-    routes::{Receiver, deliver, enrol},
+    routes::{Peer, Receiver, deliver, enrol},
 };
 
 /// How long a client gets to finish the TLS handshake.
@@ -30,15 +30,6 @@ pub enum ServeError {
     /// rustls refused the configuration.
     #[error("the TLS configuration is refused: {0}")]
     Tls(#[from] rustls::Error),
-}
-
-/// Who is on the other end of a connection.
-#[derive(Debug, Clone)]
-pub struct Peer {
-    /// The connection's source address.
-    pub addr: SocketAddr,
-    /// The client certificate rustls verified against the result CA, when one was presented.
-    pub certificate: Option<CertificateDer<'static>>,
 }
 
 /// TLS 1.3 (ring) with `serving`'s certificate; a client certificate is verified against
