@@ -5,7 +5,10 @@
 use std::{sync::Arc, time::Duration};
 
 use axum::{Extension, Router, extract::DefaultBodyLimit, routing::post};
-use hyper_util::{rt::TokioIo, service::TowerToHyperService};
+use hyper_util::{
+    rt::{TokioIo, TokioTimer},
+    service::TowerToHyperService,
+};
 use rustls::{RootCertStore, ServerConfig, server::ResolvesServerCert, server::WebPkiClientVerifier};
 use rustls_pki_types::CertificateDer;
 use tokio::{net::TcpListener, sync::watch, task::JoinSet};
@@ -18,8 +21,31 @@ use crate::{
     routes::{Peer, Receiver, deliver, enrol},
 };
 
-/// How long a client gets to finish the TLS handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// What one client may take from the receiver. A client holds a connection only as long as it
+/// keeps to these, so a slow or stuck Pod cannot starve the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Open connections at most; a connection beyond is closed at once.
+    pub connections: usize,
+    /// How long a client gets to finish the TLS handshake.
+    pub handshake: Duration,
+    /// How long a client gets to send a request's headers.
+    pub headers: Duration,
+    /// How long one connection may live, its requests and bodies included (an 8 MiB plan
+    /// crosses a cluster network in well under a second).
+    pub connection: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            connections: 64,
+            handshake: Duration::from_secs(10),
+            headers: Duration::from_secs(10),
+            connection: Duration::from_secs(120),
+        }
+    }
+}
 
 /// Why the receiver cannot serve.
 #[derive(Debug, thiserror::Error)]
@@ -71,12 +97,13 @@ pub fn router<B: Backend>(receiver: Receiver<B>) -> Router {
         .with_state(receiver)
 }
 
-/// Serves `router` on `listener` until `stop` turns true, then closes the listener and every
-/// open connection.
+/// Serves `router` on `listener` within `limits` until `stop` turns true, then closes the
+/// listener and every open connection.
 pub async fn serve(
     listener: TcpListener,
     tls: Arc<ServerConfig>,
     router: Router,
+    limits: Limits,
     mut stop: watch::Receiver<bool>,
 ) {
     let acceptor = TlsAcceptor::from(tls);
@@ -99,10 +126,15 @@ pub async fn serve(
                 continue;
             }
         };
+        if connections.len() >= limits.connections {
+            tracing::warn!(%addr, limit = limits.connections, "result receiver at its connection limit; connection closed");
+            drop(stream);
+            continue;
+        }
         let acceptor = acceptor.clone();
         let router = router.clone();
         connections.spawn(async move {
-            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+            let tls = match tokio::time::timeout(limits.handshake, acceptor.accept(stream)).await {
                 Ok(Ok(tls)) => tls,
                 Ok(Err(e)) => return tracing::debug!(%addr, error = %e, "result TLS handshake failed"),
                 Err(_) => return tracing::debug!(%addr, "result TLS handshake timed out"),
@@ -114,11 +146,14 @@ pub async fn serve(
                 .and_then(|chain| chain.first())
                 .map(|c| c.clone().into_owned());
             let service = TowerToHyperService::new(router.layer(Extension(Peer { addr, certificate })));
-            if let Err(e) = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(tls), service)
-                .await
-            {
-                tracing::debug!(%addr, error = %e, "result connection ended with an error");
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.headers)
+                .serve_connection(TokioIo::new(tls), service);
+            match tokio::time::timeout(limits.connection, served).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(%addr, error = %e, "result connection ended with an error"),
+                Err(_) => tracing::debug!(%addr, "result connection outlived its limit and was closed"),
             }
         });
     }

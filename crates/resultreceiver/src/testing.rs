@@ -20,7 +20,7 @@ use crate::{
     Backend, Live, ResultCa, Stored,
     backend::{EnrolmentTarget, Unavailable},
     routes::Receiver,
-    server::{router, serve, server_config},
+    server::{Limits, router, serve, server_config},
 };
 
 /// A result CA as the rotator makes one: its certificate PEM and key PEM.
@@ -131,6 +131,11 @@ fn provider() -> Arc<CryptoProvider> {
 
 /// Starts a receiver whose serving certificate (for 127.0.0.1) comes from the result CA.
 pub async fn start(memory: Memory) -> Running {
+    start_with(memory, Limits::default()).await
+}
+
+/// [`start`] within `limits`.
+pub async fn start_with(memory: Memory, limits: Limits) -> Running {
     let (ca_pem, ca_key_pem) = ca_pem();
     let ca = ResultCa::from_pem(&ca_pem, &ca_key_pem).expect("ca");
     let ca_der = ca.certificate().clone();
@@ -157,7 +162,7 @@ pub async fn start(memory: Memory) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (stop, stopped) = watch::channel(false);
-    tokio::spawn(serve(listener, tls, app, stopped));
+    tokio::spawn(serve(listener, tls, app, limits, stopped));
     Running {
         addr,
         memory,

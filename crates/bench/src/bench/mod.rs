@@ -15,6 +15,7 @@ mod output;
 mod plans;
 mod programs;
 mod report;
+mod results;
 mod runner;
 mod samples;
 mod split;
@@ -42,6 +43,10 @@ enum What {
     /// The runner's overhead per operation (start to frame) against running the same ptah
     /// directly, interleaved round by round; writes target/bench/runner.json.
     Runner(runner::Args),
+    /// Durable delivery's encoding of an 8 MiB plan (canonical body, receiver's check, records,
+    /// reassembly) against the log frame it replaces, interleaved round by round; writes
+    /// target/bench/results.json.
+    Results(results::Args),
     /// Every image's size as pushed (release binaries, gzip layer) against the dev image with its
     /// layer uncompressed; writes target/bench/images.json.
     Images(images::Args),
@@ -72,6 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Executor(args) => executor::run(args),
         What::Split(args) => split::run(args),
         What::Runner(args) => runner::run(args),
+        What::Results(args) => results::run(args),
         What::Images(args) => images::run(args),
         What::Plans(args) => plans::run(args),
         What::Migrations(args) => migrations::run(args),

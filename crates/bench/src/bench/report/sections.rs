@@ -16,6 +16,7 @@ pub(super) const ORDER: &[&str] = &[
     "images",
     "plans",
     "split",
+    "results",
 ];
 
 /// The settled memory goal of the manager under the full load, MiB.
@@ -140,6 +141,7 @@ fn title(name: &str) -> &'static str {
         "runner" => "Runner overhead",
         "images" => "Image sizes",
         "plans" => "Plan publication and reload",
+        "results" => "Durable result delivery against the log frame",
         _ => "Migration file splitting",
     }
 }
