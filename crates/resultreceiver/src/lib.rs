@@ -5,7 +5,8 @@
 //! crate holds the receiver's rules: the enrolment token ([`token`]), the client certificate it
 //! signs ([`issue`]) and reads back ([`identity`]), and the decisions on an
 //! enrolment and a delivery from what an uncached read of the claim, its Job and its Pod found
-//! ([`decide`]), each refusal typed ([`Refusal`]).
+//! ([`decide`]), each refusal typed ([`Refusal`]), and which records have outlived their use
+//! ([`retention`]).
 
 #![warn(missing_docs)]
 
@@ -13,6 +14,7 @@ pub mod backend;
 pub mod decide;
 pub mod identity;
 pub mod issue;
+pub mod retention;
 pub mod routes;
 pub mod server;
 pub mod testing;
