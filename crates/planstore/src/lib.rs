@@ -12,6 +12,7 @@ mod load;
 mod objects;
 mod project;
 mod publish;
+mod ready;
 
 pub use error::PlanStoreError;
 pub use load::LoadedPlan;

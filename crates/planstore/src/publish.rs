@@ -129,7 +129,7 @@ impl PlanStore {
         if let Some(status) = plan
             .status
             .as_ref()
-            .filter(|_| crate::load::ready_for(&plan).is_ok())
+            .filter(|_| crate::ready::ready_for(&plan).is_ok())
         {
             if status.published_chunks == published {
                 return Ok(plan);

@@ -26,6 +26,7 @@ pub mod error;
 mod grant;
 pub mod inputs;
 pub mod install;
+mod launcher;
 pub mod plan;
 pub mod planning;
 pub mod redact;

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use ptah_dataplane::{Operation, ResultPayload, env};
-use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::signal::unix::{SignalKind, signal};
 
 use crate::{
-    command, error::RunnerError, grant, inputs, inputs::Env, plan, planning, redact::Redactor, report,
-    supervise,
+    command, error::RunnerError, grant, inputs, inputs::Env, launcher::Launcher, plan, planning,
+    redact::Redactor, report,
 };
 
 /// How the runner was started.
@@ -117,45 +117,10 @@ async fn run_checked(
     };
     deadlines.check_now()?;
     let work = make_work_dir(&config.work_dir)?;
-    let mut launcher = Launcher {
-        program: &config.ptah_binary,
-        deadlines: &deadlines,
-        sigterm: &mut sigterm,
-    };
+    let mut launcher = Launcher::new(&config.ptah_binary, &deadlines, &mut sigterm);
     let result = in_work_dir(config, env, &work, approved, &mut launcher, redactor, payload).await;
     let _ = std::fs::remove_dir_all(&work);
     result
-}
-
-/// Starts children: each only while the deadlines allow and no SIGTERM has arrived.
-pub(crate) struct Launcher<'a> {
-    program: &'a Path,
-    deadlines: &'a inputs::Deadlines,
-    sigterm: &'a mut Signal,
-}
-
-impl Launcher<'_> {
-    /// Checks the deadlines and SIGTERM just before the start, then runs `cmd` to its end.
-    pub(crate) async fn run(
-        &mut self,
-        cmd: &command::ChildCommand,
-    ) -> Result<supervise::ChildRun, RunnerError> {
-        self.deadlines.check_now()?;
-        // One poll and no timer: a zero timeout parks the runtime for the timer's 1 ms tick.
-        let terminated =
-            std::future::poll_fn(|cx| std::task::Poll::Ready(self.sigterm.poll_recv(cx).is_ready())).await;
-        if terminated {
-            return Err(RunnerError::Terminated);
-        }
-        supervise::run(
-            self.program,
-            cmd,
-            self.deadlines.remaining(),
-            self.deadlines.grace,
-            self.sigterm,
-        )
-        .await
-    }
 }
 
 /// What the runner checked before the child: the approved plan of an Apply, the approved

@@ -10,7 +10,7 @@ use std::{
 use k8s_openapi::api::coordination::v1::Lease;
 use ptah_api::shared::Epoch;
 
-use crate::lease::{EPOCH_ANNOTATION, MAX_DURATION_SECONDS, MIN_DURATION_SECONDS};
+use crate::contract::{EPOCH_ANNOTATION, MAX_DURATION_SECONDS, MIN_DURATION_SECONDS};
 
 /// What a Lease says, reduced to the fields the protocol reads.
 #[derive(Debug)]

@@ -18,22 +18,14 @@ use ptah_api::shared::Epoch;
 
 use crate::{
     Clock, LockError,
+    contract::{
+        COORDINATION_LABEL, EPOCH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, MAX_DURATION_SECONDS,
+        MIN_DURATION_SECONDS,
+    },
     decide::{Decision, LeaseView, Sightings, decide},
     new_epoch,
 };
 
-/// The annotation carrying the holder's epoch.
-pub const EPOCH_ANNOTATION: &str = "operator.ptah.run/lease-epoch";
-/// The label every Lease the operator writes carries.
-pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-/// The value of [`MANAGED_BY_LABEL`].
-pub const MANAGED_BY_VALUE: &str = "ptah-operator";
-/// The label saying what a Lease coordinates.
-pub const COORDINATION_LABEL: &str = "operator.ptah.run/coordination";
-/// The shortest Lease duration, in seconds.
-pub const MIN_DURATION_SECONDS: i64 = 5;
-/// The longest Lease duration, in seconds: 24 h 1 min (the longest Job deadline plus grace).
-pub const MAX_DURATION_SECONDS: i64 = 86_460;
 /// How many compare-and-swap rounds one call makes before reporting [`LockError::Conflict`].
 pub const MAX_CAS_ATTEMPTS: usize = 5;
 

@@ -10,6 +10,7 @@
 
 pub mod census;
 mod clock;
+mod contract;
 mod decide;
 mod error;
 pub mod leader;
@@ -18,10 +19,11 @@ mod names;
 mod realm;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use error::LockError;
-pub use lease::{
-    Acquired, COORDINATION_LABEL, EPOCH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, MAX_CAS_ATTEMPTS,
-    MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, Released,
+pub use contract::{
+    COORDINATION_LABEL, EPOCH_ANNOTATION, MANAGED_BY_LABEL, MANAGED_BY_VALUE, MAX_DURATION_SECONDS,
+    MIN_DURATION_SECONDS,
 };
+pub use error::LockError;
+pub use lease::{Acquired, MAX_CAS_ATTEMPTS, Released};
 pub use names::{holder_identity, lease_name, new_epoch};
 pub use realm::{COORDINATION_VALUE, RealmLeases};

@@ -144,9 +144,9 @@ fn supervise_claim(o: &Observed<'_>, c: &MigrationOperationStatus) -> Action {
         }
         Supervision::ScheduleCleanup => Action::ScheduleJobCleanup,
         Supervision::Unattributable(why) if apply => unknown(&why),
-        Supervision::Unattributable(why) => settle::failed(o, c, Reason::OperationFailed, &why),
+        Supervision::Unattributable(why) => record::failed(o, c, Reason::OperationFailed, &why),
         Supervision::Unbound(_, why) if apply => unknown(&why),
-        Supervision::Unbound(reason, why) => settle::failed(o, c, reason, &why),
+        Supervision::Unbound(reason, why) => record::failed(o, c, reason, &why),
         Supervision::Bound(payload) => match stopped_since_dispatch(o, c).filter(|_| apply) {
             Some(why) => unknown(why),
             None => {

@@ -2,9 +2,10 @@
 //! pending, pending), the run a reading of the same database resolves, and the plan of what is
 //! pending, published before the status that names it.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ptah_api::{
     conditions::{ConditionType, Reason},
-    migration::{MigrationOperationStatus, MigrationPhase},
+    migration::{MigrationHistoryStatus, MigrationOperationStatus, MigrationPhase, ResolvedRun},
     shared::{ImmutableObjectReference, Sha256Digest},
 };
 use ptah_dataplane::ResultPayload;
@@ -14,8 +15,7 @@ use super::{
     cycle::next_cycle,
     observed::Observed,
     plan,
-    record::{self, cond, edit, phase},
-    settle::{failed, history_status, resolved_by_reading},
+    record::{self, cond, edit, failed, phase},
 };
 use crate::conditions::Status;
 
@@ -223,5 +223,38 @@ pub fn read(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) -
                 event: Some(Event::normal("PlanPublished", m)),
             }
         }
+    }
+}
+
+/// The run a reading of the same database with nothing pending resolves, if any.
+pub fn resolved_by_reading(o: &Observed<'_>, identity: &Sha256Digest) -> Option<ResolvedRun> {
+    let run = o.status.unresolved_run.as_ref()?;
+    (run.target_identity_digest.as_ref() == Some(identity)).then(|| ResolvedRun {
+        operation_id: run.operation_id.clone(),
+        acknowledgment_ref: None::<ImmutableObjectReference>,
+        acknowledged_by: None,
+        resolved_at: Time(o.now),
+    })
+}
+
+/// The history record of a reading.
+pub fn history_status(
+    o: &Observed<'_>,
+    h: &ptah_dataplane::MigrationHistoryResult,
+    identity: Sha256Digest,
+) -> MigrationHistoryStatus {
+    let bounded = |v: &[i64]| v.iter().copied().take(64).collect::<Vec<_>>();
+    MigrationHistoryStatus {
+        observed_at: Time(o.now),
+        contract_version: 1,
+        current_version: h.current_version,
+        checkpoint_version: None,
+        applied_count: i32::try_from(h.applied_count).unwrap_or(i32::MAX),
+        pending_count: i32::try_from(h.pending_count).unwrap_or(i32::MAX),
+        fingerprint: h.history_fingerprint.into(),
+        target_identity_digest: identity,
+        dirty: h.dirty,
+        modified_versions: bounded(&h.modified_versions),
+        out_of_order_versions: bounded(&h.out_of_order_versions),
     }
 }

@@ -13,7 +13,10 @@ use super::{
     action::{Action, Event},
     observed::Observed,
 };
-use crate::conditions::{self, Posture, Status};
+use crate::{
+    conditions::{self, Posture, Status},
+    operation::time::after,
+};
 
 /// A copy of the status to edit.
 pub fn edit(o: &Observed<'_>) -> PtahMigrationStatus {
@@ -113,4 +116,32 @@ pub fn clear_claim(s: &mut PtahMigrationStatus, claim: &MigrationOperationStatus
 /// A `Time` of this pass.
 pub fn now(o: &Observed<'_>) -> Time {
     Time(o.now)
+}
+
+/// A read-only operation (or an Apply refused before any SQL) failed: retried after
+/// `failureRetryInterval`.
+pub fn failed(o: &Observed<'_>, c: &MigrationOperationStatus, reason: Reason, why: &str) -> Action {
+    let mut s = edit(o);
+    clear_claim(&mut s, c);
+    s.next_reconciliation_time = Some(Time(after(
+        o.now,
+        o.spec.execution.failure_retry_interval.as_duration(),
+    )));
+    phase(o, &mut s, MigrationPhase::Failed, false, reason, why);
+    cond(
+        o,
+        &mut s,
+        ConditionType::ReconciliationFailed,
+        Status::True,
+        reason,
+        why,
+    );
+    cond(o, &mut s, ConditionType::Progressing, Status::False, reason, why);
+    Action::WriteStatus {
+        status: Box::new(s),
+        event: Some(Event::warning(
+            "OperationFailed",
+            format!("{:?}: {why}", c.operation_type),
+        )),
+    }
 }

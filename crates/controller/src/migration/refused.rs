@@ -12,8 +12,9 @@ use super::{
     action::Action,
     cycle::next_cycle,
     observed::Observed,
+    record::failed,
     record::{cond, phase},
-    settle::{failed, run},
+    settle::run,
 };
 use crate::{conditions::Status, operation::prestart::PreStart};
 

@@ -5,10 +5,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ptah_api::{
     conditions::{ConditionType, Reason},
     migration::{
-        MigrationHistoryStatus, MigrationOperationStatus, MigrationOperationType as Op, MigrationPhase,
-        ResolvedRun, RunOutcome, RunStatus, UnresolvedRun, UnresolvedRunOutcome,
+        MigrationOperationStatus, MigrationOperationType as Op, MigrationPhase, RunOutcome, RunStatus,
+        UnresolvedRun, UnresolvedRunOutcome,
     },
-    shared::{ArtifactSourceStatus, ImmutableObjectReference, Sha256Digest},
+    shared::{ArtifactSourceStatus, Sha256Digest},
 };
 use ptah_dataplane::{MigrationOutcome, ResultPayload};
 
@@ -17,43 +17,12 @@ use super::{
     cycle::next_cycle,
     observed::{Observed, PolicyRead},
     plan,
-    record::{self, cond, edit, phase},
+    record::{self, cond, edit, failed, phase},
 };
-use crate::{
-    conditions::Status,
-    operation::{refusal::grant_reason, time::after},
-};
+use crate::{conditions::Status, operation::refusal::grant_reason};
 
 /// The artifact type a migration artifact must carry (checked independently of the policy).
 pub const MIGRATION_ARTIFACT_TYPE: &str = "application/vnd.stokaro.ptah.migrations.v1";
-
-/// A read-only operation (or an Apply refused before any SQL) failed: retried after
-/// `failureRetryInterval`.
-pub fn failed(o: &Observed<'_>, c: &MigrationOperationStatus, reason: Reason, why: &str) -> Action {
-    let mut s = edit(o);
-    record::clear_claim(&mut s, c);
-    s.next_reconciliation_time = Some(Time(after(
-        o.now,
-        o.spec.execution.failure_retry_interval.as_duration(),
-    )));
-    phase(o, &mut s, MigrationPhase::Failed, false, reason, why);
-    cond(
-        o,
-        &mut s,
-        ConditionType::ReconciliationFailed,
-        Status::True,
-        reason,
-        why,
-    );
-    cond(o, &mut s, ConditionType::Progressing, Status::False, reason, why);
-    Action::WriteStatus {
-        status: Box::new(s),
-        event: Some(Event::warning(
-            "OperationFailed",
-            format!("{:?}: {why}", c.operation_type),
-        )),
-    }
-}
 
 /// An Apply whose outcome is Partial or cannot be known: recorded, Blocked, never retried.
 pub fn unresolved(
@@ -399,38 +368,5 @@ fn applied(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) ->
                 event: Some(Event::normal("Applied", m)),
             }
         }
-    }
-}
-
-/// The run a reading of the same database with nothing pending resolves, if any.
-pub fn resolved_by_reading(o: &Observed<'_>, identity: &Sha256Digest) -> Option<ResolvedRun> {
-    let run = o.status.unresolved_run.as_ref()?;
-    (run.target_identity_digest.as_ref() == Some(identity)).then(|| ResolvedRun {
-        operation_id: run.operation_id.clone(),
-        acknowledgment_ref: None::<ImmutableObjectReference>,
-        acknowledged_by: None,
-        resolved_at: Time(o.now),
-    })
-}
-
-/// The history record of a reading.
-pub fn history_status(
-    o: &Observed<'_>,
-    h: &ptah_dataplane::MigrationHistoryResult,
-    identity: Sha256Digest,
-) -> MigrationHistoryStatus {
-    let bounded = |v: &[i64]| v.iter().copied().take(64).collect::<Vec<_>>();
-    MigrationHistoryStatus {
-        observed_at: Time(o.now),
-        contract_version: 1,
-        current_version: h.current_version,
-        checkpoint_version: None,
-        applied_count: i32::try_from(h.applied_count).unwrap_or(i32::MAX),
-        pending_count: i32::try_from(h.pending_count).unwrap_or(i32::MAX),
-        fingerprint: h.history_fingerprint.into(),
-        target_identity_digest: identity,
-        dirty: h.dirty,
-        modified_versions: bounded(&h.modified_versions),
-        out_of_order_versions: bounded(&h.out_of_order_versions),
     }
 }

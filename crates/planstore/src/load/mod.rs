@@ -4,7 +4,6 @@ use std::time::Instant;
 
 use futures_util::future::try_join_all;
 use kube::Api;
-use ptah_api::conditions::{ConditionType, Reason};
 use ptah_api::schemaplan::PlanChunkRef;
 use ptah_api::shared::{ImmutableObjectReference, Sha256Digest};
 use ptah_api::{PtahSchemaPlan, PtahSchemaPlanChunk};
@@ -14,6 +13,7 @@ use ptah_plancontract as contract;
 use crate::error::is_not_found;
 use crate::objects::{Owner, Ownership, not_deleting, uid_of};
 use crate::publish::len_i64;
+use crate::ready::ready_for;
 use crate::{PlanStore, PlanStoreError};
 
 /// A plan that passed every check, with its document.
@@ -123,34 +123,6 @@ fn tampered(plan: &str, what: String) -> PlanStoreError {
     PlanStoreError::Tampered {
         what: format!("PtahSchemaPlan {plan}: {what}"),
     }
-}
-
-/// Requires `Ready=True` (reason `Published`) written for the plan's current generation.
-pub(crate) fn ready_for(plan: &PtahSchemaPlan) -> Result<(), PlanStoreError> {
-    let name = plan.metadata.name.clone().unwrap_or_default();
-    let not_ready = |why: &str| PlanStoreError::NotReady {
-        name: name.clone(),
-        why: why.to_owned(),
-    };
-    let status = plan.status.as_ref().ok_or_else(|| not_ready("no status"))?;
-    let generation = plan.metadata.generation;
-    if generation.is_none() || status.observed_generation != generation {
-        return Err(not_ready(
-            "status.observedGeneration is not the current generation",
-        ));
-    }
-    let ready = status
-        .conditions
-        .iter()
-        .find(|c| c.type_ == ConditionType::Ready.as_str())
-        .ok_or_else(|| not_ready("no Ready condition"))?;
-    if ready.status != "True" || ready.reason != Reason::Published.as_str() {
-        return Err(not_ready("Ready is not True/Published"));
-    }
-    if ready.observed_generation.is_some_and(|g| Some(g) != generation) {
-        return Err(not_ready("the Ready condition is for another generation"));
-    }
-    Ok(())
 }
 
 /// Checks the plan's own records agree: contract, fingerprint, name and the chunk table.

@@ -19,9 +19,9 @@ use crate::{
     command::{self, ChildCommand},
     error::RunnerError,
     inputs::Env,
+    launcher::Launcher,
     redact::Redactor,
     report::{self, failure},
-    run::Launcher,
     supervise::ChildRun,
 };
 

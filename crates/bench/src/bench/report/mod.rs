@@ -21,6 +21,18 @@ const CHART: &str = "docs/performance-manager-rss.svg";
 /// The results the page was written from, kept with it.
 const KEPT: &str = "docs/performance";
 
+/// One row of the goals table.
+pub(super) struct Goal {
+    /// The goal, in words.
+    pub(super) goal: String,
+    /// What this run measured.
+    pub(super) measured: String,
+    /// Its baseline.
+    pub(super) baseline: String,
+    /// `yes`, `no` or `not measured`.
+    pub(super) met: String,
+}
+
 /// One benchmark's JSON, if it was run.
 pub(super) struct Result {
     /// Its name (the file stem and the subcommand).

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{Result, chart::Point};
+use super::{Goal, Result, chart::Point};
 
 /// The benchmarks, in the page's order.
 pub(super) const ORDER: &[&str] = &[
@@ -21,18 +21,6 @@ pub(super) const ORDER: &[&str] = &[
 
 /// The settled memory goal of the manager under the full load, MiB.
 pub(super) const MANAGER_GOAL_MIB: f64 = 28.0;
-
-/// One row of the goals table.
-pub(super) struct Goal {
-    /// The goal, in words.
-    pub(super) goal: String,
-    /// What this run measured.
-    pub(super) measured: String,
-    /// Its baseline.
-    pub(super) baseline: String,
-    /// `yes`, `no` or `not measured`.
-    pub(super) met: String,
-}
 
 fn f(v: &Value) -> Option<f64> {
     v.as_f64()

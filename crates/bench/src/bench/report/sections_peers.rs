@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{Result, sections::Goal};
+use super::{Goal, Result};
 
 fn f(v: &Value) -> Option<f64> {
     v.as_f64()
