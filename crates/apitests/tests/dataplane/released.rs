@@ -36,8 +36,9 @@ pub struct Released {
 
 impl Released {
     /// Sets up `orders` on `engine`, merges `spec_patch` into its spec, and installs the chart for
-    /// its namespace with `sets` (`key=value`). The caller holds `/tmp/ptah-serial-db.lock`: the
-    /// release's webhooks are cluster-scoped, one release at a time.
+    /// its namespace with `sets` (`key=value`). Every scenario that calls it is in nextest's
+    /// `helm-release` group (`.config/nextest.toml`): the release's ClusterRoles and webhook
+    /// configurations have fixed names, one release at a time.
     pub async fn install(name: &'static str, engine: Engine, sets: &[String], spec_patch: Value) -> Released {
         let app = App::setup(engine, "e2e-dp").await;
         // Two cores shared by every Job, database and build: a patient connect timeout.
