@@ -25,6 +25,7 @@
 mod bridge;
 mod control_plane;
 pub mod faults;
+mod foreign;
 mod isolation;
 pub mod kubeconfig;
 mod node;
@@ -190,6 +191,13 @@ impl Cluster {
     fn up(&self, tier: Tier, nodes: u8) -> anyhow::Result<()> {
         if nodes > 1 && tier != Tier::Full {
             bail!("--nodes 2 needs the full tier");
+        }
+        if let Some(other) = foreign::kubelet_elsewhere(&self.root).filter(|_| tier == Tier::Full) {
+            bail!(
+                "a kubelet of another cluster runs ({}): the full tier shares the host's network \
+                 with it; bring that cluster down first (the API tier on other ports can run beside it)",
+                other.display()
+            );
         }
         let started = Instant::now();
         fs::create_dir_all(self.root.parent().unwrap_or(&self.root)).context("cannot create target/")?;
@@ -365,6 +373,13 @@ impl Cluster {
         isolation::thaw(self);
         for proc in self.all_procs().iter().rev() {
             proc.stop()?;
+        }
+        if let Some(other) = foreign::kubelet_elsewhere(&self.root) {
+            eprintln!(
+                "    the host's network left alone: a kubelet of {} runs (bring that cluster down first)",
+                other.display()
+            );
+            return Ok(());
         }
         isolation::clean_host(self)?;
         node::clean_host(self)?;
