@@ -4,11 +4,15 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    net::SocketAddr,
+    net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex},
 };
 
-use ptah_resultdelivery::{EncodedBody, Intent, RecordType, ResultBinding, split};
+use ptah_dataplane::{Operation, OperationId};
+use ptah_fingerprint::Fingerprint;
+use ptah_resultdelivery::{
+    ClaimRef, EncodedBody, Intent, ObjectRef, RecordType, ResourceKind, ResourceRef, ResultBinding, split,
+};
 use rcgen::{
     BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256,
 };
@@ -17,11 +21,55 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject as _};
 use tokio::sync::watch;
 
 use crate::{
-    Backend, Live, ResultCa, Stored,
+    Backend, EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, ResultCa, Stored,
     backend::{EnrolmentTarget, Unavailable},
     routes::Receiver,
     server::{Limits, router, serve, server_config},
 };
+
+/// The Pod [`live`] names.
+pub const POD_NAME: &str = "orders-op-pod";
+/// Its UID.
+pub const POD_UID: &str = "pod-uid";
+
+/// What the uncached reads find for operation `operation_id` of PtahSchema `shop/orders`: a
+/// dispatched claim enrolable with `token`, its Job, and its Pod Running at `pod_ip`.
+pub fn live(operation: Operation, operation_id: &str, token: &EnrolmentToken, pod_ip: IpAddr) -> Live {
+    let object = |name: &str, uid: &str| ObjectRef {
+        name: name.to_owned(),
+        uid: uid.to_owned(),
+    };
+    Live {
+        claim: Some(LiveClaim {
+            resource: ResourceRef {
+                namespace: "shop".to_owned(),
+                kind: ResourceKind::PtahSchema,
+                name: "orders".to_owned(),
+                uid: "r-uid".to_owned(),
+                generation: 1,
+            },
+            claim: ClaimRef {
+                execution_binding_id: "eb-1".to_owned(),
+                input_fingerprint: Fingerprint::of(&"inputs").expect("fingerprint"),
+                operation,
+                operation_id: OperationId::new(operation_id).expect("id"),
+            },
+            job_name: "orders-op".to_owned(),
+            dispatched: true,
+            enrolment_digest: Some(token.digest()),
+            not_after: jiff::Timestamp::now() + jiff::SignedDuration::from_secs(600),
+        }),
+        job: Some(LiveJob {
+            id: object("orders-op", "job-uid"),
+        }),
+        pod: Some(LivePod {
+            id: object(POD_NAME, POD_UID),
+            controller_uid: Some("job-uid".to_owned()),
+            running: true,
+            pod_ip: Some(pod_ip),
+        }),
+    }
+}
 
 /// A result CA as the rotator makes one: its certificate PEM and key PEM.
 pub fn ca_pem() -> (String, String) {

@@ -11,59 +11,19 @@ use ptah_dataplane::{MAX_PLAN_BYTES, Operation, OperationId, PlanOutcome, PlanRe
 use ptah_fingerprint::{Digest, Fingerprint};
 use ptah_resultclient::{ClientError, Delivered, Endpoint, Enrolment, deliver, deliver_until, enrol};
 use ptah_resultdelivery::{
-    ClaimRef, ObjectRef, RecordType, ResourceKind, ResourceRef, ResultBinding, ResultBody, reassemble,
-    wire::EnrolmentTicket,
+    RecordType, ResourceKind, ResultBinding, ResultBody, reassemble, wire::EnrolmentTicket,
 };
-use ptah_resultreceiver::testing::{Memory, Running, start};
-use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, binding_of};
+use ptah_resultreceiver::testing::{Memory, POD_NAME, POD_UID, Running, live, start};
+use ptah_resultreceiver::{EnrolmentToken, binding_of};
 use rustls_pki_types::ServerName;
 
 fn token() -> EnrolmentToken {
     EnrolmentToken::from_bytes([9; 32])
 }
 
-fn live(operation: Operation) -> Live {
-    Live {
-        claim: Some(LiveClaim {
-            resource: ResourceRef {
-                namespace: "shop".to_owned(),
-                kind: ResourceKind::PtahSchema,
-                name: "orders".to_owned(),
-                uid: "r-uid".to_owned(),
-                generation: 1,
-            },
-            claim: ClaimRef {
-                execution_binding_id: "eb-1".to_owned(),
-                input_fingerprint: Fingerprint::of(&"inputs").expect("fingerprint"),
-                operation,
-                operation_id: OperationId::new("op-1").expect("id"),
-            },
-            job_name: "orders-op-1".to_owned(),
-            dispatched: true,
-            enrolment_digest: Some(token().digest()),
-            not_after: jiff::Timestamp::now() + jiff::SignedDuration::from_secs(600),
-        }),
-        job: Some(LiveJob {
-            id: ObjectRef {
-                name: "orders-op-1".to_owned(),
-                uid: "job-uid".to_owned(),
-            },
-        }),
-        pod: Some(LivePod {
-            id: ObjectRef {
-                name: "orders-op-1-pod".to_owned(),
-                uid: "pod-uid".to_owned(),
-            },
-            controller_uid: Some("job-uid".to_owned()),
-            running: true,
-            pod_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-        }),
-    }
-}
-
 async fn receiver(operation: Operation) -> (Running, Endpoint) {
     let memory = Memory::default();
-    *memory.live.lock().expect("lock") = live(operation);
+    *memory.live.lock().expect("lock") = live(operation, "op-1", &token(), IpAddr::V4(Ipv4Addr::LOCALHOST));
     let running = start(memory).await;
     let endpoint = Endpoint {
         address: running.addr.to_string(),
@@ -82,8 +42,8 @@ fn enrolment(token: &EnrolmentToken) -> Enrolment {
             operation_id: OperationId::new("op-1").expect("id"),
             token: token.reveal(),
         },
-        pod_name: "orders-op-1-pod".to_owned(),
-        pod_uid: "pod-uid".to_owned(),
+        pod_name: POD_NAME.to_owned(),
+        pod_uid: POD_UID.to_owned(),
     }
 }
 

@@ -10,63 +10,23 @@ use base64::{Engine as _, engine::general_purpose::STANDARD};
 use common::server::{client, digest_of, post};
 use hyper::StatusCode;
 use ptah_dataplane::{Operation, OperationId, ResultPayload};
-use ptah_fingerprint::{Fingerprint, canonical_json};
+use ptah_fingerprint::canonical_json;
 use ptah_resultdelivery::wire::{EnrolAnswer, EnrolRequest, ROUTE_ENROL, ROUTE_RESULTS, RefusalBody};
-use ptah_resultdelivery::{
-    CONTENT_TYPE, ClaimRef, DIGEST_HEADER, ObjectRef, ResourceKind, ResourceRef, ResultBinding, ResultBody,
-};
-use ptah_resultreceiver::testing::{Memory, Running, start};
-use ptah_resultreceiver::{EnrolmentToken, Live, LiveClaim, LiveJob, LivePod};
+use ptah_resultdelivery::{CONTENT_TYPE, DIGEST_HEADER, ResourceKind, ResultBinding, ResultBody};
+use ptah_resultreceiver::testing::{Memory, POD_NAME, POD_UID, Running, live, start};
+use ptah_resultreceiver::{EnrolmentToken, Live};
 use rcgen::{CertificateParams, KeyPair, PKCS_ECDSA_P256_SHA256};
 
 fn token() -> EnrolmentToken {
     EnrolmentToken::from_bytes([3; 32])
 }
 
-fn live(pod_ip: IpAddr) -> Live {
-    Live {
-        claim: Some(LiveClaim {
-            resource: ResourceRef {
-                namespace: "shop".to_owned(),
-                kind: ResourceKind::PtahSchema,
-                name: "orders".to_owned(),
-                uid: "r-uid".to_owned(),
-                generation: 2,
-            },
-            claim: ClaimRef {
-                execution_binding_id: "eb-1".to_owned(),
-                input_fingerprint: Fingerprint::of(&"inputs").expect("fingerprint"),
-                operation: Operation::Observe,
-                operation_id: OperationId::new("op-1").expect("id"),
-            },
-            job_name: "orders-observe-1".to_owned(),
-            dispatched: true,
-            enrolment_digest: Some(token().digest()),
-            not_after: jiff::Timestamp::now() + jiff::SignedDuration::from_secs(600),
-        }),
-        job: Some(LiveJob {
-            id: ObjectRef {
-                name: "orders-observe-1".to_owned(),
-                uid: "job-uid".to_owned(),
-            },
-        }),
-        pod: Some(LivePod {
-            id: ObjectRef {
-                name: "orders-observe-1-abcde".to_owned(),
-                uid: "pod-uid".to_owned(),
-            },
-            controller_uid: Some("job-uid".to_owned()),
-            running: true,
-            pod_ip: Some(pod_ip),
-        }),
-    }
-}
-
+const OP: &str = "op-1";
 const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
 async fn receiver() -> Running {
     let memory = Memory::default();
-    *memory.live.lock().expect("lock") = live(LOOPBACK);
+    *memory.live.lock().expect("lock") = live(Operation::Observe, OP, &token(), LOOPBACK);
     start(memory).await
 }
 
@@ -76,9 +36,9 @@ fn enrol_request(key: &KeyPair, token: &EnrolmentToken) -> Vec<u8> {
         namespace: "shop".to_owned(),
         kind: ResourceKind::PtahSchema,
         name: "orders".to_owned(),
-        operation_id: OperationId::new("op-1").expect("id"),
-        pod_name: "orders-observe-1-abcde".to_owned(),
-        pod_uid: "pod-uid".to_owned(),
+        operation_id: OperationId::new(OP).expect("id"),
+        pod_name: POD_NAME.to_owned(),
+        pod_uid: POD_UID.to_owned(),
         token: token.reveal(),
         csr: STANDARD.encode(csr.der()),
     };
@@ -110,7 +70,7 @@ async fn enrolled(running: &Running) -> ((Vec<u8>, String), ResultBinding) {
 }
 
 fn result_body(binding: &ResultBinding, exit: i32) -> Vec<u8> {
-    let mut payload = ResultPayload::new(Operation::Observe, Some(OperationId::new("op-1").expect("id")));
+    let mut payload = ResultPayload::new(Operation::Observe, Some(OperationId::new(OP).expect("id")));
     payload.child_exit_code = exit;
     payload.error = Some(ptah_dataplane::ResultError {
         code: ptah_dataplane::ErrorCode::Internal,
@@ -192,7 +152,12 @@ async fn a_pod_enrols_once_delivers_and_a_replay_is_acknowledged_without_a_write
 #[tokio::test]
 async fn enrolment_from_another_address_or_with_another_token_is_refused() {
     let memory = Memory::default();
-    *memory.live.lock().expect("lock") = live(IpAddr::V4(Ipv4Addr::new(10, 244, 0, 9)));
+    *memory.live.lock().expect("lock") = live(
+        Operation::Observe,
+        OP,
+        &token(),
+        IpAddr::V4(Ipv4Addr::new(10, 244, 0, 9)),
+    );
     let running = start(memory).await;
     let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("key");
     let tls = client(&running.ca_der, None);
@@ -209,7 +174,7 @@ async fn enrolment_from_another_address_or_with_another_token_is_refused() {
         (status, reason(&body)),
         (StatusCode::FORBIDDEN, "SourceAddress".to_owned())
     );
-    *running.memory.live.lock().expect("lock") = live(LOOPBACK);
+    *running.memory.live.lock().expect("lock") = live(Operation::Observe, OP, &token(), LOOPBACK);
     let other = EnrolmentToken::from_bytes([4; 32]);
     let (status, body) = post(
         running.addr,
@@ -365,7 +330,7 @@ async fn a_delivery_cut_short_between_chunk_and_complete_is_finished_by_the_retr
     let running = receiver().await;
     let (identity, binding) = enrolled(&running).await;
     // The manager dies after the intent, before the first chunk.
-    let mut payload = ResultPayload::new(Operation::Observe, Some(OperationId::new("op-1").expect("id")));
+    let mut payload = ResultPayload::new(Operation::Observe, Some(OperationId::new(OP).expect("id")));
     payload.child_exit_code = 2;
     payload.error = Some(ptah_dataplane::ResultError {
         code: ptah_dataplane::ErrorCode::Internal,

@@ -11,13 +11,10 @@ use std::{
 };
 
 use ptah_dataplane::{ErrorCode, Operation, OperationId, summary::Summary};
-use ptah_fingerprint::Fingerprint;
-use ptah_resultdelivery::{
-    ClaimRef, ObjectRef, RecordType, ResourceKind, ResourceRef, wire::EnrolmentTicket,
-};
+use ptah_resultdelivery::{RecordType, ResourceKind, wire::EnrolmentTicket};
 use ptah_resultreceiver::{
-    EnrolmentToken, Live, LiveClaim, LiveJob, LivePod,
-    testing::{Memory, Running, start},
+    EnrolmentToken,
+    testing::{Memory, POD_NAME, POD_UID, Running, live, start},
 };
 use support::{Run, run_runner, scratch};
 
@@ -25,45 +22,6 @@ const OPERATION_ID: &str = "op-durable-1";
 
 fn token() -> EnrolmentToken {
     EnrolmentToken::from_bytes([5; 32])
-}
-
-fn live() -> Live {
-    Live {
-        claim: Some(LiveClaim {
-            resource: ResourceRef {
-                namespace: "shop".to_owned(),
-                kind: ResourceKind::PtahSchema,
-                name: "orders".to_owned(),
-                uid: "r-uid".to_owned(),
-                generation: 1,
-            },
-            claim: ClaimRef {
-                execution_binding_id: "eb-1".to_owned(),
-                input_fingerprint: Fingerprint::of(&"inputs").expect("fingerprint"),
-                operation: Operation::Observe,
-                operation_id: OperationId::new(OPERATION_ID).expect("id"),
-            },
-            job_name: "orders-observe".to_owned(),
-            dispatched: true,
-            enrolment_digest: Some(token().digest()),
-            not_after: jiff::Timestamp::now() + jiff::SignedDuration::from_secs(600),
-        }),
-        job: Some(LiveJob {
-            id: ObjectRef {
-                name: "orders-observe".to_owned(),
-                uid: "job-uid".to_owned(),
-            },
-        }),
-        pod: Some(LivePod {
-            id: ObjectRef {
-                name: "orders-observe-pod".to_owned(),
-                uid: "pod-uid".to_owned(),
-            },
-            controller_uid: Some("job-uid".to_owned()),
-            running: true,
-            pod_ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-        }),
-    }
 }
 
 /// The environment of an Observe whose database URL is missing (so the child never starts and
@@ -91,8 +49,8 @@ fn env(running: &Running, dir: &Path, token: &EnrolmentToken) -> BTreeMap<String
             "PTAH_RESULT_TICKET_FILE".to_owned(),
             ticket_file.display().to_string(),
         ),
-        ("PTAH_POD_NAME".to_owned(), "orders-observe-pod".to_owned()),
-        ("PTAH_POD_UID".to_owned(), "pod-uid".to_owned()),
+        ("PTAH_POD_NAME".to_owned(), POD_NAME.to_owned()),
+        ("PTAH_POD_UID".to_owned(), POD_UID.to_owned()),
     ])
 }
 
@@ -124,7 +82,12 @@ fn stderr(run: &Run) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_result_is_delivered_and_no_frame_reaches_the_log() {
     let memory = Memory::default();
-    *memory.live.lock().expect("lock") = live();
+    *memory.live.lock().expect("lock") = live(
+        Operation::Observe,
+        OPERATION_ID,
+        &token(),
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+    );
     let running = start(memory).await;
     let dir = scratch();
     let run = run_observe(env(&running, dir.path(), &token()), dir.path()).await;
@@ -169,7 +132,12 @@ async fn the_result_is_delivered_and_no_frame_reaches_the_log() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runner_that_cannot_enrol_or_is_misconfigured_runs_nothing() {
     let memory = Memory::default();
-    *memory.live.lock().expect("lock") = live();
+    *memory.live.lock().expect("lock") = live(
+        Operation::Observe,
+        OPERATION_ID,
+        &token(),
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+    );
     let running = start(memory).await;
     let dir = scratch();
     let wrong = EnrolmentToken::from_bytes([6; 32]);
