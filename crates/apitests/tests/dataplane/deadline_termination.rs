@@ -1,9 +1,9 @@
 //! Scenario 5: the Apply is stopped from outside while it runs, and the result says so.
 //!
 //! - [job-deadline] `spec.execution.activeDeadlineSeconds` passes mid-Apply. The runner's own
-//!   execution deadline (the claim's `executionNotAfter`, which the Job's `activeDeadlineSeconds`
-//!   is cut to) fires first: it sends `ptah` SIGTERM and gives it two thirds of the grace period,
-//!   then writes the frame: `execution_deadline_expired`, uncertain.
+//!   execution deadline (the claim's `executionNotAfter`; the Job's `activeDeadlineSeconds` leaves
+//!   the runner its grace past it) fires first: it sends `ptah` SIGTERM and gives it two thirds of
+//!   the grace period, then writes the frame: `execution_deadline_expired`, uncertain.
 //! - [runner-termination] SIGTERM reaches the runner itself, the Pod left in place (as a
 //!   container runtime stops a container): the frame says `terminated`, uncertain.
 //!

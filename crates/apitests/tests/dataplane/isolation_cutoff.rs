@@ -147,9 +147,9 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
     let converged = cut_at.elapsed().as_secs_f64();
     eprintln!("{name}: the other node's schema converged in {converged:.1} s during the cut");
     if back == Return::AfterDeadline {
-        // Until past the execution deadline and its grace, and the Job's
-        // `activeDeadlineSeconds` (counted from the Job's start, a few seconds after the
-        // claim's): the manager cannot have read a result, and the Pod can no longer run.
+        // Until past the execution deadline, its grace and the Job's `activeDeadlineSeconds`
+        // (10 s more, counted from the Job's start, a few seconds after the claim's): the
+        // manager cannot have read a result, and the Pod can no longer run.
         let claim = run
             .app
             .schemas
@@ -161,7 +161,7 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
             .expect("the Apply's claim");
         let grace = claim.termination_grace_period_seconds.expect("a grace period");
         let end = claim.execution_not_after.expect("an execution deadline").0;
-        let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 15.0;
+        let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + grace as f64 + 25.0;
         tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
         // The node is declared lost: its Pod is force-deleted, so no frame can be read once the
         // node returns. It returns at once: the proof's Jobs need it (`orders` is placed there),

@@ -233,7 +233,8 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
     .await;
     let converged = cut_at.elapsed().as_secs_f64();
     eprintln!("{name}: the other node's schema converged in {converged:.1} s during the cut");
-    // Until past the execution deadline, its grace and the Job's `activeDeadlineSeconds`.
+    // Until past the execution deadline, its grace and the Job's `activeDeadlineSeconds` (10 s
+    // more, counted from the Job's start, a few seconds after the claim's).
     let claim = migrations
         .get(NAME)
         .await
@@ -243,7 +244,7 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
         .expect("the Apply's claim");
     let end = claim.execution_not_after.expect("an execution deadline").0;
     // A migration claim records no grace: the controller's `TERMINATION_GRACE_SECONDS`, 30 s.
-    let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + 30.0 + 15.0;
+    let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + 30.0 + 25.0;
     tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
     // The node stays lost: its Pod is force-deleted, and the manager, with no Pod left to read,
     // records the run as unknown before the node returns.

@@ -11,7 +11,7 @@ use ptah_workload::{DatabaseAccess, Deadlines, ExpectedSequence, Fetch, JobInten
 use super::{observed::Meta, plan};
 use crate::operation::{
     Binding,
-    claim::{TERMINATION_GRACE_SECONDS, migration_operation},
+    claim::{TERMINATION_GRACE_SECONDS, apply_job_deadline, migration_operation},
     source::{access, pinned},
 };
 
@@ -102,11 +102,7 @@ pub fn intent(
         }
     };
     let active = match (&c.execution_not_after, op) {
-        (Some(end), Op::Apply) => end
-            .0
-            .as_second()
-            .saturating_sub(c.started_at.0.as_second())
-            .max(1),
+        (Some(end), Op::Apply) => apply_job_deadline(c.started_at.0, end.0, TERMINATION_GRACE_SECONDS),
         _ => spec.execution.active_deadline_seconds,
     };
     Ok(JobIntent {

@@ -17,6 +17,13 @@ use super::time::after;
 pub const LEASE_GRACE_SECONDS: i64 = 60;
 /// Termination grace of operation Pods.
 pub const TERMINATION_GRACE_SECONDS: i64 = 30;
+/// Seconds Kubernetes's deadline of an Apply Job leaves after the runner's grace, for clock skew
+/// between the manager's and the node's clocks.
+pub const JOB_DEADLINE_MARGIN_SECONDS: i64 = 10;
+
+// Kubernetes may stop an Apply Pod only once the Lease it runs under has lapsed or been renewed:
+// the Lease covers the runner's grace and the margin past its execution deadline.
+const _: () = assert!(LEASE_GRACE_SECONDS >= TERMINATION_GRACE_SECONDS + JOB_DEADLINE_MARGIN_SECONDS);
 /// How long after dispatch an Apply Pod may still start its child.
 pub const DISPATCH_WINDOW_SECONDS: i64 = 300;
 
@@ -201,6 +208,21 @@ pub fn lease_duration(active_deadline_seconds: i64) -> i64 {
     (active_deadline_seconds + LEASE_GRACE_SECONDS).clamp(5, 86_460)
 }
 
+/// `activeDeadlineSeconds` of an Apply Job claimed at `started_at` and due to end by
+/// `execution_not_after`. The runner enforces `execution_not_after` itself and then takes up to
+/// `grace_seconds` to stop `ptah` and report; Kubernetes counts its deadline from the Job's start,
+/// seconds after the claim, so a deadline cut to the window alone would remove the Pod while the
+/// runner reports. Kubernetes's deadline is the backstop for a runner that hangs.
+pub fn apply_job_deadline(started_at: Timestamp, execution_not_after: Timestamp, grace_seconds: i64) -> i64 {
+    let window = execution_not_after
+        .as_second()
+        .saturating_sub(started_at.as_second())
+        .max(1);
+    window
+        .saturating_add(grace_seconds.max(0))
+        .saturating_add(JOB_DEADLINE_MARGIN_SECONDS)
+}
+
 /// Deadlines written with `dispatchStarted`: the Pod must start its child before the first and
 /// finish before the second.
 pub fn deadlines(now: Timestamp, active_deadline_seconds: i64) -> (Timestamp, Timestamp) {
@@ -213,4 +235,22 @@ pub fn deadlines(now: Timestamp, active_deadline_seconds: i64) -> (Timestamp, Ti
         after(now, std::time::Duration::from_secs(window)),
         after(now, std::time::Duration::from_secs(total)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubernetes_stops_an_apply_job_only_after_the_runner_has_reported() {
+        let claimed = Timestamp::from_second(1_800_000_000).expect("a timestamp");
+        let (_, end) = deadlines(claimed, 45);
+        let job = apply_job_deadline(claimed, end, TERMINATION_GRACE_SECONDS);
+        // Kubernetes counts from the Job's start, never before the claim: its deadline comes at
+        // least the grace and the margin after the runner's.
+        assert_eq!(job, 45 + TERMINATION_GRACE_SECONDS + JOB_DEADLINE_MARGIN_SECONDS);
+        assert!(job <= lease_duration(45), "the Lease outlives it");
+        let late = apply_job_deadline(claimed, claimed, TERMINATION_GRACE_SECONDS);
+        assert_eq!(late, 1 + TERMINATION_GRACE_SECONDS + JOB_DEADLINE_MARGIN_SECONDS);
+    }
 }

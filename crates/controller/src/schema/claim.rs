@@ -15,7 +15,8 @@ use serde::Serialize;
 use super::observed::{Observed, PolicyRead, Realm};
 
 pub use crate::operation::claim::{
-    DISPATCH_WINDOW_SECONDS, LEASE_GRACE_SECONDS, TERMINATION_GRACE_SECONDS, deadlines, digest_of,
+    DISPATCH_WINDOW_SECONDS, LEASE_GRACE_SECONDS, TERMINATION_GRACE_SECONDS, apply_job_deadline, deadlines,
+    digest_of,
 };
 
 /// The data-plane operation a claim runs.

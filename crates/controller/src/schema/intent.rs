@@ -120,12 +120,11 @@ pub fn intent(
             }
         }
     };
+    let grace = c
+        .termination_grace_period_seconds
+        .unwrap_or(claim::TERMINATION_GRACE_SECONDS);
     let active = match (&c.execution_not_after, op) {
-        (Some(end), Op::Apply) => end
-            .0
-            .as_second()
-            .saturating_sub(c.started_at.0.as_second())
-            .max(1),
+        (Some(end), Op::Apply) => claim::apply_job_deadline(c.started_at.0, end.0, grace),
         _ => spec.execution.active_deadline_seconds,
     };
     Ok(JobIntent {
@@ -141,9 +140,7 @@ pub fn intent(
         execution: spec.execution.clone(),
         deadlines: Deadlines {
             active_deadline_seconds: active,
-            termination_grace_period_seconds: c
-                .termination_grace_period_seconds
-                .unwrap_or(claim::TERMINATION_GRACE_SECONDS),
+            termination_grace_period_seconds: grace,
             dispatch_not_after: c.dispatch_not_after.as_ref().map(|t| t.0),
             execution_not_after: c.execution_not_after.as_ref().map(|t| t.0),
         },

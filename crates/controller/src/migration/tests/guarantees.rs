@@ -220,9 +220,15 @@ fn apply_passes_the_approved_sequence() {
     let (json, digest) = ptah_dataplane::expected_sequence(&plan::steps(&p)).expect("sequence");
     assert_eq!(sequence.json, json);
     assert_eq!(sequence.digest, digest.to_string());
+    let c = w.claim();
+    let end = i
+        .deadlines
+        .execution_not_after
+        .expect("a mutating Job carries its deadlines");
+    let window = end.as_second() - c.started_at.0.as_second();
     assert!(
-        i.deadlines.execution_not_after.is_some(),
-        "a mutating Job carries its deadlines"
+        i.deadlines.active_deadline_seconds > window + i.deadlines.termination_grace_period_seconds,
+        "Kubernetes's deadline leaves the runner its grace past the window"
     );
 }
 
