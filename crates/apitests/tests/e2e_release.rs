@@ -338,11 +338,28 @@ async fn e2e_ha_the_leader_dies_mid_apply_and_the_other_replica_finishes_it_once
         probes.iter().all(|(_, p)| *p != Probe::Admitted),
         "a webhook admitted an unchecked approval"
     );
-    // A crashed replica's endpoint stays in the Service until its Pod is gone: the API server's
-    // calls that reach it in that moment fail (closed). Everything else the live replica answers.
+    // A crashed replica's address stays in the Service a moment after its Pod is gone, until
+    // kube-proxy drops it. A call the API server routes there in that moment gets no answer at
+    // all (the address left with the Pod's network namespace) and fails closed at the webhook's
+    // `timeoutSeconds`; the matrix's 1.35 cell of 2026-12-07 saw one such call (10.1 s). Everything
+    // else the live replica answers: no stretch longer than one such call.
+    let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    let timeout = webhooks
+        .get("ptah-operator")
+        .await
+        .expect("the release's webhook configuration")
+        .webhooks
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|w| w.timeout_seconds)
+        .max()
+        .map_or(Duration::from_secs(10), |s| {
+            Duration::from_secs(u64::try_from(s).unwrap_or(10))
+        });
     assert!(
-        answered * 100 >= probes.len() * 95 && longest < Duration::from_secs(2),
-        "the live replica answered {answered} of {} probes; longest unanswered stretch {longest:?}",
+        answered * 100 >= probes.len() * 95 && longest < timeout + Duration::from_secs(2),
+        "the live replica answered {answered} of {} probes; longest unanswered stretch {longest:?} \
+         (webhook timeout {timeout:?})",
         probes.len()
     );
     assert!(
