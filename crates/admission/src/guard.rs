@@ -26,7 +26,7 @@ pub const JOB_CONTROLLER: &str = "system:serviceaccount:kube-system:job-controll
 /// outcome as unknown, never replayed) and a missing plan or chunk as a stale plan.
 pub const CLUSTER_ADMIN_GROUP: &str = "system:masters";
 
-const ALWAYS_OWNED: [&str; 2] = ["PtahSchemaPlan", "PtahSchemaPlanChunk"];
+const ALWAYS_OWNED: [&str; 3] = ["PtahSchemaPlan", "PtahSchemaPlanChunk", "PtahMigrationPlan"];
 const OWNED_WHEN_LABELLED: [&str; 2] = ["Job", "ConfigMap"];
 
 fn labelled(object: Option<&Value>) -> bool {
@@ -196,6 +196,32 @@ mod tests {
             Some(&p),
         );
         assert!(matches!(msg, Verdict::Deny(m) if m.contains("alice may not update")));
+        // Migration plans too: the webhook rule names them, so the guard must own them (it let
+        // anyone through before, RBAC alone standing in the way).
+        assert!(decide(
+            "PtahMigrationPlan",
+            Operation::Create,
+            None,
+            MGR,
+            Some(&p),
+            None
+        ));
+        assert!(!decide(
+            "PtahMigrationPlan",
+            Operation::Create,
+            None,
+            "alice",
+            Some(&p),
+            None
+        ));
+        assert!(!decide(
+            "PtahMigrationPlan",
+            Operation::Delete,
+            None,
+            "alice",
+            None,
+            Some(&p)
+        ));
         // No configured manager: nobody writes.
         assert_ne!(
             guard_decision(
@@ -311,7 +337,13 @@ mod tests {
             |kind: &str, op: Operation, who: &UserInfo, new: Option<&Value>, old: Option<&Value>| {
                 guard_decision(kind, &op, None, who, MGR, new, old)
             };
-        for kind in ["Job", "ConfigMap", "PtahSchemaPlan", "PtahSchemaPlanChunk"] {
+        for kind in [
+            "Job",
+            "ConfigMap",
+            "PtahSchemaPlan",
+            "PtahSchemaPlanChunk",
+            "PtahMigrationPlan",
+        ] {
             assert_eq!(
                 verdict(kind, Operation::Delete, &admin, None, Some(&job)),
                 Verdict::Allow,
