@@ -146,46 +146,29 @@ mod tests {
     #[test]
     fn plans_and_chunks_belong_to_the_manager() {
         let p = json!({"metadata": {"name": "p"}, "spec": {}});
-        assert!(decide(
-            "PtahSchemaPlan",
-            Operation::Create,
-            None,
-            MGR,
-            Some(&p),
-            None
-        ));
-        assert!(!decide(
-            "PtahSchemaPlan",
-            Operation::Create,
-            None,
-            "alice",
-            Some(&p),
-            None
-        ));
-        assert!(!decide(
-            "PtahSchemaPlanChunk",
-            Operation::Delete,
-            None,
-            "alice",
-            None,
-            Some(&p)
-        ));
-        assert!(decide(
-            "PtahSchemaPlanChunk",
-            Operation::Delete,
-            None,
-            GARBAGE_COLLECTOR,
-            None,
-            Some(&p)
-        ));
-        assert!(decide(
-            "PtahSchemaPlan",
-            Operation::Delete,
-            None,
-            NAMESPACE_CONTROLLER,
-            None,
-            Some(&p)
-        ));
+        // (kind, operation, user, admitted). Migration plans too: the webhook rule names them, so
+        // the guard must own them (it let anyone through before, RBAC alone standing in the way).
+        let cases = [
+            ("PtahSchemaPlan", Operation::Create, MGR, true),
+            ("PtahSchemaPlan", Operation::Create, "alice", false),
+            ("PtahSchemaPlanChunk", Operation::Delete, "alice", false),
+            ("PtahSchemaPlanChunk", Operation::Delete, GARBAGE_COLLECTOR, true),
+            ("PtahSchemaPlan", Operation::Delete, NAMESPACE_CONTROLLER, true),
+            ("PtahMigrationPlan", Operation::Create, MGR, true),
+            ("PtahMigrationPlan", Operation::Create, "alice", false),
+            ("PtahMigrationPlan", Operation::Delete, "alice", false),
+        ];
+        for (kind, op, user, admitted) in cases {
+            let (new, old) = match op {
+                Operation::Delete => (None, Some(&p)),
+                _ => (Some(&p), None),
+            };
+            assert_eq!(
+                decide(kind, op, None, user, new, old),
+                admitted,
+                "{kind} by {user}"
+            );
+        }
         let msg = guard_decision(
             "PtahSchemaPlan",
             &Operation::Update,
@@ -196,32 +179,6 @@ mod tests {
             Some(&p),
         );
         assert!(matches!(msg, Verdict::Deny(m) if m.contains("alice may not update")));
-        // Migration plans too: the webhook rule names them, so the guard must own them (it let
-        // anyone through before, RBAC alone standing in the way).
-        assert!(decide(
-            "PtahMigrationPlan",
-            Operation::Create,
-            None,
-            MGR,
-            Some(&p),
-            None
-        ));
-        assert!(!decide(
-            "PtahMigrationPlan",
-            Operation::Create,
-            None,
-            "alice",
-            Some(&p),
-            None
-        ));
-        assert!(!decide(
-            "PtahMigrationPlan",
-            Operation::Delete,
-            None,
-            "alice",
-            None,
-            Some(&p)
-        ));
         // No configured manager: nobody writes.
         assert_ne!(
             guard_decision(
