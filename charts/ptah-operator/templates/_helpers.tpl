@@ -41,6 +41,9 @@ ptah-operator-webhook
 {{- define "ptah-operator.webhookSecret" -}}
 ptah-operator-webhook-tls
 {{- end -}}
+{{- define "ptah-operator.resultSecret" -}}
+ptah-operator-result-tls
+{{- end -}}
 {{- define "ptah-operator.webhookConfiguration" -}}
 ptah-operator
 {{- end -}}
@@ -169,6 +172,7 @@ crates/api's CRDs; a chart test compares them.
 - ptahmigrationapprovals.operator.ptah.run
 - ptahmigrationrunacknowledgments.operator.ptah.run
 - ptahrealms.operator.ptah.run
+- ptahresultrecords.operator.ptah.run
 {{- end -}}
 
 {{/*

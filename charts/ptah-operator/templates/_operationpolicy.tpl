@@ -92,8 +92,11 @@ Pod spec of the matched object).
   reason: Forbidden
 - expression: >-
     variables.containers.all(c, !has(c.env) || c.env.all(e, !has(e.valueFrom) ||
-      (has(e.valueFrom.secretKeyRef) && !has(e.valueFrom.configMapKeyRef) && !has(e.valueFrom.fieldRef) && !has(e.valueFrom.resourceFieldRef))))
-  message: "an operation Pod's variables come from values or from secretKeyRef, nothing else"
+      (has(e.valueFrom.secretKeyRef) && !has(e.valueFrom.configMapKeyRef) && !has(e.valueFrom.fieldRef) && !has(e.valueFrom.resourceFieldRef)) ||
+      (c.name == 'ptah' && has(e.valueFrom.fieldRef) && !has(e.valueFrom.secretKeyRef) && !has(e.valueFrom.configMapKeyRef) && !has(e.valueFrom.resourceFieldRef) &&
+       ((e.name == 'PTAH_POD_NAME' && e.valueFrom.fieldRef.fieldPath == 'metadata.name') ||
+        (e.name == 'PTAH_POD_UID' && e.valueFrom.fieldRef.fieldPath == 'metadata.uid')))))
+  message: "an operation Pod's variables come from values or from secretKeyRef, and only the runner learns its own Pod's name and UID from the downward API; nothing else"
   reason: Forbidden
 - expression: >-
     variables.containers.all(c, !has(c.env) || c.env.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef) ||

@@ -26,7 +26,12 @@ pub const JOB_CONTROLLER: &str = "system:serviceaccount:kube-system:job-controll
 /// outcome as unknown, never replayed) and a missing plan or chunk as a stale plan.
 pub const CLUSTER_ADMIN_GROUP: &str = "system:masters";
 
-const ALWAYS_OWNED: [&str; 3] = ["PtahSchemaPlan", "PtahSchemaPlanChunk", "PtahMigrationPlan"];
+const ALWAYS_OWNED: [&str; 4] = [
+    "PtahSchemaPlan",
+    "PtahSchemaPlanChunk",
+    "PtahMigrationPlan",
+    "PtahResultRecord",
+];
 const OWNED_WHEN_LABELLED: [&str; 2] = ["Job", "ConfigMap"];
 
 fn labelled(object: Option<&Value>) -> bool {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::{
     PtahMigration, PtahMigrationApproval, PtahMigrationPlan, PtahMigrationRunAcknowledgment, PtahRealm,
-    PtahSchema, PtahSchemaApproval, PtahSchemaPlan, PtahSchemaPlanChunk,
+    PtahResultRecord, PtahSchema, PtahSchemaApproval, PtahSchemaPlan, PtahSchemaPlanChunk,
 };
 
 /// Annotation carrying the CRD schema version (a positive decimal rollback fence).
@@ -17,8 +17,10 @@ pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-dig
 /// `ptah-crd-manager` hook refuses two digests under one version, and refuses to lower it.
 ///
 /// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration;
-/// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started).
-pub const CRD_SCHEMA_VERSION: &str = "3";
+/// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started);
+/// 4, `PtahResultRecord` and the claims' `generation` and `resultEnrolmentDigest` (durable result
+/// delivery).
+pub const CRD_SCHEMA_VERSION: &str = "4";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +56,7 @@ pub fn crds() -> Result<Vec<CustomResourceDefinition>, CrdError> {
         PtahMigrationApproval::crd(),
         PtahMigrationRunAcknowledgment::crd(),
         PtahRealm::crd(),
+        PtahResultRecord::crd(),
     ]
     .into_iter()
     .map(finish)

@@ -495,6 +495,25 @@ fn cases() -> Vec<Case> {
             "self == oldSelf",
         )),
         update(refuse(
+            "PtahResultRecord",
+            "changed result record",
+            &[("spec.data", json!("AAAA"))],
+            "self == oldSelf",
+        )),
+        refuse(
+            "PtahResultRecord",
+            "an intent record holding a chunk's index and data",
+            &[("spec.type", json!("intent"))],
+            "has(self.intent)",
+        ),
+        refuse(
+            "PtahResultRecord",
+            "a complete record holding a chunk's index and data",
+            &[("spec.type", json!("complete"))],
+            "has(self.index) && has(self.data)",
+        ),
+        accept("PtahResultRecord", "a chunk", &[("spec.index", json!(3))]),
+        update(refuse(
             "PtahSchemaApproval",
             "changed approval",
             &[("spec.planFingerprint", json!(hex9))],
@@ -585,6 +604,7 @@ fn transition_rules_do_not_fire_on_create() {
         "PtahSchemaPlanChunk",
         "PtahSchemaApproval",
         "PtahRealm",
+        "PtahResultRecord",
     ] {
         let mut object = valid_example(kind);
         set(&mut object, "metadata.name", json!("another"));

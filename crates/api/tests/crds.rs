@@ -107,6 +107,14 @@ const EXPECTED: &[Expected] = &[
         status: false,
         columns: &["Engine", "Sharing", "Namespaces", "Age"],
     },
+    Expected {
+        kind: "PtahResultRecord",
+        plural: "ptahresultrecords",
+        short: "ptahresult",
+        namespaced: true,
+        status: false,
+        columns: &[],
+    },
 ];
 
 fn crds() -> Vec<CustomResourceDefinition> {
@@ -329,6 +337,10 @@ const RELEASED: &[(&str, &str)] = &[
     (
         "3",
         "sha256:a7ed1a1aa59390e6659080b7053f6e4f92b6ac4c51316c8441fab18450feb287",
+    ),
+    (
+        "4",
+        "sha256:4436f2667641b0c5a255d74d0b23c6b203969a22814e3671e8813d6cdf28647d",
     ),
 ];
 

@@ -40,7 +40,7 @@ fn every_kind_has_one_valid_example() {
         .map(|p| kind_of(&read_manifest(p).1))
         .collect();
     assert_eq!(kinds, examples);
-    assert_eq!(kinds.len(), 9);
+    assert_eq!(kinds.len(), 10);
 }
 
 #[test]
@@ -78,6 +78,7 @@ fn valid_examples_deserialize_into_the_rust_types() {
                 round_trip::<ptah_api::PtahMigrationRunAcknowledgment>(&object)
             }
             "PtahRealm" => round_trip::<ptah_api::PtahRealm>(&object),
+            "PtahResultRecord" => round_trip::<ptah_api::PtahResultRecord>(&object),
             other => panic!("unexpected kind {other}"),
         };
         // What the types write back is still valid (defaults filled in are within bounds).
@@ -158,7 +159,7 @@ fn invalid_examples_are_refused_at_the_named_field() {
     }
     assert_eq!(
         kinds_covered.len(),
-        9,
+        10,
         "every kind has an invalid example: {kinds_covered:?}"
     );
 }

@@ -7,6 +7,7 @@
 pub mod conditions;
 pub mod migration;
 pub mod operation;
+pub mod resultrecords;
 pub mod schema;
 pub mod shell;
 

@@ -38,6 +38,7 @@ fn binding() -> Binding {
         runner_protocol_version: 1,
         controller_image: "registry.test/manager:dev".into(),
         controller_revision: "dev".into(),
+        result_endpoint: None,
     }
 }
 

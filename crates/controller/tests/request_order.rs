@@ -215,6 +215,7 @@ fn binding() -> Binding {
         runner_protocol_version: i64::from(ptah_dataplane::PROTOCOL_VERSION),
         controller_image: "registry.test/manager:dev".into(),
         controller_revision: "dev".into(),
+        result_endpoint: None,
     }
 }
 

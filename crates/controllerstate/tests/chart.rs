@@ -213,7 +213,12 @@ fn webhooks_match_exactly_their_paths_rules_and_selectors() {
     assert_eq!(hook["rules"][0]["apiGroups"], json!([PTAH]));
     assert_eq!(
         hook["rules"][0]["resources"],
-        json!(["ptahschemaplans", "ptahschemaplanchunks", "ptahmigrationplans"])
+        json!([
+            "ptahschemaplans",
+            "ptahschemaplanchunks",
+            "ptahmigrationplans",
+            "ptahresultrecords"
+        ])
     );
     assert_eq!(hook["rules"][0]["operations"], json!(["*"]));
     assert!(
@@ -354,6 +359,7 @@ fn authors_cannot_approve_and_readers_cannot_read_plan_chunks() {
         "ptahmigrationapprovals",
         "ptahmigrationrunacknowledgments",
         "ptahschemaplanchunks",
+        "ptahresultrecords",
     ] {
         assert!(verbs(author, PTAH, approval).is_empty(), "{approval}");
     }
@@ -372,6 +378,7 @@ fn authors_cannot_approve_and_readers_cannot_read_plan_chunks() {
         assert_eq!(verbs(reader, PTAH, kind), ["get", "list", "watch"], "{kind}");
     }
     assert!(verbs(reader, PTAH, "ptahschemaplanchunks").is_empty());
+    assert!(verbs(reader, PTAH, "ptahresultrecords").is_empty());
     for rule in reader["rules"].as_array().expect("rules") {
         assert_eq!(
             rule["apiGroups"],
@@ -802,8 +809,8 @@ fn the_network_policy_example_is_not_rendered_and_confines_operation_pods() {
         .collect();
     assert_eq!(
         ports,
-        [53, 53, 443, 5432, 3306],
-        "DNS, the registry, the databases"
+        [53, 53, 443, 5432, 3306, 8444],
+        "DNS, the registry, the databases, the result receiver"
     );
 }
 
@@ -852,5 +859,109 @@ fn a_webhook_namespace_selector_and_a_watch_namespace_scope_a_release() {
         !strings(&manager_container(&default)["args"])
             .iter()
             .any(|a| a.starts_with("--watch-namespace"))
+    );
+}
+
+/// `resultDelivery.enabled`: the manager serves the receiver behind the webhook Service's `results`
+/// port with the result CA mounted from its own Secret, which a second rotator container writes
+/// (and which the rotator, and only it, may touch); off, none of it is rendered.
+#[test]
+fn durable_result_delivery_wires_the_manager_the_service_and_a_second_rotator() {
+    const RESULT_SECRET: &str = "ptah-operator-result-tls";
+    let off = rendered(&[]);
+    let text = serde_json::to_string(&off).expect("json");
+    assert!(!text.contains(RESULT_SECRET) && !text.contains("--result-"));
+
+    let docs = rendered(&["--set", "resultDelivery.enabled=true"]);
+    let manager = manager_container(&docs);
+    let args: Vec<&str> = manager["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for arg in [
+        "--result-service=ptah-system/ptah-operator-webhook",
+        "--result-tls-dir=/etc/ptah/result-tls",
+        "--result-addr=0.0.0.0:8444",
+    ] {
+        assert!(args.contains(&arg), "{arg} in {args:?}");
+    }
+    assert!(
+        manager["ports"]
+            .as_array()
+            .expect("ports")
+            .iter()
+            .any(|p| p["name"] == "results" && p["containerPort"] == 8444)
+    );
+    let pod = &named(&docs, "Deployment", MANAGER)["spec"]["template"]["spec"];
+    let volume = pod["volumes"]
+        .as_array()
+        .expect("volumes")
+        .iter()
+        .find(|v| v["name"] == "result-tls")
+        .expect("volume");
+    assert_eq!(volume["secret"]["secretName"], RESULT_SECRET);
+    let webhook_tls = pod["volumes"]
+        .as_array()
+        .expect("volumes")
+        .iter()
+        .find(|v| v["name"] == "webhook-tls")
+        .expect("webhook-tls");
+    assert_eq!(
+        volume["secret"]["defaultMode"], webhook_tls["secret"]["defaultMode"],
+        "read-only to the owner and group, as the webhook's"
+    );
+    let service = named(&docs, "Service", "ptah-operator-webhook");
+    assert!(
+        service["spec"]["ports"]
+            .as_array()
+            .expect("ports")
+            .iter()
+            .any(|p| p["name"] == "results" && p["port"] == 8444 && p["targetPort"] == "results")
+    );
+
+    let rotator = named(&docs, "Deployment", ROTATOR);
+    let containers = rotator["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .expect("containers");
+    let second = containers
+        .iter()
+        .find(|c| c["name"] == "result-ca-rotator")
+        .expect("the result CA rotator");
+    let args: Vec<&str> = second["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let after = |flag: &str| {
+        args.iter()
+            .position(|a| *a == flag)
+            .and_then(|i| args.get(i + 1))
+            .copied()
+    };
+    assert_eq!(after("--secret-name"), Some(RESULT_SECRET));
+    assert_eq!(after("--mutating-webhook"), Some(""));
+    assert_eq!(after("--validating-webhook"), Some(""));
+    assert_eq!(after("--ca-switch-delay"), Some("3h"));
+    let role = named(&docs, "Role", ROTATOR);
+    let named_secrets = vec![WEBHOOK_SECRET.to_owned(), RESULT_SECRET.to_owned()];
+    assert!(
+        grants(role, "", "secrets")
+            .iter()
+            .any(|(verb, names)| verb == "get" && *names == named_secrets)
+    );
+    // Still, nobody but the rotator holds a Secret permission.
+    for role in roles(&docs) {
+        let name = role["metadata"]["name"].as_str().expect("name");
+        if !(role["kind"] == "Role" && name == ROTATOR) {
+            assert_eq!(forbidden_grants(role), Vec::<String>::new(), "{name}");
+        }
+    }
+    let cluster = named(&docs, "ClusterRole", MANAGER);
+    assert_eq!(
+        verbs(cluster, PTAH, "ptahresultrecords"),
+        ["create", "delete", "get", "list"]
     );
 }

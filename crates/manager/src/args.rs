@@ -57,6 +57,25 @@ pub struct Args {
     /// Four-eyes: refuse approvals by the last writer of a schema's spec.
     #[arg(long, env = "PTAH_REQUIRE_DISTINCT_APPROVER")]
     pub require_distinct_approver: bool,
+    /// Durable result delivery: the manager Service (`<namespace>/<name>`) whose `results` port
+    /// operation Pods deliver to. Without it (or --result-endpoint) results travel through Pod
+    /// logs.
+    #[arg(long, env = "PTAH_RESULT_SERVICE")]
+    pub result_service: Option<String>,
+    /// Durable result delivery to this `host:port` instead of a Service (a manager outside the
+    /// cluster); needs --result-server-name.
+    #[arg(long, env = "PTAH_RESULT_ENDPOINT", conflicts_with = "result_service")]
+    pub result_endpoint: Option<String>,
+    /// The DNS name on the receiver's certificate, with --result-endpoint.
+    #[arg(long, env = "PTAH_RESULT_SERVER_NAME", requires = "result_endpoint")]
+    pub result_server_name: Option<String>,
+    /// Directory of the result TLS material (`ca.crt`, `ca.key`, `tls.crt`, `tls.key`, written
+    /// by ptah-cert-rotator; re-read when they change).
+    #[arg(long, env = "PTAH_RESULT_TLS_DIR", default_value = "/etc/ptah/result-tls")]
+    pub result_tls_dir: PathBuf,
+    /// Where the result receiver listens (TLS 1.3).
+    #[arg(long, env = "PTAH_RESULT_ADDR", default_value = "0.0.0.0:8444")]
+    pub result_addr: SocketAddr,
     /// Log format: `json` or `pretty` (default: pretty on a terminal, else JSON).
     #[arg(long, env = "PTAH_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,

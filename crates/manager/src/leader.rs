@@ -10,6 +10,14 @@ use tracing::info;
 
 use crate::Args;
 
+/// What every controller run shares beside the client and binding.
+pub struct Shared {
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// The result CA bundle handed to operation Pods, when results are delivered durably.
+    pub result_ca: Option<watch::Receiver<String>>,
+}
+
 /// Campaigns for leadership; runs the controller while leading and stops it when leadership or
 /// the process ends.
 pub async fn lead(
@@ -17,7 +25,7 @@ pub async fn lead(
     args: Args,
     binding: Binding,
     config: shell::ManagerConfig,
-    metrics: Arc<Metrics>,
+    shared: Shared,
     ready: watch::Sender<bool>,
     mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
@@ -30,6 +38,7 @@ pub async fn lead(
         duration,
         duration / 3,
     );
+    let Shared { metrics, result_ca } = shared;
     let mut leading = elector.is_leader();
     let (elector_stop_tx, elector_stop_rx) = watch::channel(false);
     let election = tokio::spawn(elector.run(elector_stop_rx));
@@ -54,9 +63,16 @@ pub async fn lead(
             }
         };
         let (c, b, cfg, m) = (client.clone(), binding.clone(), config.clone(), metrics.clone());
+        let ca = result_ca.clone();
         let scope = config.watch_namespace.clone();
         shell::run(
-            move |stores| shell::Context::new(c.clone(), b, cfg, m, stores),
+            move |stores| {
+                let ctx = shell::Context::new(c.clone(), b, cfg, m, stores);
+                match ca {
+                    Some(ca) => ctx.with_result_ca(ca),
+                    None => ctx,
+                }
+            },
             client.clone(),
             scope.as_deref(),
             until,

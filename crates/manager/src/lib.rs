@@ -7,6 +7,7 @@
 mod args;
 mod http;
 mod leader;
+mod results;
 mod webhook;
 
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use tracing::info;
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let metrics = Arc::new(ptah_telemetry::Metrics::new());
     let client = counted_client(metrics.clone()).await?;
-    let binding = binding(&client, &args).await?;
+    let mut binding = binding(&client, &args).await?;
     info!(epoch = %binding.epoch.as_str(), executor = %binding.executor_image.as_str(), "execution binding");
     let (ready_tx, ready_rx) = watch::channel(false);
     // Without a certificate directory no webhooks are configured, so readiness does not wait for them.
@@ -43,6 +44,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         webhooks_tx,
         stop_rx.clone(),
     ));
+    // Durable result delivery waits for the rotator's material; meanwhile the replica is live but
+    // not ready.
+    let delivery = results::start(client.clone(), &args, stop_rx.clone()).await?;
+    binding.result_endpoint = delivery.as_ref().map(|d| d.endpoint.clone());
     let config = shell::ManagerConfig {
         coordination_namespace: args.coordination_namespace.clone(),
         identity: args.identity.clone(),
@@ -53,7 +58,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         args.clone(),
         binding,
         config,
-        metrics,
+        leader::Shared {
+            metrics,
+            result_ca: delivery.as_ref().map(|d| d.ca_bundle.clone()),
+        },
         ready_tx,
         stop_rx,
     ));
@@ -63,6 +71,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     leading.await.context("the leader task panicked")??;
     server.await.context("the HTTP server panicked")??;
     webhooks.await.context("the webhook server panicked")??;
+    if let Some(d) = delivery {
+        d.task.await.context("the result receiver panicked")?;
+    }
     Ok(())
 }
 
@@ -110,6 +121,7 @@ async fn binding(client: &kube::Client, args: &Args) -> anyhow::Result<Binding> 
         runner_protocol_version: state.inputs.runner_protocol_version,
         controller_image: args.controller_image.clone(),
         controller_revision: args.controller_revision.clone(),
+        result_endpoint: None,
     })
 }
 

@@ -165,20 +165,25 @@ impl ResultBinding {
         Ok(binding)
     }
 
-    /// The common beginning of the names of this operation's records,
-    /// `ptah-result-<sha256 of [namespace, uid, operationId, job name]>`: one per operation and
-    /// Job, whichever replica writes them.
+    /// The common beginning of the names of this operation's records ([`stem`]).
     pub fn record_stem(&self) -> String {
-        let key = [
-            self.resource.namespace.as_str(),
-            self.resource.uid.as_str(),
+        stem(
+            &self.resource.namespace,
+            &self.resource.uid,
             self.claim.operation_id.as_str(),
-            self.job.name.as_str(),
-        ];
-        // An array of strings always has a canonical form.
-        let bytes = canonical_json(&key).unwrap_or_default();
-        format!("ptah-result-{}", Sha256::of(&bytes).hex())
+            &self.job.name,
+        )
     }
+}
+
+/// The common beginning of the names of an operation's records,
+/// `ptah-result-<sha256 of [namespace, uid, operationId, job name]>`: one per operation and Job,
+/// whichever replica writes them, and known to the manager from its claim alone.
+pub fn stem(namespace: &str, resource_uid: &str, operation_id: &str, job_name: &str) -> String {
+    let key = [namespace, resource_uid, operation_id, job_name];
+    // An array of strings always has a canonical form.
+    let bytes = canonical_json(&key).unwrap_or_default();
+    format!("ptah-result-{}", Sha256::of(&bytes).hex())
 }
 
 fn canonical(binding: &ResultBinding) -> Result<Vec<u8>, BindingError> {

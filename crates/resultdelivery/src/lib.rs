@@ -9,18 +9,21 @@
 //!   with a sha256 digest header, refused when it is anything else ([`body`]);
 //! - how a body is cut into records of at most [`MAX_RECORD_DATA_BYTES`] and put back together
 //!   ([`records`]);
-//! - the HTTP routes and the enrolment's request and answer ([`wire`]).
+//! - the HTTP routes and the enrolment's request and answer ([`wire`]);
+//! - the one-time enrolment token the manager draws for a claim ([`token`]).
 
 #![warn(missing_docs)]
 
 pub mod binding;
 pub mod body;
 pub mod records;
+pub mod token;
 pub mod wire;
 
-pub use binding::{BindingError, ClaimRef, ObjectRef, ResourceKind, ResourceRef, ResultBinding};
+pub use binding::{BindingError, ClaimRef, ObjectRef, ResourceKind, ResourceRef, ResultBinding, stem};
 pub use body::{BodyError, EncodedBody, ResultBody};
 pub use records::{Intent, ReassemblyError, RecordType, reassemble, split};
+pub use token::EnrolmentToken;
 
 /// The most body bytes one `PtahResultRecord` holds: 512 KiB (base64 in the object, well under
 /// etcd's 1.5 MiB request limit).

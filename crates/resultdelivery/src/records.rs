@@ -12,6 +12,8 @@ use crate::{EncodedBody, MAX_BODY_BYTES, MAX_RECORD_DATA_BYTES};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RecordType {
+    /// The operation's one enrolment, created when its client certificate is issued.
+    Credential,
     /// Announces a body: its size, chunk count and digest. Written first.
     Intent,
     /// One piece of the body.
@@ -26,6 +28,7 @@ impl RecordType {
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {
+            RecordType::Credential => "credential",
             RecordType::Intent => "intent",
             RecordType::Chunk => "chunk",
             RecordType::Complete => "complete",

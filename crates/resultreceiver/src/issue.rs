@@ -12,7 +12,7 @@ use rcgen::{
     CertificateParams, CertificateSigningRequestParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose,
     IsCa, Issuer, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256, PublicKeyData as _, SanType,
 };
-use rustls_pki_types::{CertificateDer, CertificateSigningRequestDer};
+use rustls_pki_types::{CertificateDer, CertificateSigningRequestDer, pem::PemObject as _};
 
 /// The longest life of a client certificate.
 pub const MAX_CLIENT_LIFETIME_SECONDS: i64 = 2 * 3600;
@@ -78,6 +78,30 @@ impl ResultCa {
         let key = KeyPair::from_pem(key_pem).map_err(|e| IssueError::Ca(format!("key: {e}")))?;
         let der = rustls_pki_types::pem::PemObject::from_pem_slice(cert_pem.as_bytes())
             .map_err(|e| IssueError::Ca(format!("certificate: {e}")))?;
+        let issuer =
+            Issuer::from_ca_cert_der(&der, key).map_err(|e| IssueError::Ca(format!("certificate: {e}")))?;
+        Ok(ResultCa {
+            issuer,
+            cert_der: der,
+        })
+    }
+
+    /// Loads the CA that signs from a bundle (old and new CAs during a rotation): the certificate
+    /// of the bundle whose public key is `key_pem`'s.
+    pub fn from_bundle(bundle_pem: &str, key_pem: &str) -> Result<Self, IssueError> {
+        let key = KeyPair::from_pem(key_pem).map_err(|e| IssueError::Ca(format!("key: {e}")))?;
+        let public = key.der_bytes().to_vec();
+        let certs = CertificateDer::pem_slice_iter(bundle_pem.as_bytes())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| IssueError::Ca(format!("bundle: {e}")))?;
+        let der = certs
+            .into_iter()
+            .find(|der| {
+                x509_parser::parse_x509_certificate(der).is_ok_and(|(_, cert)| {
+                    cert.public_key().subject_public_key.data.as_ref() == public.as_slice()
+                })
+            })
+            .ok_or_else(|| IssueError::Ca("the key belongs to no certificate of the bundle".to_owned()))?;
         let issuer =
             Issuer::from_ca_cert_der(&der, key).map_err(|e| IssueError::Ca(format!("certificate: {e}")))?;
         Ok(ResultCa {

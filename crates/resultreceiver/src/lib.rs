@@ -2,7 +2,7 @@
 //!
 //! An operation Pod enrols once with the token its claim's digest names and gets a client
 //! certificate bound to exactly its operation; it then delivers its result over mutual TLS. This
-//! crate holds the receiver's rules: the enrolment token ([`token`]), the client certificate it
+//! crate holds the receiver's rules: the client certificate it
 //! signs ([`issue`]) and reads back ([`identity`]), and the decisions on an
 //! enrolment and a delivery from what an uncached read of the claim, its Job and its Pod found
 //! ([`decide`]), each refusal typed ([`Refusal`]), and which records have outlived their use
@@ -18,7 +18,6 @@ pub mod retention;
 pub mod routes;
 pub mod server;
 pub mod testing;
-pub mod token;
 
 pub use backend::Backend;
 pub use decide::{
@@ -27,4 +26,4 @@ pub use decide::{
 };
 pub use identity::{IdentityError, binding_of};
 pub use issue::{IssueError, ResultCa, issue_client};
-pub use token::EnrolmentToken;
+pub use ptah_resultdelivery::EnrolmentToken;

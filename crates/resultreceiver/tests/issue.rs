@@ -123,3 +123,22 @@ fn the_ca_never_shows_its_key() {
     let err = ptah_resultreceiver::ResultCa::from_pem(&cert, "not a key").expect_err("refused");
     assert!(!err.to_string().contains("PRIVATE"));
 }
+
+/// During a rotation `ca.crt` holds the old and the new CA; the one `ca.key` belongs to signs,
+/// whichever comes first, and a key of neither is refused.
+#[test]
+fn the_signing_ca_is_the_bundle_certificate_the_key_belongs_to() {
+    let (old_pem, _) = ptah_resultreceiver::testing::ca_pem();
+    let (new_pem, new_key) = ptah_resultreceiver::testing::ca_pem();
+    for bundle in [format!("{old_pem}{new_pem}"), format!("{new_pem}{old_pem}")] {
+        let ca = ptah_resultreceiver::ResultCa::from_bundle(&bundle, &new_key).expect("the new CA");
+        let only_new = ptah_resultreceiver::ResultCa::from_pem(&new_pem, &new_key).expect("ca");
+        assert_eq!(ca.certificate(), only_new.certificate());
+    }
+    let (_, stranger) = ptah_resultreceiver::testing::ca_pem();
+    let refused = ptah_resultreceiver::ResultCa::from_bundle(&format!("{old_pem}{new_pem}"), &stranger);
+    assert!(
+        matches!(&refused, Err(IssueError::Ca(why)) if why.contains("belongs to no certificate")),
+        "{refused:?}"
+    );
+}

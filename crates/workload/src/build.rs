@@ -322,6 +322,20 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
         mounts.push(v::mount(v::DB_CA_VOLUME, v::DB_CA_DIR, true));
         volumes.push(v::config_map_file(v::DB_CA_VOLUME, ca, "ca.pem"));
     }
+    if let Some(delivery) = &intent.result_delivery {
+        env_vars.extend([
+            value(env::RESULT_DELIVERY, env::RESULT_DELIVERY_DURABLE),
+            value(env::RESULT_ENDPOINT, &delivery.endpoint),
+            value(env::RESULT_SERVER_NAME, &delivery.server_name),
+            value(env::RESULT_CA_FILE, v::RESULT_CA_FILE),
+            value(env::RESULT_TICKET_FILE, v::RESULT_TICKET_FILE),
+            c::pod_field(env::POD_NAME, "metadata.name"),
+            c::pod_field(env::POD_UID, "metadata.uid"),
+        ]);
+        // Only the main container (the runner) reads the ticket.
+        mounts.push(v::mount(v::RESULT_VOLUME, v::RESULT_DIR, true));
+        volumes.push(v::result_delivery(&delivery.config_map));
+    }
     if let Some((kind, _)) = &fetch {
         // The main container reads what the fetch pulled and cannot change it.
         mounts.push(v::mount(kind.volume().0, v::SOURCE_DIR, true));

@@ -46,6 +46,21 @@ pub(crate) fn value(name: &str, value: impl Into<String>) -> EnvVar {
     }
 }
 
+/// A variable the kubelet fills from the Pod's own metadata (downward API).
+pub(crate) fn pod_field(name: &str, field_path: &str) -> EnvVar {
+    EnvVar {
+        name: name.to_owned(),
+        value: None,
+        value_from: Some(EnvVarSource {
+            field_ref: Some(k8s_openapi::api::core::v1::ObjectFieldSelector {
+                api_version: Some("v1".to_owned()),
+                field_path: field_path.to_owned(),
+            }),
+            ..EnvVarSource::default()
+        }),
+    }
+}
+
 /// A variable the kubelet fills from a Secret key; the manager never sees the value.
 pub(crate) fn secret(name: &str, from: &SecretKeySelector) -> EnvVar {
     secret_key(name, &from.name, &from.key, None)

@@ -254,4 +254,18 @@ pub struct JobIntent {
     pub deadlines: Deadlines,
     /// The operation-specific inputs.
     pub inputs: OperationInputs,
+    /// Where the runner delivers its result durably; `None`: the log frame.
+    pub result_delivery: Option<ResultDelivery>,
+}
+
+/// Durable result delivery (docs/security.md, "Durable result delivery"): the runner enrols with
+/// the manager's receiver and delivers its result there instead of writing a log frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultDelivery {
+    /// The ConfigMap, named after the Job, holding the enrolment ticket and the result CA bundle.
+    pub config_map: String,
+    /// The receiver's `host:port`.
+    pub endpoint: String,
+    /// The DNS name on the receiver's certificate.
+    pub server_name: String,
 }

@@ -41,6 +41,11 @@ pub const OPERATION_ID_ANNOTATION: &str = "operator.ptah.run/operation-id";
 pub const PTAH_VERSION_ANNOTATION: &str = "operator.ptah.run/ptah-version";
 /// The approved plan's content digest (Apply only).
 pub const PLAN_CONTENT_DIGEST_ANNOTATION: &str = "operator.ptah.run/plan-content-digest";
+/// On a Job whose runner delivers its result durably: `durable`. The manager then reads its
+/// result from `PtahResultRecord`s only, never from the Pod log.
+pub const RESULT_DELIVERY_ANNOTATION: &str = "operator.ptah.run/result-delivery";
+/// The value of [`RESULT_DELIVERY_ANNOTATION`].
+pub const RESULT_DELIVERY_DURABLE: &str = "durable";
 /// Tells the cluster autoscaler not to evict a mutating Pod mid-change.
 pub const SAFE_TO_EVICT_ANNOTATION: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 
@@ -111,6 +116,12 @@ pub(crate) fn operator_annotations(intent: &JobIntent) -> BTreeMap<String, Strin
         out.insert(
             PLAN_CONTENT_DIGEST_ANNOTATION.to_owned(),
             plan.content_digest.clone(),
+        );
+    }
+    if intent.result_delivery.is_some() {
+        out.insert(
+            RESULT_DELIVERY_ANNOTATION.to_owned(),
+            RESULT_DELIVERY_DURABLE.to_owned(),
         );
     }
     out

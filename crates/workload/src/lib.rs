@@ -28,14 +28,15 @@ pub use compare::{Difference, DifferenceKind, IntentMismatch, compare};
 pub use error::WorkloadError;
 pub use intent::{
     DatabaseAccess, Deadlines, ExpectedSequence, Fetch, Images, JobIntent, ManagerIdentity, OperationInputs,
-    PlanProjection, SourceAccess,
+    PlanProjection, ResultDelivery, SourceAccess,
 };
 pub use labels::{
     COMPONENT_LABEL, CONTROLLER_IMAGE_ANNOTATION, CONTROLLER_REVISION_ANNOTATION,
     CONTROLLER_STATE_VERSION_ANNOTATION, EXECUTION_BINDING_ID_ANNOTATION, INPUT_FINGERPRINT_ANNOTATION,
     MANAGED_BY_LABEL, MANAGED_BY_VALUE, MIGRATION_COMPONENT, MIGRATION_LABEL, OPERATION_ID_ANNOTATION,
     OPERATION_ID_LABEL, OPERATION_LABEL, PLAN_CONTENT_DIGEST_ANNOTATION, PTAH_VERSION_ANNOTATION,
-    RESULT_TTL_SECONDS, SAFE_TO_EVICT_ANNOTATION, SCHEMA_COMPONENT, SCHEMA_LABEL, is_reserved_key,
+    RESULT_DELIVERY_ANNOTATION, RESULT_DELIVERY_DURABLE, RESULT_TTL_SECONDS, SAFE_TO_EVICT_ANNOTATION,
+    SCHEMA_COMPONENT, SCHEMA_LABEL, is_reserved_key,
 };
 pub use names::{MAX_JOB_NAME_LEN, job_name, name_word};
 pub use snapshot::{JOB_CONTROLLER_LABELS, SNAPSHOT_VERSION, admission_snapshot, template_digest};

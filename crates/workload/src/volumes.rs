@@ -75,6 +75,19 @@ pub const PLAN_DIR: &str = "/plan";
 /// The data key of every plan chunk ConfigMap.
 pub const PLAN_CHUNK_KEY: &str = "chunk";
 
+/// The operation's result-delivery ConfigMap (durable delivery).
+pub const RESULT_VOLUME: &str = "result-delivery";
+/// Where the result-delivery volume is mounted.
+pub const RESULT_DIR: &str = "/credentials/result";
+/// The ConfigMap key holding the enrolment ticket.
+pub const RESULT_TICKET_KEY: &str = "result-enrolment";
+/// The ConfigMap key holding the result CA bundle.
+pub const RESULT_CA_KEY: &str = "result-ca.crt";
+/// `PTAH_RESULT_TICKET_FILE`.
+pub const RESULT_TICKET_FILE: &str = "/credentials/result/result-enrolment";
+/// `PTAH_RESULT_CA_FILE`.
+pub const RESULT_CA_FILE: &str = "/credentials/result/result-ca.crt";
+
 /// Size limits of the memory-backed volumes.
 pub const RUNNER_SIZE: &str = "64Mi";
 /// Size limit of `work`: a plan (8 MiB) and the runner's copies of it fit many times over.
@@ -135,6 +148,23 @@ pub(crate) fn config_map_file(name: &str, from: &ConfigMapKeySelector, file: &st
         config_map: Some(ConfigMapVolumeSource {
             name: from.name.clone(),
             items: Some(vec![item(&from.key, file)]),
+            default_mode: Some(READ_ONLY_FILE_MODE),
+            optional: None,
+        }),
+        ..Volume::default()
+    }
+}
+
+/// The ticket and the CA bundle of the operation's result-delivery ConfigMap.
+pub(crate) fn result_delivery(config_map: &str) -> Volume {
+    Volume {
+        name: RESULT_VOLUME.to_owned(),
+        config_map: Some(ConfigMapVolumeSource {
+            name: config_map.to_owned(),
+            items: Some(vec![
+                item(RESULT_TICKET_KEY, RESULT_TICKET_KEY),
+                item(RESULT_CA_KEY, RESULT_CA_KEY),
+            ]),
             default_mode: Some(READ_ONLY_FILE_MODE),
             optional: None,
         }),

@@ -57,6 +57,15 @@ pub struct SchemaOperationStatus {
     /// The snapshot was refreshed once before dispatch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission_snapshot_refreshed: Option<bool>,
+    /// The `metadata.generation` the claim was made for: a durable result is bound to it, so a
+    /// spec edit during the operation does not make its result undeliverable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub generation: Option<i64>,
+    /// The sha256 of the enrolment token the claim's Job delivers its result with; absent when
+    /// its result travels through the Pod log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_enrolment_digest: Option<Sha256Digest>,
     /// The single permitted Job create was committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dispatch_started: Option<bool>,

@@ -146,6 +146,12 @@ identity_string!(
     }
 );
 
+impl From<ptah_fingerprint::Sha256> for Sha256Digest {
+    fn from(value: ptah_fingerprint::Sha256) -> Self {
+        Sha256Digest(value.to_string())
+    }
+}
+
 impl From<ptah_fingerprint::Digest> for Sha256Digest {
     fn from(value: ptah_fingerprint::Digest) -> Self {
         Sha256Digest(value.to_string())

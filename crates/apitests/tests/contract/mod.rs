@@ -27,12 +27,12 @@ use crate::common::{
     read_manifest, refusals, says, unique, user, yaml_files,
 };
 
-/// Every CRD of `crds` (established) is ours, with its kind accepted: nine kinds.
+/// Every CRD of `crds` (established) is ours, with its kind accepted: ten kinds.
 pub fn the_generated_crds_are_established_with_every_kind_served(crds: &[CustomResourceDefinition]) {
     let files = ClusterFiles::require();
     assert!(files.version.starts_with("v1."), "{}", files.version);
     let kinds: BTreeSet<String> = crds.iter().map(|c| c.spec.names.kind.clone()).collect();
-    assert_eq!(kinds.len(), 9, "{kinds:?}");
+    assert_eq!(kinds.len(), 10, "{kinds:?}");
     for crd in crds {
         let name = crd.metadata.name.clone().unwrap_or_default();
         assert!(name.ends_with(".operator.ptah.run"), "{name}");
@@ -49,7 +49,7 @@ pub async fn every_valid_example_is_accepted_and_read_back(client: &Client) {
     let ns = namespace(client, "valid").await;
     let suffix = unique("v");
     let files = yaml_files(&examples_dir());
-    assert_eq!(files.len(), 9);
+    assert_eq!(files.len(), 10);
     for path in files {
         let (_, object) = read_manifest(&path);
         let object = place(object, &ns, &suffix);

@@ -173,6 +173,8 @@ pub fn new_claim(o: &Observed<'_>, s: &Sources, attempt: i32) -> MigrationOperat
         target: s.target.clone(),
         coordination_digest: s.coordination_digest.clone(),
         plan_ref: s.plan.as_ref().map(|p| p.0.clone()),
+        generation: Some(o.meta.generation),
+        result_enrolment_digest: None,
         dispatch_started: None,
         dispatch_not_after: None,
         execution_not_after: None,

@@ -123,5 +123,10 @@ pub fn intent(
             execution_not_after: c.execution_not_after.as_ref().map(|t| t.0),
         },
         inputs,
+        result_delivery: crate::operation::job::result_delivery(
+            binding.result_endpoint.as_ref(),
+            c.result_enrolment_digest.as_ref(),
+            &c.job_name,
+        ),
     })
 }

@@ -64,6 +64,12 @@ pub trait Claim {
     fn record_lease_epoch(&mut self, epoch: Epoch);
     /// Records the admission snapshot of the Job about to be created.
     fn record_admission_snapshot(&mut self, snapshot: PodAdmissionSnapshot);
+    /// The sha256 of the enrolment token its Job delivers its result with, if it delivers durably.
+    fn result_enrolment_digest(&self) -> Option<&Sha256Digest>;
+    /// Records the enrolment token's digest drawn at dispatch.
+    fn record_result_enrolment(&mut self, digest: Sha256Digest);
+    /// The resource generation the claim was made for.
+    fn generation(&self) -> Option<i64>;
 }
 
 macro_rules! claim_fields {
@@ -104,6 +110,15 @@ macro_rules! claim_fields {
         }
         fn record_admission_snapshot(&mut self, snapshot: PodAdmissionSnapshot) {
             self.admission_snapshot = Some(snapshot);
+        }
+        fn result_enrolment_digest(&self) -> Option<&Sha256Digest> {
+            self.result_enrolment_digest.as_ref()
+        }
+        fn record_result_enrolment(&mut self, digest: Sha256Digest) {
+            self.result_enrolment_digest = Some(digest);
+        }
+        fn generation(&self) -> Option<i64> {
+            self.generation
         }
     };
 }

@@ -38,3 +38,19 @@ pub fn owner(
         block_owner_deletion: Some(true),
     }
 }
+
+/// The durable delivery of the claim's Job: asked for when the claim keeps an enrolment digest
+/// (drawn at dispatch) and the manager runs a receiver. The ConfigMap holding the ticket is named
+/// after the Job.
+pub fn result_delivery(
+    endpoint: Option<&super::observed::ResultEndpoint>,
+    enrolment_digest: Option<&ptah_api::shared::Sha256Digest>,
+    job_name: &str,
+) -> Option<ptah_workload::ResultDelivery> {
+    enrolment_digest?;
+    endpoint.map(|e| ptah_workload::ResultDelivery {
+        config_map: job_name.to_owned(),
+        endpoint: e.endpoint.clone(),
+        server_name: e.server_name.clone(),
+    })
+}

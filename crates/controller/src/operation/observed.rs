@@ -24,6 +24,17 @@ pub struct Binding {
     pub controller_image: String,
     /// The manager's revision.
     pub controller_revision: String,
+    /// Where operation Pods deliver their results durably; `None`: through their logs.
+    pub result_endpoint: Option<ResultEndpoint>,
+}
+
+/// Where operation Pods deliver their results durably: the manager's receiver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultEndpoint {
+    /// `host:port` the Pods connect to.
+    pub endpoint: String,
+    /// The DNS name on the receiver's certificate.
+    pub server_name: String,
 }
 
 impl Binding {

@@ -325,6 +325,8 @@ pub fn new_claim(o: &Observed<'_>, sources: &ClaimSources<'_>, attempt: i32) -> 
         execution_binding_id: o.binding.epoch.clone(),
         admission_snapshot: None,
         admission_snapshot_refreshed: None,
+        generation: Some(o.meta.generation),
+        result_enrolment_digest: None,
         dispatch_started: None,
         dispatch_not_after: None,
         execution_not_after: None,

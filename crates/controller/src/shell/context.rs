@@ -47,6 +47,9 @@ pub struct Context {
     pub schemas: Store<PtahSchema>,
     /// Every PtahMigration the controller watches (for the realm census).
     pub migrations: Store<PtahMigration>,
+    /// The result CA bundle (public) handed to operation Pods with their tickets, as the
+    /// manager's receiver currently trusts it; `None` when results travel through Pod logs.
+    pub result_ca: Option<tokio::sync::watch::Receiver<String>>,
 }
 
 /// The watch stores of both families, for the realm census.
@@ -81,6 +84,14 @@ impl Context {
             metrics,
             schemas: stores.schemas,
             migrations: stores.migrations,
+            result_ca: None,
         }
+    }
+
+    /// The same context, handing `ca` (the result CA bundle, kept current) to operation Pods.
+    #[must_use]
+    pub fn with_result_ca(mut self, ca: tokio::sync::watch::Receiver<String>) -> Self {
+        self.result_ca = Some(ca);
+        self
     }
 }

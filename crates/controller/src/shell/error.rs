@@ -17,6 +17,9 @@ pub enum ShellError {
     /// The claim could not become a Job.
     #[error("building the Job: {0}")]
     Build(String),
+    /// Durable result delivery could not be prepared (no token could be drawn).
+    #[error("result delivery: {0}")]
+    ResultDelivery(String),
     /// An object lacks what the API guarantees.
     #[error("invalid object: {0}")]
     Invalid(&'static str),
@@ -66,9 +69,8 @@ impl ShellError {
             ShellError::Lease(L::Conflict) | ShellError::Plan(P::Conflict { .. } | P::Stale { .. }) => {
                 ErrorCategory::Conflict
             }
-            ShellError::Plan(P::NotReady { .. } | P::Deleting { .. } | P::NotFound { .. }) => {
-                ErrorCategory::Transient
-            }
+            ShellError::Plan(P::NotReady { .. } | P::Deleting { .. } | P::NotFound { .. })
+            | ShellError::ResultDelivery(_) => ErrorCategory::Transient,
             ShellError::Plan(_) | ShellError::Lease(_) | ShellError::Build(_) | ShellError::Invalid(_) => {
                 ErrorCategory::Configuration
             }

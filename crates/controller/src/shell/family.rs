@@ -25,6 +25,8 @@ pub trait Managed:
     type Claim: Claim + Clone + Send + Sync;
     /// The kind name.
     const KIND: &'static str;
+    /// The kind as a result binding names it.
+    const RESULT_KIND: ptah_resultdelivery::ResourceKind;
     /// The metrics label of the kind.
     const TELEMETRY: ptah_telemetry::Kind;
     /// The recorded status, if any.

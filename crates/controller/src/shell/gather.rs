@@ -96,7 +96,7 @@ async fn job(
     let expected = intent::intent(meta, &schema.spec, &ctx.binding, c, plan)
         .ok()
         .and_then(|i| ptah_workload::build(&i).ok());
-    super::jobs::observe(ctx, &meta.namespace, c, expected).await
+    super::jobs::observe(ctx, &meta.namespace, &meta.uid, c, expected).await
 }
 
 /// The projection ConfigMap names of the current plan: named like its chunks, in order.

@@ -5,14 +5,15 @@
 use k8s_openapi::api::batch::v1::Job;
 use kube::{Api, ResourceExt};
 
-use super::{Context, ShellError, results};
+use super::{Context, ShellError, delivered, results};
 use crate::operation::{Claim, Finished, JobState, ResultRead};
 
-/// Observes the Job of claim `c` in `ns`; `expected` is the Job the claim builds now (`None`
-/// when it can no longer be built, which never matches).
+/// Observes the Job of claim `c` of the resource `resource_uid` in `ns`; `expected` is the Job
+/// the claim builds now (`None` when it can no longer be built, which never matches).
 pub async fn observe(
     ctx: &Context,
     ns: &str,
+    resource_uid: &str,
     c: &impl Claim,
     expected: Option<Job>,
 ) -> Result<(JobState, ResultRead), ShellError> {
@@ -56,8 +57,22 @@ pub async fn observe(
             (p.ended, p.stuck)
         }
     };
+    // A Job built for durable delivery is read from its records only, never from its log.
+    let durable = live
+        .annotations()
+        .get(ptah_workload::RESULT_DELIVERY_ANNOTATION)
+        .is_some_and(|v| v == ptah_workload::RESULT_DELIVERY_DURABLE);
     let result = if finished.is_some() && ttl_set && c.job_uid() == Some(uid.as_str()) {
-        results::read(&ctx.client, ns, c.job_name(), &uid).await
+        if durable {
+            let at = delivered::Reading {
+                namespace: ns,
+                resource_uid,
+                job_uid: &uid,
+            };
+            delivered::read(&ctx.client, &at, c).await
+        } else {
+            results::read(&ctx.client, ns, c.job_name(), &uid).await
+        }
     } else {
         ResultRead::NotRead
     };

@@ -41,6 +41,7 @@ impl Managed for PtahMigration {
     type Status = PtahMigrationStatus;
     type Claim = MigrationOperationStatus;
     const KIND: &'static str = "PtahMigration";
+    const RESULT_KIND: ptah_resultdelivery::ResourceKind = ptah_resultdelivery::ResourceKind::PtahMigration;
     const TELEMETRY: ptah_telemetry::Kind = ptah_telemetry::Kind::Migration;
 
     fn status_of(&self) -> Option<&PtahMigrationStatus> {
@@ -198,7 +199,7 @@ impl Lifecycle for PtahMigration {
                 let expected = intent::intent(&meta, &res.spec, &ctx.binding, c, plan_spec)
                     .ok()
                     .and_then(|i| ptah_workload::build(&i).ok());
-                super::jobs::observe(ctx, &ns, c, expected).await?
+                super::jobs::observe(ctx, &ns, &meta.uid, c, expected).await?
             }
             _ => (JobState::Absent, ResultRead::NotRead),
         };

@@ -5,6 +5,8 @@
 mod census;
 mod context;
 mod controllers;
+mod delivered;
+mod delivery;
 mod error;
 pub mod family;
 mod gather;

@@ -89,7 +89,7 @@ pub async fn perform<K: Lifecycle>(
         }
         Action::WriteStatus { status, event } => {
             let next = write_status(&api, res, &status).await?;
-            record_result(ctx, res, &status);
+            settled(ctx, res, &status).await;
             publish(ctx, res, event).await;
             Ok(Performed::Next(next))
         }
@@ -148,13 +148,21 @@ pub async fn perform<K: Lifecycle>(
             uid,
         } => {
             let next = write_status(&api, res, &status).await?;
-            record_result(ctx, res, &status);
+            settled(ctx, res, &status).await;
             publish(ctx, res, event).await;
             delete_job(ctx, res, &job, &uid).await;
             Ok(Performed::Next(next))
         }
         Action::Dispatch { mut status, plan } => {
-            // Everything the Job needs is prepared before the commit, so a failure here commits nothing.
+            // Everything the Job needs is prepared before the commit, so a failure here commits
+            // nothing. The enrolment token's digest is committed with the dispatch; the token
+            // itself reaches only the Job's ticket.
+            let token = super::delivery::draw(ctx)?;
+            if let Some(t) = &token {
+                K::claim_of_mut(&mut status)
+                    .ok_or(ShellError::Invalid("dispatch without a claim"))?
+                    .record_result_enrolment(t.digest().into());
+            }
             let job = K::build_job(ctx, res, g, &status, plan.as_ref()).await?;
             // The pod-intent webhook admits the Job's Pod only against this snapshot, which is
             // committed with the dispatch, before the Job exists.
@@ -164,7 +172,11 @@ pub async fn perform<K: Lifecycle>(
                 .ok_or(ShellError::Invalid("dispatch without a claim"))?
                 .record_admission_snapshot(snapshot);
             let committed = write_status(&api, res, &status).await?;
-            create_job::<K>(ctx, &committed, &status, &job).await;
+            let created = create_job::<K>(ctx, &committed, &status, &job).await;
+            if let (Some(token), Some(created), Some(c)) = (&token, &created, K::claim_of(&status)) {
+                let refused = super::delivery::hand_over(ctx, &committed, c, created, token).await;
+                publish(ctx, &committed, refused).await;
+            }
             Ok(Performed::Next(committed))
         }
         Action::PublishAndRecord {
@@ -174,7 +186,7 @@ pub async fn perform<K: Lifecycle>(
         } => {
             K::publish_plan(ctx, res, *draft, &mut status).await?;
             let written = write_status(&api, res, &status).await?;
-            record_result(ctx, res, &status);
+            settled(ctx, res, &status).await;
             publish(ctx, res, event).await;
             Ok(Performed::Next(written))
         }
@@ -191,6 +203,13 @@ pub async fn perform<K: Lifecycle>(
             Ok(Performed::Requeue(after))
         }
     }
+}
+
+/// What a write that may retire a claim leaves behind: the results metric, and the retired mark
+/// of a durably delivered result (retention deletes it an hour later).
+async fn settled<K: Managed>(ctx: &Context, res: &K, written: &K::Status) {
+    record_result(ctx, res, written);
+    super::delivery::retire(ctx, res, written).await;
 }
 
 /// Counts the result of a claim this write retired (once: the write that retires it succeeds once).
@@ -219,17 +238,19 @@ async fn mark_all<K: Lifecycle>(
     Ok(())
 }
 
-async fn create_job<K: Managed>(ctx: &Context, res: &K, status: &K::Status, job: &Job) {
-    let Some(c) = K::claim_of(status) else { return };
+/// Creates the claim's Job; returns it as created (with its UID), or `None` when it was not.
+async fn create_job<K: Managed>(ctx: &Context, res: &K, status: &K::Status, job: &Job) -> Option<Job> {
+    let c = K::claim_of(status)?;
     let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &res.namespace().unwrap_or_default());
     let params = PostParams {
         field_manager: Some(FIELD_MANAGER.into()),
         ..PostParams::default()
     };
     match jobs.create(&params, job).await {
-        Ok(_) => {
+        Ok(created) => {
             ctx.metrics.dispatched(metric_op(c.operation()));
             info!(resource = %res.name_any(), kind = K::KIND, job = %c.job_name(), operation = %c.operation(), "operation dispatched");
+            Some(created)
         }
         // Any create error leaves the outcome uncertain; the next pass decides from what exists.
         // A refusal (RBAC outside rbac.namespaces, an admission policy) is also told to the
@@ -247,6 +268,7 @@ async fn create_job<K: Managed>(ctx: &Context, res: &K, status: &K::Status, job:
                 );
                 publish(ctx, res, Some(Event::warning(JOB_CREATE_REFUSED, note))).await;
             }
+            None
         }
     }
 }

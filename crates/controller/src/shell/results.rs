@@ -50,6 +50,33 @@ pub async fn read(client: &Client, namespace: &str, job_name: &str, job_uid: &st
     }
 }
 
+/// For a Job whose runner delivered nothing: the init container that stopped its one Pod before
+/// the runner started, when one did, or why the Pods could not be read.
+pub async fn init_failure_of(
+    client: &Client,
+    namespace: &str,
+    job_name: &str,
+    job_uid: &str,
+) -> Option<ResultRead> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    let list = match pods
+        .list(&ListParams::default().labels(&format!("batch.kubernetes.io/controller-uid={job_uid}")))
+        .await
+    {
+        Ok(l) => l,
+        Err(e) => {
+            return Some(ResultRead::Unavailable(format!(
+                "listing the Pods of {job_name}: {e}"
+            )));
+        }
+    };
+    let owned: Vec<&Pod> = list.items.iter().filter(|p| owned_by(p, job_uid)).collect();
+    match owned.as_slice() {
+        [pod] => init_failure(pod).map(ResultRead::InitFailed),
+        _ => None,
+    }
+}
+
 /// What to read of the runner's container log: its tail, where the frame is. The kubelet takes
 /// the last `tailLines` first and then the first `limitBytes` of those; the runner keeps all it
 /// writes within both, so the tail holds the whole frame.

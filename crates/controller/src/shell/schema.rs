@@ -29,6 +29,7 @@ impl Managed for PtahSchema {
     type Status = PtahSchemaStatus;
     type Claim = SchemaOperationStatus;
     const KIND: &'static str = "PtahSchema";
+    const RESULT_KIND: ptah_resultdelivery::ResourceKind = ptah_resultdelivery::ResourceKind::PtahSchema;
     const TELEMETRY: ptah_telemetry::Kind = ptah_telemetry::Kind::Schema;
 
     fn status_of(&self) -> Option<&PtahSchemaStatus> {

@@ -280,6 +280,7 @@ pub fn intent_with(op: Operation, access: SourceAccess) -> JobIntent {
             execution_not_after: mutating.then(|| ts("2030-01-01T00:10:00Z")),
         },
         inputs: inputs(op, access),
+        result_delivery: None,
     }
 }
 

@@ -84,6 +84,7 @@ impl World {
                 runner_protocol_version: i64::from(ptah_dataplane::PROTOCOL_VERSION),
                 controller_image: "registry.test/manager:dev".into(),
                 controller_revision: "dev".into(),
+                result_endpoint: None,
             },
             realm: Realm::Claimable {
                 engine: "postgresql",

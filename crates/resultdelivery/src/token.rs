@@ -19,6 +19,13 @@ pub struct EnrolmentToken([u8; TOKEN_BYTES]);
 pub struct MalformedToken;
 
 impl EnrolmentToken {
+    /// A fresh token from the operating system's generator.
+    pub fn generate() -> Result<Self, getrandom::Error> {
+        let mut bytes = [0u8; TOKEN_BYTES];
+        getrandom::fill(&mut bytes)?;
+        Ok(EnrolmentToken(bytes))
+    }
+
     /// A token from 32 random bytes (the caller draws them from the system's generator).
     pub fn from_bytes(bytes: [u8; TOKEN_BYTES]) -> Self {
         EnrolmentToken(bytes)
@@ -82,5 +89,12 @@ mod tests {
         assert_eq!(EnrolmentToken::parse(&text.to_uppercase()), Err(MalformedToken));
         assert_eq!(EnrolmentToken::parse(&text[1..]), Err(MalformedToken));
         assert_eq!(EnrolmentToken::parse(""), Err(MalformedToken));
+    }
+
+    #[test]
+    fn generated_tokens_differ() {
+        let a = EnrolmentToken::generate().expect("the system generator");
+        let b = EnrolmentToken::generate().expect("the system generator");
+        assert_ne!(a, b);
     }
 }
