@@ -7,7 +7,7 @@
 mod args;
 mod http;
 mod leader;
-mod results;
+pub mod results;
 mod webhook;
 
 use std::sync::Arc;

@@ -7,6 +7,9 @@ mod backend;
 mod material;
 mod sweep;
 
+pub use backend::Cluster;
+pub use sweep::sweep;
+
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
 use anyhow::Context as _;
@@ -110,13 +113,21 @@ pub async fn start(
     };
     let (bundle_tx, ca_bundle) = watch::channel(first.bundle_pem.clone());
     info!(endpoint = %endpoint.endpoint, server_name = %endpoint.server_name, addr = %args.result_addr, "durable result delivery on");
-    let sweeping = tokio::spawn(sweep::run(client.clone(), stop.clone()));
+    // The first listener is bound before this returns, so the receiver takes connections as soon
+    // as the manager dispatches.
+    let backend = Arc::new(backend::Cluster::new(client.clone()));
+    let (first_switch, first_stop) = watch::channel(false);
+    let first_server = listen(args.result_addr, &first, backend.clone(), first_stop).await?;
+    let sweeping = tokio::spawn(sweep::run(client, stop.clone()));
     let serving = tokio::spawn(serve_rotating(
-        client,
-        args.result_addr,
-        dir,
+        Serving {
+            addr: args.result_addr,
+            dir,
+            backend,
+            bundle: bundle_tx,
+        },
         first,
-        bundle_tx,
+        (tokio::spawn(first_server), first_switch),
         stop,
     ));
     let task = tokio::spawn(async move {
@@ -130,35 +141,34 @@ pub async fn start(
     }))
 }
 
-/// Serves with `material` until it changes on disk (then serves the new one) or `stop`.
-async fn serve_rotating(
-    client: kube::Client,
+/// What the receiver is served with, beside its material.
+struct Serving {
     addr: SocketAddr,
     dir: std::path::PathBuf,
-    mut material: material::Material,
+    backend: Arc<backend::Cluster>,
     bundle: watch::Sender<String>,
+}
+
+/// A running receiver and the switch that stops it.
+type Running = (tokio::task::JoinHandle<()>, watch::Sender<bool>);
+
+/// Keeps `running` (serving `material`) until the material changes on disk, then serves the new
+/// one; until `stop`.
+async fn serve_rotating(
+    serving: Serving,
+    mut material: material::Material,
+    running: Running,
     mut stop: watch::Receiver<bool>,
 ) {
-    let backend = Arc::new(backend::Cluster::new(client));
+    let mut current = Some(running);
     loop {
-        let (serving_stop_tx, serving_stop) = watch::channel(false);
-        let server = match listen(addr, &material, backend.clone(), serving_stop).await {
-            Ok(s) => Some(tokio::spawn(s)),
-            Err(e) => {
-                warn!(
-                    error = format!("{e:#}"),
-                    "the result receiver cannot serve; retrying"
-                );
-                None
-            }
-        };
         let changed = loop {
             tokio::select! {
                 _ = stop.wait_for(|s| *s) => break None,
                 _ = tokio::time::sleep(MATERIAL_POLL) => {}
             }
-            if server.is_none() || material::fingerprint(&dir) != Some(material.fingerprint) {
-                match material::load(&dir) {
+            if current.is_none() || material::fingerprint(&serving.dir) != Some(material.fingerprint) {
+                match material::load(&serving.dir) {
                     Ok(m) => break Some(m),
                     Err(e) => warn!(
                         error = format!("{e:#}"),
@@ -167,17 +177,21 @@ async fn serve_rotating(
                 }
             }
         };
-        let _ = serving_stop_tx.send(true);
-        if let Some(s) = server {
-            let _ = s.await;
+        if let Some((task, switch)) = current.take() {
+            let _ = switch.send(true);
+            let _ = task.await;
         }
-        match changed {
-            None => return,
-            Some(m) => {
-                info!("result TLS material rotated; the receiver serves the new one");
-                let _ = bundle.send(m.bundle_pem.clone());
-                material = m;
-            }
+        let Some(m) = changed else { return };
+        info!("result TLS material rotated; the receiver serves the new one");
+        let _ = serving.bundle.send(m.bundle_pem.clone());
+        material = m;
+        let (switch, switched) = watch::channel(false);
+        match listen(serving.addr, &material, serving.backend.clone(), switched).await {
+            Ok(server) => current = Some((tokio::spawn(server), switch)),
+            Err(e) => warn!(
+                error = format!("{e:#}"),
+                "the result receiver cannot serve; retrying"
+            ),
         }
     }
 }
