@@ -212,4 +212,5 @@ pub mod e2e;
 pub mod exposition;
 pub mod fixtures;
 pub mod release;
+pub mod resultdelivery;
 pub mod scenario;

@@ -28,6 +28,7 @@ use serde_json::json;
 use crate::{
     ClusterFiles,
     e2e::{create, helm},
+    workspace_root,
 };
 pub use crate::{
     chartsource::ChartSource,
@@ -234,7 +235,14 @@ pub fn helm_release(
             "--set",
             &format!("webhooks.namespaceSelector.matchLabels.ptah-e2e={app_ns}"),
         ]);
-    for set in extra_sets {
+    // Only this checkout's chart knows `resultDelivery` (an older one refuses unknown values).
+    let head = source.chart == workspace_root().join("charts/ptah-operator");
+    let delivery = if head {
+        crate::resultdelivery::chart_sets()
+    } else {
+        Vec::new()
+    };
+    for set in delivery.iter().chain(extra_sets) {
         cmd.args(["--set", set]);
     }
     cmd

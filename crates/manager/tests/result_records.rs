@@ -5,8 +5,6 @@
 //! the reconcilers' reader; a replay is acknowledged, other bytes are refused, a second enrolment
 //! is refused, and a stranger's token gets nothing.
 
-use std::path::Path;
-
 use clap::Parser as _;
 use k8s_openapi::api::{batch::v1::Job, core::v1::Pod};
 use kube::{Api, ResourceExt, api::PatchParams};
@@ -21,9 +19,6 @@ use ptah_fingerprint::{Digest, Fingerprint};
 use ptah_manager::{Args, results};
 use ptah_resultclient::{ClientError, Delivered, Endpoint, Enrolment, deliver, enrol};
 use ptah_resultdelivery::{EnrolmentToken, ResourceKind, ResultBody, wire::EnrolmentTicket};
-use rcgen::{
-    BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256,
-};
 use rustls_pki_types::{CertificateDer, ServerName, pem::PemObject as _};
 use serde_json::json;
 
@@ -33,30 +28,6 @@ const POD: &str = "orders-plan-t3-pod";
 
 fn operation_id() -> String {
     format!("sha256:{}", "7".repeat(64))
-}
-
-/// The rotator's Secret layout: a CA, its key, and a serving leaf for the Service name.
-fn write_material(dir: &Path) -> String {
-    let ca_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("key");
-    let mut ca = CertificateParams::new(Vec::<String>::new()).expect("params");
-    ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
-    let ca_cert = ca.self_signed(&ca_key).expect("ca");
-    let issuer = Issuer::new(ca, &ca_key);
-    let leaf_key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).expect("key");
-    let leaf = CertificateParams::new(vec![SERVER_NAME.to_owned()])
-        .expect("params")
-        .signed_by(&leaf_key, &issuer)
-        .expect("leaf");
-    for (file, text) in [
-        ("ca.crt", ca_cert.pem()),
-        ("ca.key", ca_key.serialize_pem()),
-        ("tls.crt", leaf.pem()),
-        ("tls.key", leaf_key.serialize_pem()),
-    ] {
-        std::fs::write(dir.join(file), text).expect("write");
-    }
-    ca_cert.pem()
 }
 
 /// A PtahSchema whose Plan claim was dispatched with `token`'s digest, its Job, and that Job's
@@ -163,7 +134,8 @@ async fn a_durable_result_is_stored_in_records_once_and_read_back_whole() {
     let (schema_uid, pod_uid) = dispatched(&client, &ns, &token).await;
 
     let dir = tempfile::tempdir().expect("dir");
-    let ca_pem = write_material(dir.path());
+    ptah_apitests::resultdelivery::write_material(dir.path(), SERVER_NAME);
+    let ca_pem = std::fs::read_to_string(dir.path().join("ca.crt")).expect("ca.crt");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")

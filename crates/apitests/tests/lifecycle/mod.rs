@@ -36,7 +36,11 @@ impl Manager {
         let bin = ptah_apitests::e2e::build_bin("ptah-manager", "manager");
         let dir = workspace_root().join("target/e2e/logs");
         std::fs::create_dir_all(&dir).expect("log dir");
-        let args = vec![
+        let gateway = ptah_apitests::e2e::pod_endpoints()
+            .get("PTAH_POD_GATEWAY")
+            .cloned()
+            .expect("PTAH_POD_GATEWAY");
+        let mut args = vec![
             format!("--coordination-namespace={namespace}"),
             format!("--watch-namespace={namespace}"),
             format!("--executor-image={image}"),
@@ -46,6 +50,9 @@ impl Manager {
             "--leader-lease-seconds=5".to_owned(),
             "--log-format=json".to_owned(),
         ];
+        args.extend(ptah_apitests::resultdelivery::host_manager_args(
+            namespace, &gateway,
+        ));
         let mut m = Manager {
             bin,
             args,
