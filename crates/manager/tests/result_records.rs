@@ -125,6 +125,62 @@ fn plan_payload(plan: &str) -> ResultPayload {
     payload
 }
 
+/// The manager's receiver started from its own flags on a free loopback port, with the rotator's
+/// material for the Service name, and the runner's view of it.
+struct Receiver {
+    delivery: results::Delivery,
+    endpoint: Endpoint,
+    ca_pem: String,
+    stop: tokio::sync::watch::Sender<bool>,
+    _dir: tempfile::TempDir,
+}
+
+impl Receiver {
+    async fn start(client: &kube::Client) -> Receiver {
+        let dir = tempfile::tempdir().expect("dir");
+        ptah_apitests::resultdelivery::write_material(dir.path(), SERVER_NAME);
+        let ca_pem = std::fs::read_to_string(dir.path().join("ca.crt")).expect("ca.crt");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let args = Args::parse_from([
+            "manager",
+            "--executor-image=x",
+            "--runner-image=x",
+            &format!("--result-endpoint=127.0.0.1:{port}"),
+            &format!("--result-server-name={SERVER_NAME}"),
+            &format!("--result-tls-dir={}", dir.path().display()),
+            &format!("--result-addr=127.0.0.1:{port}"),
+        ]);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let delivery = results::start(client.clone(), &args, stopped)
+            .await
+            .expect("started")
+            .expect("durable delivery is configured");
+        assert_eq!(delivery.endpoint.endpoint, format!("127.0.0.1:{port}"));
+        let endpoint = Endpoint {
+            address: format!("127.0.0.1:{port}"),
+            server_name: ServerName::try_from(SERVER_NAME.to_owned()).expect("name"),
+            trusted: CertificateDer::pem_slice_iter(ca_pem.as_bytes())
+                .collect::<Result<Vec<_>, _>>()
+                .expect("ca"),
+        };
+        Receiver {
+            delivery,
+            endpoint,
+            ca_pem,
+            stop,
+            _dir: dir,
+        }
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(true);
+        self.delivery.task.await.expect("the receiver stopped");
+    }
+}
+
 #[tokio::test]
 async fn a_durable_result_is_stored_in_records_once_and_read_back_whole() {
     let client = admin_client().await;
@@ -133,41 +189,13 @@ async fn a_durable_result_is_stored_in_records_once_and_read_back_whole() {
     let token = EnrolmentToken::generate().expect("token");
     let (schema_uid, pod_uid) = dispatched(&client, &ns, &token).await;
 
-    let dir = tempfile::tempdir().expect("dir");
-    ptah_apitests::resultdelivery::write_material(dir.path(), SERVER_NAME);
-    let ca_pem = std::fs::read_to_string(dir.path().join("ca.crt")).expect("ca.crt");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let args = Args::parse_from([
-        "manager",
-        "--executor-image=x",
-        "--runner-image=x",
-        &format!("--result-endpoint=127.0.0.1:{port}"),
-        &format!("--result-server-name={SERVER_NAME}"),
-        &format!("--result-tls-dir={}", dir.path().display()),
-        &format!("--result-addr=127.0.0.1:{port}"),
-    ]);
-    let (stop_tx, stop) = tokio::sync::watch::channel(false);
-    let delivery = results::start(client.clone(), &args, stop)
-        .await
-        .expect("started")
-        .expect("durable delivery is configured");
-    assert_eq!(delivery.endpoint.endpoint, format!("127.0.0.1:{port}"));
+    let receiver = Receiver::start(&client).await;
     assert_eq!(
-        *delivery.ca_bundle.borrow(),
-        ca_pem,
+        *receiver.delivery.ca_bundle.borrow(),
+        receiver.ca_pem,
         "the bundle handed to tickets"
     );
-
-    let endpoint = Endpoint {
-        address: format!("127.0.0.1:{port}"),
-        server_name: ServerName::try_from(SERVER_NAME.to_owned()).expect("name"),
-        trusted: CertificateDer::pem_slice_iter(ca_pem.as_bytes())
-            .collect::<Result<Vec<_>, _>>()
-            .expect("ca"),
-    };
+    let endpoint = receiver.endpoint.clone();
     // A stranger's token is refused before anything is written.
     let stranger = EnrolmentToken::generate().expect("token");
     let refused = enrol(&endpoint, &enrolment(&ns, &stranger, &pod_uid)).await;
@@ -252,6 +280,75 @@ async fn a_durable_result_is_stored_in_records_once_and_read_back_whole() {
     );
     // Nothing here is old enough for retention.
     assert_eq!(results::sweep(&client).await.expect("swept"), 0);
-    let _ = stop_tx.send(true);
-    delivery.task.await.expect("the receiver stopped");
+    receiver.stop().await;
+}
+
+/// A manager killed between `chunk` and `complete` left an intent and some chunks; the runner's
+/// retry of the same bytes (to this replica or another) finishes the records, and the reconcilers
+/// read the whole body.
+#[tokio::test]
+async fn a_delivery_cut_short_between_chunks_and_complete_is_finished_by_the_retry() {
+    let client = admin_client().await;
+    install_crds(&client).await;
+    let ns = namespace(&client, "results-cut").await;
+    let token = EnrolmentToken::generate().expect("token");
+    let (_, pod_uid) = dispatched(&client, &ns, &token).await;
+    let receiver = Receiver::start(&client).await;
+    let endpoint = receiver.endpoint.clone();
+    let identity = enrol(&endpoint, &enrolment(&ns, &token, &pod_uid))
+        .await
+        .expect("enrolled");
+    let plan = format!("{}\n", "y".repeat(3 * 512 * 1024));
+    let body = ResultBody {
+        binding: identity.binding().clone(),
+        payload: plan_payload(&plan),
+    }
+    .encode()
+    .expect("encoded");
+    // What the killed manager wrote: the intent and the first two of four chunks.
+    let stem = identity.binding().record_stem();
+    let owner = resultrecords::owner(
+        ResourceKind::PtahSchema,
+        "orders",
+        &identity.binding().resource.uid,
+    );
+    let (intent, chunks) = ptah_resultdelivery::split(&body);
+    assert_eq!(chunks.len(), 4);
+    let records: Api<PtahResultRecord> = Api::namespaced(client.clone(), &ns);
+    let params = kube::api::PostParams::default();
+    let mut partial = vec![resultrecords::Content::Intent(&intent)];
+    partial.extend((0u32..2).map(|i| resultrecords::Content::Chunk(i, chunks[i as usize])));
+    for content in partial {
+        records
+            .create(
+                &params,
+                &resultrecords::record(&ns, &stem, owner.clone(), content),
+            )
+            .await
+            .expect("a record of the cut-short delivery");
+    }
+    let listed = records
+        .list(&resultrecords::list_params(&stem))
+        .await
+        .expect("records");
+    assert_eq!(
+        resultrecords::stored(&listed.items, &stem).expect("readable"),
+        Found::Partial(body.digest),
+        "nothing is read from a delivery without its complete record"
+    );
+
+    assert_eq!(
+        deliver(&endpoint, &identity, &body).await.expect("delivered"),
+        Delivered::Stored
+    );
+    let listed = records
+        .list(&resultrecords::list_params(&stem))
+        .await
+        .expect("records");
+    assert_eq!(listed.items.len(), 7, "credential, intent, four chunks, complete");
+    assert_eq!(
+        resultrecords::stored(&listed.items, &stem).expect("readable"),
+        Found::Complete(body.bytes.clone(), body.digest)
+    );
+    receiver.stop().await;
 }
