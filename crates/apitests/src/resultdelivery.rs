@@ -35,12 +35,12 @@ pub fn chart_sets() -> Vec<String> {
     }
 }
 
-/// The flags of a manager run on the host for `name`: Pods reach its receiver at the pod
-/// network's gateway (`gateway`, an address on this host), on a free port, with a result CA and a
-/// serving certificate for that address written under `target/e2e/result-tls/<name>`. Empty on
-/// the log path.
-pub fn host_manager_args(name: &str, gateway: &str) -> Vec<String> {
-    if !durable() {
+/// The flags of a manager run on the host for `name`, delivering durably when `durable`: Pods
+/// reach its receiver at the pod network's gateway (`gateway`, an address on this host), on a free
+/// port, with a result CA and a serving certificate for that address written under
+/// `target/e2e/result-tls/<name>`. Empty on the log path.
+pub fn host_manager_args(name: &str, gateway: &str, durable: bool) -> Vec<String> {
+    if !durable {
         return Vec::new();
     }
     let dir = workspace_root().join("target/e2e/result-tls").join(name);

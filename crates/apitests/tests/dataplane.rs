@@ -23,6 +23,7 @@ mod migrations;
 mod dataplane {
     pub mod by_hand;
     pub mod database;
+    pub mod delivered;
     pub mod history;
     pub mod lost_pods;
     pub mod released;
@@ -49,6 +50,7 @@ mod dataplane {
     mod pod_metadata;
     mod privilege_changes;
     mod registry_outage;
+    mod result_delivery;
     mod shared_realm;
     mod target_secret_changed;
     mod unapproved_deleted;

@@ -182,7 +182,9 @@ pub async fn apply_settled(run: &Run) -> (PtahSchema, String) {
                 .is_none_or(|op| op.operation_type != SchemaOperationType::Apply)
         });
         if dispatched && settled {
-            return (s, logs.into_values().collect::<Vec<_>>().join("\n"));
+            let mut said = logs.into_values().collect::<Vec<_>>().join("\n");
+            said.push_str(&super::delivered::delivered_results(&run.app.client, &run.app.ns).await);
+            return (s, said);
         }
         assert!(
             Instant::now() < deadline,

@@ -33,6 +33,8 @@ pub struct Via {
     pub database: Option<String>,
     /// The TLS registry's address.
     pub registry: Option<String>,
+    /// The manager delivers results durably whatever the run asks (`PTAH_E2E_RESULT_DELIVERY`).
+    pub durable: bool,
 }
 
 /// A scenario's application, manager and measurements.
@@ -125,7 +127,8 @@ impl Run {
         let history = History::watch(app.schemas.clone(), "orders", from);
         let scenario = Scenario::start(name, engine, &app.client, &app.ns);
         let (kubeconfig, cluster_scoped) = chart_kubeconfig(&app.client, &app.ns, &app.ns, &app.image).await;
-        let manager = Manager::start(&app.ns, &app.image, kubeconfig);
+        let durable = via.durable || ptah_apitests::resultdelivery::durable();
+        let manager = Manager::start_delivering(&app.ns, &app.image, kubeconfig, durable);
         Run {
             app,
             manager,
@@ -198,7 +201,8 @@ impl Run {
             .join("\n")
     }
 
-    /// The logs of every Apply Pod of the namespace: the runner's result frames.
+    /// The logs of every Apply Pod of the namespace (the runner's result frames), and the results
+    /// delivered durably (which no log holds).
     pub async fn apply_pod_logs(&self) -> String {
         let pods: Api<Pod> = Api::namespaced(self.app.client.clone(), &self.app.ns);
         let selector = format!("{OPERATION_LABEL}={}", Operation::Apply.as_str());
@@ -212,6 +216,7 @@ impl Run {
             let name = pod.metadata.name.unwrap_or_default();
             out.push_str(&pods.logs(&name, &Default::default()).await.unwrap_or_default());
         }
+        out.push_str(&super::delivered::delivered_results(&self.app.client, &self.app.ns).await);
         out
     }
 

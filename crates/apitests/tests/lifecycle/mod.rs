@@ -31,8 +31,18 @@ pub struct Manager {
 
 impl Manager {
     /// Starts `manager` scoped to `namespace` (also its coordination namespace), authenticated
-    /// by `kubeconfig`.
+    /// by `kubeconfig`, delivering results as this run asks (`PTAH_E2E_RESULT_DELIVERY`).
     pub fn start(namespace: &str, image: &str, kubeconfig: PathBuf) -> Manager {
+        Manager::start_delivering(
+            namespace,
+            image,
+            kubeconfig,
+            ptah_apitests::resultdelivery::durable(),
+        )
+    }
+
+    /// [`Manager::start`], delivering results durably when `durable`, whatever the run asks.
+    pub fn start_delivering(namespace: &str, image: &str, kubeconfig: PathBuf, durable: bool) -> Manager {
         let bin = ptah_apitests::e2e::build_bin("ptah-manager", "manager");
         let dir = workspace_root().join("target/e2e/logs");
         std::fs::create_dir_all(&dir).expect("log dir");
@@ -51,7 +61,7 @@ impl Manager {
             "--log-format=json".to_owned(),
         ];
         args.extend(ptah_apitests::resultdelivery::host_manager_args(
-            namespace, &gateway,
+            namespace, &gateway, durable,
         ));
         let mut m = Manager {
             bin,
