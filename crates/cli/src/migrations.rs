@@ -1,5 +1,6 @@
-//! `ptah migrations status|up|baseline|hash|repair|push|pull`.
+//! `ptah migrations status|up|baseline|hash|lint|repair|push|pull`.
 
+mod lint;
 mod repair;
 mod text;
 
@@ -36,6 +37,9 @@ pub enum Sub {
     Baseline(BaselineArgs),
     /// Write ptah.sum for the directory.
     Hash(HashArgs),
+    /// Report what the migrations would do to a live database: destructive changes, lock
+    /// hazards, table copies, transaction conflicts, file rules and renames.
+    Lint(lint::LintArgs),
     /// Record a failed or interrupted (dirty) version as applied or absent, with who and why.
     Repair(repair::RepairArgs),
     /// Publish the directory (with a current ptah.sum) as a migrations artifact.
@@ -224,6 +228,13 @@ pub async fn run(args: Args) -> u8 {
                 command: "migrations hash",
             };
             hash(&a, out).unwrap_or_else(|e| fail(out, &e))
+        }
+        Sub::Lint(a) => {
+            let out = Output {
+                format: a.dir.format,
+                command: "migrations lint",
+            };
+            lint::run(&a, out)
         }
         Sub::Repair(a) => {
             let out = Output {
