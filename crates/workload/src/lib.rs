@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod build;
+mod check;
 mod compare;
 pub mod containers;
 mod error;
@@ -23,7 +24,8 @@ mod quantity;
 mod snapshot;
 pub mod volumes;
 
-pub use build::{MAX_TERMINATION_GRACE_SECONDS, build};
+pub use build::build;
+pub use check::MAX_TERMINATION_GRACE_SECONDS;
 pub use compare::{Difference, DifferenceKind, IntentMismatch, compare};
 pub use error::WorkloadError;
 pub use intent::{

@@ -289,6 +289,53 @@ async fn the_api_server_holds_the_manager_to_operation_pods() {
             "the {op} Pod"
         );
     }
+    // Durable result delivery: the runner learns its own Pod's name and UID from the downward
+    // API, and the ticket comes from a ConfigMap; the policies admit exactly that, and refuse a
+    // downward-API variable that reads anything else.
+    for op in ALL_OPS {
+        let delivery = ptah_workload::ResultDelivery {
+            config_map: "orders-ticket".to_owned(),
+            endpoint: "10.96.0.20:8444".to_owned(),
+            server_name: "ptah-operator-webhook.ptah-system.svc".to_owned(),
+        };
+        let durable = f.owners.job_delivering(
+            &f.ns,
+            Family::of(op),
+            op,
+            Auth::Environment.access(),
+            Some(delivery),
+        );
+        let admitted =
+            eventually(|| async { create_job(&f.manager, &durable).await == Verdict::Admitted }).await;
+        assert!(
+            admitted,
+            "the durable {op} Job: {:?}",
+            create_job(&f.manager, &durable).await
+        );
+        assert_eq!(
+            create_pod(&f.admin, &f.ns, &pod_of(&durable)).await,
+            Verdict::Admitted,
+            "the durable {op} Pod"
+        );
+        let mut prying = pod_of(&durable);
+        let runner = prying
+            .spec
+            .as_mut()
+            .and_then(|s| s.containers.first_mut())
+            .expect("the runner");
+        for var in runner.env.iter_mut().flatten() {
+            if var.name == ptah_dataplane::env::POD_NAME
+                && let Some(field) = var.value_from.as_mut().and_then(|v| v.field_ref.as_mut())
+            {
+                field.field_path = "spec.serviceAccountName".to_owned();
+            }
+        }
+        let verdict = create_pod(&f.admin, &f.ns, &prying).await;
+        assert!(
+            verdict.refused_for("only the runner learns its own Pod's name and UID"),
+            "{verdict:?}"
+        );
+    }
     // The job-secrets policies look their params up before their match conditions: a Job of a
     // namespace without ptah objects must still be admitted (the test flips it below).
     assert_eq!(

@@ -107,3 +107,18 @@ fn a_job_without_durable_delivery_has_none_of_it() {
         assert_eq!(value(main, env::RESULT_DELIVERY), None);
     }
 }
+
+#[test]
+fn a_durable_intent_without_an_endpoint_or_a_valid_ticket_name_is_refused() {
+    let mut i = intent(ptah_dataplane::Operation::Plan);
+    i.result_delivery = Some(ResultDelivery {
+        endpoint: " ".to_owned(),
+        ..durable()
+    });
+    assert!(build(&i).is_err(), "an empty endpoint");
+    i.result_delivery = Some(ResultDelivery {
+        config_map: "Not_A_Name".to_owned(),
+        ..durable()
+    });
+    assert!(build(&i).is_err(), "a ticket ConfigMap name that is no DNS label");
+}

@@ -153,6 +153,18 @@ impl Owners {
     /// The built Job of `op` with `access`, owned by the `family` object whose spec names that
     /// access, in `ns`.
     pub fn job(&self, ns: &str, family: Family, op: Operation, access: SourceAccess) -> Job {
+        self.job_delivering(ns, family, op, access, None)
+    }
+
+    /// [`Owners::job`], delivering its result durably when `delivery` is given.
+    pub fn job_delivering(
+        &self,
+        ns: &str,
+        family: Family,
+        op: Operation,
+        access: SourceAccess,
+        delivery: Option<ptah_workload::ResultDelivery>,
+    ) -> Job {
         let (name, uid) = self
             .0
             .get(&(family, Auth::of(&access)))
@@ -164,6 +176,7 @@ impl Owners {
         intent.owner.kind = family.kind().to_owned();
         intent.owner.name = name;
         intent.owner.uid = uid;
+        intent.result_delivery = delivery;
         ptah_workload::build(&intent).expect("build")
     }
 }
