@@ -50,6 +50,16 @@ pub const RULES: &[Rule] = &[
     ),
     rule("DS108", Error, "truncates a table"),
     rule(
+        "DS109",
+        Error,
+        "disables row-level security: every row becomes visible to the table's readers",
+    ),
+    rule(
+        "DD101",
+        Warning,
+        "adds a NOT NULL column without a default: refused on a table with rows",
+    ),
+    rule(
         "PG101",
         Warning,
         "creates an index without CONCURRENTLY: writes to the table block for the whole build",
@@ -85,6 +95,21 @@ pub const RULES: &[Rule] = &[
         "PG304",
         Warning,
         "adds a CHECK or FOREIGN KEY constraint without NOT VALID: validated under lock",
+    ),
+    rule(
+        "PG305",
+        Warning,
+        "SET LOGGED, UNLOGGED or ACCESS METHOD: the table is rewritten under ACCESS EXCLUSIVE",
+    ),
+    rule(
+        "PG306",
+        Warning,
+        "creates a trigger on a table that exists: writes block until commit",
+    ),
+    rule(
+        "PG307",
+        Warning,
+        "adds a stored generated column: the table is rewritten",
     ),
     rule(
         "MY101",
@@ -136,7 +161,7 @@ mod tests {
             assert!(seen.insert(r.code), "{} twice", r.code);
             let family = r.code.trim_end_matches(|c: char| c.is_ascii_digit());
             assert!(
-                ["DS", "PG", "MY", "TX", "MF", "BC", "SQL"].contains(&family),
+                ["DS", "DD", "PG", "MY", "TX", "MF", "BC", "SQL"].contains(&family),
                 "{}",
                 r.code
             );

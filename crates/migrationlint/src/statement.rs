@@ -84,6 +84,22 @@ pub fn check(stmt: &Statement, dialect: Dialect, ctx: &mut Context) -> Vec<Hit> 
             drop_routine(&text, ctx, &mut hits);
         }
         _ if upper.starts_with("TRUNCATE") => hits.push(("DS108", first_words(&text, 3))),
+        _ if dialect == Dialect::Postgres && upper.starts_with("CREATE TRIGGER")
+            || upper.starts_with("CREATE OR REPLACE TRIGGER") =>
+        {
+            let table = upper
+                .split_whitespace()
+                .skip_while(|w| *w != "ON")
+                .nth(1)
+                .map(|t| t.replace(['"', '`'], "").to_lowercase())
+                .unwrap_or_default();
+            if !ctx.created.contains(&table) {
+                hits.push((
+                    "PG306",
+                    format!("creates a trigger on {table}: SHARE ROW EXCLUSIVE until commit"),
+                ));
+            }
+        }
         _ if upper.starts_with("ALTER TYPE") && upper.contains(" ADD VALUE") && ctx.in_transaction => {
             hits.push(("PG102", first_words(&text, 3)));
         }
@@ -245,6 +261,15 @@ fn alter_table(alter: &AlterTable, dialect: Dialect, ctx: &Context, hits: &mut V
             hits.push(("PG303", format!("sets NOT NULL on {table}.{object}")));
         } else if starts(&["RENAME"]) {
             hits.push(("BC101", format!("{} of {table}", op.to_lowercase())));
+        } else if starts(&["DISABLE", "ROW", "LEVEL", "SECURITY"]) {
+            hits.push(("DS109", format!("disables row-level security on {table}")));
+        } else if (starts(&["SET", "LOGGED"])
+            || starts(&["SET", "UNLOGGED"])
+            || starts(&["SET", "ACCESS", "METHOD"]))
+            && dialect == Dialect::Postgres
+            && !fresh
+        {
+            hits.push(("PG305", format!("{} rewrites {table}", op.to_lowercase())));
         } else if starts(&["ADD"]) && !fresh {
             add(op, &table, dialect, hits, &mut rebuilds);
         } else if starts(&["ALGORITHM"]) {
@@ -278,6 +303,18 @@ fn add(op: &str, table: &str, dialect: Dialect, hits: &mut Vec<Hit>, rebuilds: &
         && !op.contains("NOT VALID")
     {
         hits.push(("PG304", format!("adds a constraint to {table} without NOT VALID")));
+    } else if op.contains(" GENERATED ALWAYS AS (") && op.contains(" STORED") {
+        hits.push(("PG307", format!("adds a stored generated column to {table}")));
+        *rebuilds = true;
+    } else if op.contains(" NOT NULL")
+        && !op.contains(" DEFAULT ")
+        && !op.contains(" GENERATED ")
+        && !op.starts_with("ADD CONSTRAINT")
+    {
+        hits.push((
+            "DD101",
+            format!("adds a NOT NULL column without a default to {table}"),
+        ));
     } else if op.contains(" DEFAULT ") && VOLATILE.iter().any(|f| op.contains(f)) {
         hits.push((
             "PG302",

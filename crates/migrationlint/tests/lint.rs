@@ -68,6 +68,10 @@ fn postgres_pairs_report_each_hazard_where_it_is() {
             "ALTER TABLE users RENAME COLUMN email TO email_address;\nALTER TABLE users ALTER COLUMN id TYPE numeric;\nTRUNCATE users;\nDROP TABLE users;\n",
         ),
         (
+            "000009_more.up.sql",
+            "ALTER TABLE accounts DISABLE ROW LEVEL SECURITY;\nALTER TABLE accounts ADD COLUMN region text NOT NULL;\nALTER TABLE accounts ADD COLUMN region2 text NOT NULL DEFAULT 'eu';\nALTER TABLE accounts ADD COLUMN total numeric GENERATED ALWAYS AS (id * 2) STORED;\nCREATE TRIGGER accounts_touch BEFORE UPDATE ON accounts FOR EACH ROW EXECUTE FUNCTION touch();\nALTER TABLE accounts SET UNLOGGED;\n",
+        ),
+        (
             "000008_wrapped.up.sql",
             "BEGIN;\nALTER TABLE accounts ADD COLUMN token uuid DEFAULT gen_random_uuid();\nCOMMIT;\n",
         ),
@@ -105,6 +109,17 @@ fn postgres_pairs_report_each_hazard_where_it_is() {
     assert_eq!(
         of(&report, "000008_wrapped.up.sql"),
         [("TX201", 1), ("PG302", 2), ("TX201", 3)]
+    );
+    assert_eq!(
+        of(&report, "000009_more.up.sql"),
+        [
+            ("DS109", 1),
+            ("DD101", 2),
+            ("PG307", 4),
+            ("PG306", 5),
+            ("PG305", 6)
+        ],
+        "a NOT NULL column with a default is fine"
     );
     assert_eq!(report.worst(), Some(Severity::Error));
     let ds101 = report.findings.iter().find(|f| f.code == "DS101").expect("DS101");

@@ -84,6 +84,15 @@ async fn what_the_lock_rules_flag_blocks_writes_on_the_server_and_the_safe_step_
         ("ALTER TABLE t ADD CONSTRAINT t_a_positive CHECK (a > 0)", "PG304"),
         ("ALTER TABLE t ADD CONSTRAINT t_a_key UNIQUE (a)", "PG105"),
         ("ALTER TABLE t ADD PRIMARY KEY (a)", "PG104"),
+        ("ALTER TABLE t SET UNLOGGED", "PG305"),
+        (
+            "ALTER TABLE t ADD COLUMN c int GENERATED ALWAYS AS (a * 2) STORED",
+            "PG307",
+        ),
+        (
+            "CREATE TRIGGER t_touch BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION t_touch()",
+            "PG306",
+        ),
     ];
     for (statement, code) in cases {
         assert_eq!(codes(&format!("{statement};\n")), [code], "{statement}");
@@ -91,7 +100,10 @@ async fn what_the_lock_rules_flag_blocks_writes_on_the_server_and_the_safe_step_
             .await
             .expect("connect");
         setup
-            .batch("DROP TABLE IF EXISTS t; CREATE TABLE t (a int, b text); INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+            .batch(
+                "DROP TABLE IF EXISTS t; CREATE TABLE t (a int, b text); INSERT INTO t VALUES (1, 'one'), (2, 'two'); \
+                 CREATE OR REPLACE FUNCTION t_touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+            )
             .await
             .expect("table");
         setup.close().await.expect("close");
