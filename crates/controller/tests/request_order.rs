@@ -163,12 +163,26 @@ async fn run<F>(
 where
     F: Future<Output = Verifier> + Send + 'static,
 {
+    run_delivering(res, g, action, false, scenario).await
+}
+
+/// [`run`] by a manager that delivers results durably when `durable`.
+async fn run_delivering<F>(
+    res: &PtahSchema,
+    g: &Gathered,
+    action: SchemaAction,
+    durable: bool,
+    scenario: impl FnOnce(Verifier) -> F,
+) -> (Result<Performed<PtahSchema>, ShellError>, Arc<Metrics>)
+where
+    F: Future<Output = Verifier> + Send + 'static,
+{
     let (client, verifier) = recorded_client();
     let script = scenario(verifier);
     let server = tokio::spawn(async move { script.await.no_more_requests().await });
     let metrics = Arc::new(Metrics::new());
     let outcome = {
-        let ctx = context(client, metrics.clone());
+        let ctx = context(client, metrics.clone(), durable);
         tokio::time::timeout(PATIENCE * 2, perform(&ctx, res, g, action)).await
         // The context, and with it every clone of the client, is dropped here.
     };
@@ -181,12 +195,22 @@ where
     (outcome.expect("perform hung"), metrics)
 }
 
-fn context(client: Client, metrics: Arc<Metrics>) -> Context {
+/// The result CA bundle a durable manager hands to its tickets.
+const RESULT_CA: &str = "-----BEGIN CERTIFICATE-----\nresult-ca\n-----END CERTIFICATE-----\n";
+
+fn context(client: Client, metrics: Arc<Metrics>, durable: bool) -> Context {
     let (schemas, _) = reflector::store();
     let (migrations, _) = reflector::store();
-    Context::new(
+    let mut binding = binding();
+    if durable {
+        binding.result_endpoint = Some(ptah_controller::operation::observed::ResultEndpoint {
+            endpoint: "10.96.0.20:8444".into(),
+            server_name: "ptah-operator-webhook.ptah-system.svc".into(),
+        });
+    }
+    let ctx = Context::new(
         client,
-        binding(),
+        binding,
         ManagerConfig {
             coordination_namespace: COORDINATION_NS.into(),
             identity: IDENTITY.into(),
@@ -194,7 +218,12 @@ fn context(client: Client, metrics: Arc<Metrics>) -> Context {
         },
         metrics,
         Stores { schemas, migrations },
-    )
+    );
+    if durable {
+        ctx.with_result_ca(tokio::sync::watch::channel(RESULT_CA.to_owned()).1)
+    } else {
+        ctx
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -640,4 +669,95 @@ async fn a_conflict_is_requeued_at_once() {
     );
     assert_eq!(e.category(), ErrorCategory::Conflict);
     assert_eq!(ErrorCategory::Conflict.backoff(), Duration::ZERO);
+}
+
+/// A manager that delivers results durably commits the enrolment token's digest with the
+/// dispatch, creates the Job built for durable delivery, then hands the token over in a
+/// ConfigMap named after the Job and owned by it: its token is the one whose digest the claim
+/// keeps, and the token appears in no other request.
+#[tokio::test]
+async fn a_durable_dispatch_commits_the_token_digest_then_hands_the_ticket_to_the_job() {
+    let g = gathered();
+    let (before, action) = resolve_dispatch(&g);
+    let Action::Dispatch { status, .. } = &action else {
+        unreachable!()
+    };
+    let job_name = claim(status).job_name.clone();
+    let res = schema(before);
+    let echo = res.clone();
+    let (outcome, _) = run_delivering(&res, &g, action, true, move |mut api| async move {
+        let patch = api
+            .next("the claim's status")
+            .await
+            .expect("the claim's status", Method::PATCH, &status_path())
+            .by_the_manager("the claim's status");
+        let claim = patch.body["status"]["activeOperation"].clone();
+        assert_eq!(claim["dispatchStarted"], json!(true));
+        let digest = claim["resultEnrolmentDigest"]
+            .as_str()
+            .expect("the token's digest is committed with the dispatch")
+            .to_owned();
+        let written = applied(&echo, &patch.body);
+        patch.reply(StatusCode::OK, &written);
+
+        let create = api
+            .next("the Job")
+            .await
+            .expect(
+                "the Job",
+                Method::POST,
+                &format!("/apis/batch/v1/namespaces/{NS}/jobs"),
+            )
+            .by_the_manager("the Job");
+        let job_text = create.body.to_string();
+        assert_eq!(
+            create.body["metadata"]["annotations"][ptah_workload::RESULT_DELIVERY_ANNOTATION],
+            ptah_workload::RESULT_DELIVERY_DURABLE
+        );
+        assert!(job_text.contains("10.96.0.20:8444"), "the Job names the receiver");
+        let mut job = create.body.clone();
+        job["metadata"]["uid"] = json!("job-uid");
+        job["metadata"]["namespace"] = json!(NS);
+        create.reply(StatusCode::CREATED, &job);
+
+        let ticket = api
+            .next("the ticket")
+            .await
+            .expect(
+                "the ticket",
+                Method::POST,
+                &format!("/api/v1/namespaces/{NS}/configmaps"),
+            )
+            .by_the_manager("the ticket");
+        let cm = &ticket.body;
+        assert_eq!(cm["metadata"]["name"], json!(job_name), "named after the Job");
+        assert_eq!(cm["metadata"]["ownerReferences"][0]["uid"], "job-uid");
+        assert_eq!(cm["metadata"]["ownerReferences"][0]["kind"], "Job");
+        assert_eq!(cm["immutable"], true);
+        assert_eq!(cm["data"]["result-ca.crt"], RESULT_CA);
+        let body: ptah_resultdelivery::wire::EnrolmentTicket =
+            serde_json::from_str(cm["data"]["result-enrolment"].as_str().expect("the ticket"))
+                .expect("a ticket");
+        let token = ptah_resultdelivery::EnrolmentToken::parse(&body.token).expect("a token");
+        assert_eq!(
+            token.digest().to_string(),
+            digest,
+            "the claim keeps this token's digest"
+        );
+        assert_eq!((body.namespace.as_str(), body.name.as_str()), (NS, NAME));
+        assert!(
+            !patch_and_job_hold(&claim, &job_text, &body.token),
+            "the token itself is in neither the status nor the Job"
+        );
+        let mut created = cm.clone();
+        created["metadata"]["uid"] = json!("cm-uid");
+        ticket.reply(StatusCode::CREATED, &created);
+        api
+    })
+    .await;
+    assert!(matches!(outcome, Ok(Performed::Next(_))), "{outcome:?}");
+}
+
+fn patch_and_job_hold(claim: &Value, job: &str, token: &str) -> bool {
+    claim.to_string().contains(token) || job.contains(token)
 }
