@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod config;
+pub mod lock;
 pub mod rules;
 mod statement;
 mod suppress;

@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use ptah_engine::{DatabaseUrl, Dialect, Session};
 use ptah_migrate::Directory;
-use ptah_migrationlint::{Config, lint_directory};
+use ptah_migrationlint::{
+    Config, lint_directory,
+    lock::{Lock, taken},
+};
 use ptah_testservices::{TestServices, unique_name};
 
 async fn fresh() -> DatabaseUrl {
@@ -128,4 +131,92 @@ async fn what_the_lock_rules_flag_blocks_writes_on_the_server_and_the_safe_step_
         !blocks_writes(&url, "t", validate).await,
         "VALIDATE CONSTRAINT blocks writes"
     );
+}
+
+/// The strongest lock an open transaction holds on `t`, found by what a second session can take
+/// without waiting (`LOCK TABLE … NOWAIT`): each of the modes below conflicts with a different
+/// set, so three probes name it.
+async fn held_lock(url: &DatabaseUrl) -> Lock {
+    let mut probe = Session::connect(url, Duration::from_secs(10))
+        .await
+        .expect("connect");
+    let mut takes = Vec::new();
+    for mode in ["ACCESS SHARE", "ROW EXCLUSIVE", "SHARE UPDATE EXCLUSIVE", "SHARE"] {
+        let ok = probe
+            .batch(&format!("BEGIN; LOCK TABLE t IN {mode} MODE NOWAIT"))
+            .await
+            .is_ok();
+        probe.batch("ROLLBACK").await.expect("rollback");
+        takes.push(ok);
+    }
+    probe.close().await.expect("close");
+    match takes.as_slice() {
+        [false, ..] => Lock::AccessExclusiveLock,
+        [true, false, _, false] => Lock::ShareRowExclusiveLock,
+        [true, false, _, true] => Lock::ShareLock,
+        [true, true, false, false] => Lock::ShareUpdateExclusiveLock,
+        [true, true, true, false] => Lock::RowExclusiveLock,
+        other => panic!("no mode explains what the probes could take: {other:?}"),
+    }
+}
+
+/// Every form the classification names, run in a transaction on the server: the lock the server
+/// holds is the one `lock::taken` says.
+#[tokio::test]
+async fn the_lock_each_statement_takes_is_the_one_the_server_holds() {
+    let url = fresh().await;
+    let cases = [
+        "INSERT INTO t (a, b) VALUES (3, 'three')",
+        "CREATE INDEX t_a ON t (a)",
+        "CREATE TRIGGER t_touch BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION t_touch()",
+        "ALTER TABLE t ADD CONSTRAINT t_p FOREIGN KEY (a) REFERENCES p (id)",
+        "ALTER TABLE t VALIDATE CONSTRAINT t_a_positive",
+        "ALTER TABLE t ADD COLUMN c int",
+        "ALTER TABLE t ALTER COLUMN b SET NOT NULL",
+        "ALTER TABLE t ALTER COLUMN a TYPE bigint",
+        "ALTER TABLE t ADD CONSTRAINT t_a_small CHECK (a < 100)",
+        "ALTER TABLE t DISABLE TRIGGER t_touch",
+        "TRUNCATE t",
+        "DROP TABLE t",
+    ];
+    for statement in cases {
+        let mut setup = Session::connect(&url, Duration::from_secs(10))
+            .await
+            .expect("connect");
+        setup
+            .batch(
+                "DROP TABLE IF EXISTS t; DROP TABLE IF EXISTS p; CREATE TABLE p (id int PRIMARY KEY); \
+                 INSERT INTO p VALUES (1), (2); CREATE TABLE t (a int, b text); \
+                 INSERT INTO t VALUES (1, 'one'), (2, 'two'); \
+                 CREATE OR REPLACE FUNCTION t_touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$; \
+                 CREATE TRIGGER t_touch BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION t_touch(); \
+                 ALTER TABLE t ADD CONSTRAINT t_a_positive CHECK (a > 0) NOT VALID",
+            )
+            .await
+            .expect("the tables");
+        setup.close().await.expect("close");
+        // The trigger the setup made is the one some cases create again: drop it for those.
+        let prepare = if statement.starts_with("CREATE TRIGGER") {
+            "BEGIN; DROP TRIGGER t_touch ON t; COMMIT"
+        } else {
+            "SELECT 1"
+        };
+        let mut changer = Session::connect(&url, Duration::from_secs(10))
+            .await
+            .expect("connect");
+        changer.batch(prepare).await.expect("prepare");
+        changer.batch("BEGIN").await.expect("begin");
+        changer
+            .batch(statement)
+            .await
+            .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        let held = held_lock(&url).await;
+        changer.batch("ROLLBACK").await.expect("rollback");
+        changer.close().await.expect("close");
+        assert_eq!(
+            taken(statement, Dialect::Postgres),
+            Some(held),
+            "{statement}: the server holds {held:?}"
+        );
+    }
 }
