@@ -83,9 +83,10 @@ fn of_operation(op: &str) -> Lock {
     let starts = |p: &str| op.starts_with(p);
     if starts("VALIDATE CONSTRAINT") {
         Lock::ShareUpdateExclusiveLock
-    } else if starts("ADD CONSTRAINT") && (op.contains("FOREIGN KEY") || op.contains(" REFERENCES ")) {
-        Lock::ShareRowExclusiveLock
-    } else if starts("ENABLE TRIGGER") || starts("DISABLE TRIGGER") {
+    } else if (starts("ADD CONSTRAINT") && (op.contains("FOREIGN KEY") || op.contains(" REFERENCES ")))
+        || starts("ENABLE TRIGGER")
+        || starts("DISABLE TRIGGER")
+    {
         Lock::ShareRowExclusiveLock
     } else {
         // ADD/DROP COLUMN, ALTER COLUMN … TYPE/SET NOT NULL/SET DEFAULT, ADD CHECK/UNIQUE/PRIMARY
