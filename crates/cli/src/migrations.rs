@@ -285,6 +285,14 @@ fn target(db: &DbArgs) -> Result<ptah_migrate::Target, Error> {
     db.target().map_err(Error::Engine)
 }
 
+/// `status`'s report with the lint of its pending migrations.
+#[derive(Serialize)]
+struct StatusWithLint<'a> {
+    #[serde(flatten)]
+    report: &'a ptah_migrate::StatusReport,
+    lint: lint::PendingLint,
+}
+
 async fn status(a: StatusArgs, out: Output) -> Result<u8, Error> {
     let target = target(&a.db)?;
     let dir = Directory::read(&a.dir.dir)?;
@@ -294,7 +302,12 @@ async fn status(a: StatusArgs, out: Output) -> Result<u8, Error> {
     } else {
         EXIT_OK
     };
-    Ok(out.report(&report, || text::status_text(&report, &dir), exit))
+    let pending: Vec<Version> = report.pending_migrations.iter().map(|p| p.version).collect();
+    let with_lint = StatusWithLint {
+        report: &report,
+        lint: lint::pending(&dir, target.url.dialect(), &pending),
+    };
+    Ok(out.report(&with_lint, || text::status_text(&report, &dir), exit))
 }
 
 fn read_expected(value: &str) -> Result<Vec<ptah_migrate::SequenceEntry>, Error> {

@@ -54,3 +54,84 @@ fn lint_reports_fails_on_the_threshold_and_reads_the_directorys_config() {
     assert_eq!(code, 2);
     assert!(stderr.contains("XX1 is no rule's code"), "{stderr}");
 }
+
+/// `migrations status` (what the operator's History runs) reports the lint of the pending
+/// migrations only: the index built on a live table while it is pending, nothing once applied.
+#[tokio::test]
+async fn status_reports_the_lint_of_the_pending_migrations() {
+    use std::time::Duration;
+
+    use ptah_engine::{DatabaseUrl, Session};
+    use ptah_testservices::{TestServices, unique_name};
+
+    let services = TestServices::require();
+    let name = unique_name("lintstatus");
+    let admin = DatabaseUrl::parse(services.postgres.admin_url.expose()).expect("admin url");
+    let mut session = Session::connect(&admin, Duration::from_secs(10))
+        .await
+        .expect("connect");
+    session
+        .batch(&format!("CREATE DATABASE {name} OWNER app"))
+        .await
+        .expect("create");
+    session.close().await.expect("close");
+    let url = services.postgres.url_for_database(&name).expose().to_owned();
+
+    let dir = tempfile::tempdir().expect("dir");
+    for (file, text) in [
+        (
+            "0000000001_items.up.sql",
+            "CREATE TABLE items (id int, name text);\n",
+        ),
+        ("0000000001_items.down.sql", "DROP TABLE items;\n"),
+        (
+            "0000000002_name_index.up.sql",
+            "CREATE INDEX items_name ON items (name);\n",
+        ),
+        ("0000000002_name_index.down.sql", "DROP INDEX items_name;\n"),
+    ] {
+        std::fs::write(dir.path().join(file), text).expect("write");
+    }
+    let migrations = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ptah"))
+            .arg("migrations")
+            .args(args)
+            .arg("--dir")
+            .arg(dir.path())
+            .args(["--format", "json"])
+            .env("PTAH_DB_URL", &url)
+            .env("PTAH_LOG", "warn")
+            .output()
+            .expect("run ptah");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let status = migrations(&["status"]);
+    let lint = &status["lint"];
+    assert_eq!(lint["worst"], "warning", "{status}");
+    let codes: Vec<&str> = lint["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["PG101"], "{lint}");
+    assert!(
+        lint["findings"][0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("0000000002_name_index.up.sql"))
+    );
+    assert_eq!(migrations(&["hash"])["files"], 4);
+    assert!(migrations(&["up"]).get("error").is_none());
+    let after = migrations(&["status"]);
+    assert_eq!(
+        after["pending_migrations"].as_array().map(Vec::len),
+        Some(0),
+        "{after}"
+    );
+    assert_eq!(
+        after["lint"]["findings"],
+        serde_json::json!([]),
+        "applied migrations are not judged"
+    );
+    assert!(after["lint"].get("worst").is_none());
+}

@@ -2,7 +2,8 @@
 //! (`ptah-migrationlint`). Exit 1 when a finding is at or above `--fail-on`.
 
 use ptah_migrate::{Directory, Version};
-use ptah_migrationlint::{CONFIG_FILE, Config, Report, Severity, lint_directory};
+use ptah_migrationlint::{CONFIG_FILE, Config, Finding, Report, Severity, lint_directory};
+use serde::Serialize;
 
 use super::{DialectArg, DirArgs};
 use crate::common::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Output};
@@ -47,21 +48,83 @@ impl From<FailOn> for Severity {
     }
 }
 
-/// Runs `lint`.
-pub fn run(a: &LintArgs, out: Output) -> u8 {
-    let config_path = a.config.clone().or_else(|| {
-        let default = a.dir.dir.join(CONFIG_FILE);
+/// The config of `dir`: `explicit` when given, else its `.ptah-lint.yaml` when present.
+fn config_of(dir: &std::path::Path, explicit: Option<&std::path::Path>) -> Result<Config, String> {
+    let path = explicit.map(std::path::Path::to_path_buf).or_else(|| {
+        let default = dir.join(CONFIG_FILE);
         default.is_file().then_some(default)
     });
-    let config =
-        match config_path.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))) {
-            None => Config::default(),
-            Some(Err(why)) => return out.error("invalid_lint_config", &why, EXIT_USAGE),
-            Some(Ok(text)) => match Config::parse(&text) {
-                Ok(c) => c,
-                Err(e) => return out.error("invalid_lint_config", &e.to_string(), EXIT_USAGE),
-            },
-        };
+    match path {
+        None => Ok(Config::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Config::parse(&text).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// What `migrations status` says of the pending migrations' lint: the worst severity and the
+/// findings (at most [`MAX_STATUS_FINDINGS`]), or why the linter could not judge them.
+#[derive(Debug, Serialize)]
+pub struct PendingLint {
+    /// The highest severity among the pending migrations' findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worst: Option<Severity>,
+    /// The findings, pending migrations only.
+    findings: Vec<Finding>,
+    /// Whether findings were left out.
+    truncated: bool,
+    /// Why nothing was judged (a bad config, a file `up` would refuse).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// The most findings `status` reports.
+pub const MAX_STATUS_FINDINGS: usize = 256;
+
+/// The lint of the migrations of `dir` whose versions are `pending`, for `status`.
+pub fn pending(dir: &Directory, dialect: ptah_engine::Dialect, pending: &[Version]) -> PendingLint {
+    let judged = config_of(dir.root(), None)
+        .and_then(|config| lint_directory(dir, dialect, &config, None).map_err(|e| e.to_string()));
+    let report = match judged {
+        Ok(report) => report,
+        Err(error) => {
+            return PendingLint {
+                worst: None,
+                findings: Vec::new(),
+                truncated: false,
+                error: Some(error),
+            };
+        }
+    };
+    let files: Vec<&str> = dir
+        .migrations()
+        .iter()
+        .filter(|m| pending.contains(&m.version))
+        .map(|m| m.up.path.as_str())
+        .collect();
+    let mut findings: Vec<Finding> = report
+        .findings
+        .into_iter()
+        .filter(|f| files.contains(&f.file.as_str()))
+        .collect();
+    let worst = findings.iter().map(|f| f.severity).max();
+    let truncated = findings.len() > MAX_STATUS_FINDINGS;
+    findings.truncate(MAX_STATUS_FINDINGS);
+    PendingLint {
+        worst,
+        findings,
+        truncated,
+        error: None,
+    }
+}
+
+/// Runs `lint`.
+pub fn run(a: &LintArgs, out: Output) -> u8 {
+    let config = match config_of(&a.dir.dir, a.config.as_deref()) {
+        Ok(c) => c,
+        Err(why) => return out.error("invalid_lint_config", &why, EXIT_USAGE),
+    };
     let dir = match Directory::read(&a.dir.dir) {
         Ok(d) => d,
         Err(e) => return out.error(e.code(), &e.to_string(), EXIT_FAILURE),
