@@ -25,9 +25,10 @@ pub use identity::{IdentityError, TargetIdentity};
 pub use operation::{Operation, UnknownOperation};
 pub use parse::{ParseError, ParsedFrame, parse_last_frame};
 pub use payload::{
-    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_BLOCKED_REASON_BYTES, MAX_OPERATION_ID_BYTES,
-    MAX_REPORTED_VERSIONS, MigrationHistoryResult, MigrationOutcome, MigrationRunResult, OperationId,
-    PlanOutcome, PlanResult, ResultError, ResultPayload, Truncation, VERIFICATION_FAILED,
+    ArtifactResult, DriftFinding, DriftResult, ErrorCode, LintFinding, LintSeverity,
+    MAX_BLOCKED_REASON_BYTES, MAX_LINT_FINDINGS, MAX_OPERATION_ID_BYTES, MAX_REPORTED_VERSIONS,
+    MigrationHistoryResult, MigrationOutcome, MigrationRunResult, OperationId, PendingLint, PlanOutcome,
+    PlanResult, ResultError, ResultPayload, Truncation, VERIFICATION_FAILED,
 };
 pub use sequence::{
     MAX_SEQUENCE_STEPS, SequenceError, SequenceStep, expected_sequence, parse_expected_sequence,

@@ -288,6 +288,54 @@ pub struct MigrationHistoryResult {
     /// [`MAX_BLOCKED_REASON_BYTES`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_reason: Option<String>,
+    /// What the migration linter found in the pending migrations (`ptah migrations status`'s
+    /// `lint`): codes and severities, no SQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_lint: Option<PendingLint>,
+}
+
+/// The most lint findings a History reading carries.
+pub const MAX_LINT_FINDINGS: usize = 256;
+
+/// How much a lint finding matters (`ptah-migrationlint`'s severities).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LintSeverity {
+    /// Worth knowing.
+    Notice,
+    /// A hazard on a busy database, or a change worth a second look.
+    Warning,
+    /// Loses data or cannot run as written.
+    Error,
+}
+
+/// One finding of a pending migration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LintFinding {
+    /// The migration's version.
+    pub version: i64,
+    /// The rule's code (`PG101`).
+    pub code: String,
+    /// Its severity.
+    pub severity: LintSeverity,
+}
+
+/// The lint of the pending migrations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PendingLint {
+    /// The highest severity found; absent when nothing was found or nothing could be judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst: Option<LintSeverity>,
+    /// The findings, at most [`MAX_LINT_FINDINGS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<LintFinding>,
+    /// Whether findings were left out.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Whether the linter judged the migrations (false: a bad config or a file it could not read).
+    pub judged: bool,
 }
 
 /// How a migration Apply ended, as the child reported it.

@@ -210,6 +210,9 @@ fn validate_history(h: &MigrationHistoryResult) -> Result<(), InvariantViolation
             return Err(V::SequenceMismatch("blocked"));
         }
     }
+    if let Some(lint) = &h.pending_lint {
+        validate_lint(lint)?;
+    }
     if let Some(steps) = &h.pending_sequence {
         let (_, digest) = sequence::expected_sequence(steps)
             .map_err(|_| V::OutOfBounds("migrationHistory.pendingSequence"))?;
@@ -222,6 +225,39 @@ fn validate_history(h: &MigrationHistoryResult) -> Result<(), InvariantViolation
         if steps.len() as u64 > h.pending_count {
             return Err(V::SequenceMismatch("pendingCount"));
         }
+    }
+    Ok(())
+}
+
+/// A lint code: two or three capital letters and three digits (`PG101`, `SQL001`).
+fn is_lint_code(code: &str) -> bool {
+    let letters = code.bytes().take_while(u8::is_ascii_uppercase).count();
+    (2..=3).contains(&letters)
+        && code.len() == letters + 3
+        && code.bytes().skip(letters).all(|b| b.is_ascii_digit())
+}
+
+/// The bounds of a History reading's lint, and its worst severity agreeing with its findings.
+fn validate_lint(lint: &crate::PendingLint) -> Result<(), InvariantViolation> {
+    use InvariantViolation as V;
+    if lint.findings.len() > crate::MAX_LINT_FINDINGS {
+        return Err(V::OutOfBounds("migrationHistory.pendingLint.findings"));
+    }
+    if lint
+        .findings
+        .iter()
+        .any(|f| !is_lint_code(&f.code) || f.version < 0)
+    {
+        return Err(V::OutOfBounds("migrationHistory.pendingLint.findings"));
+    }
+    let highest = lint.findings.iter().map(|f| f.severity).max();
+    let agrees = if lint.truncated {
+        lint.worst >= highest
+    } else {
+        lint.worst == highest
+    };
+    if !agrees || (!lint.judged && (lint.worst.is_some() || !lint.findings.is_empty())) {
+        return Err(V::SequenceMismatch("pendingLint.worst"));
     }
     Ok(())
 }
@@ -269,8 +305,43 @@ mod tests {
             out_of_order_versions: Vec::new(),
             ahead_versions: Vec::new(),
             blocked_reason: None,
+            pending_lint: None,
         });
         p
+    }
+
+    #[test]
+    fn a_history_readings_lint_is_bounded_and_its_worst_agrees() {
+        use crate::{LintFinding, LintSeverity, PendingLint};
+        let finding = |code: &str, severity| LintFinding {
+            version: 2,
+            code: code.to_owned(),
+            severity,
+        };
+        let mut p = history(Some(vec![step(2), step(3)]));
+        edit(&mut p).pending_lint = Some(PendingLint {
+            worst: Some(LintSeverity::Warning),
+            findings: vec![
+                finding("PG101", LintSeverity::Warning),
+                finding("SQL001", LintSeverity::Notice),
+            ],
+            truncated: false,
+            judged: true,
+        });
+        assert_eq!(p.validate(), Ok(()));
+        let mut wrong = p.clone();
+        edit(&mut wrong).pending_lint.as_mut().expect("lint").worst = Some(LintSeverity::Error);
+        assert!(wrong.validate().is_err(), "a worst no finding has");
+        let mut odd = p.clone();
+        edit(&mut odd).pending_lint.as_mut().expect("lint").findings[0].code = "DROP TABLE x".to_owned();
+        assert!(odd.validate().is_err(), "a code that is no code");
+        let mut many = p.clone();
+        edit(&mut many).pending_lint.as_mut().expect("lint").findings =
+            vec![finding("PG101", LintSeverity::Warning); crate::MAX_LINT_FINDINGS + 1];
+        assert!(many.validate().is_err());
+        let mut unjudged = p;
+        edit(&mut unjudged).pending_lint.as_mut().expect("lint").judged = false;
+        assert!(unjudged.validate().is_err(), "nothing judged, nothing found");
     }
 
     fn edit(p: &mut ResultPayload) -> &mut MigrationHistoryResult {

@@ -156,6 +156,12 @@ async fn history_then_apply(postgres: bool) {
     base.insert(env::CONNECT_TIMEOUT.into(), "10s".into());
 
     let read = history(&base, work.path(), &secrets);
+    // The executor lints the pending migrations; the reading carries what it judged.
+    assert!(
+        read.pending_lint.as_ref().is_some_and(|l| l.judged),
+        "{:?}",
+        read.pending_lint
+    );
     let steps = read.pending_sequence.clone().expect("nothing blocks up");
     let got: Vec<(i64, &str, &str, Option<&str>)> = steps
         .iter()

@@ -71,12 +71,22 @@ pub struct PendingLint {
     #[serde(skip_serializing_if = "Option::is_none")]
     worst: Option<Severity>,
     /// The findings, pending migrations only.
-    findings: Vec<Finding>,
+    findings: Vec<PendingFinding>,
     /// Whether findings were left out.
     truncated: bool,
     /// Why nothing was judged (a bad config, a file `up` would refuse).
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+/// A finding of a pending migration, with its version.
+#[derive(Debug, Serialize)]
+pub struct PendingFinding {
+    /// The migration's version.
+    version: Version,
+    /// The finding.
+    #[serde(flatten)]
+    finding: Finding,
 }
 
 /// The most findings `status` reports.
@@ -97,18 +107,24 @@ pub fn pending(dir: &Directory, dialect: ptah_engine::Dialect, pending: &[Versio
             };
         }
     };
-    let files: Vec<&str> = dir
+    let files: Vec<(&str, Version)> = dir
         .migrations()
         .iter()
         .filter(|m| pending.contains(&m.version))
-        .map(|m| m.up.path.as_str())
+        .map(|m| (m.up.path.as_str(), m.version))
         .collect();
-    let mut findings: Vec<Finding> = report
+    let mut findings: Vec<PendingFinding> = report
         .findings
         .into_iter()
-        .filter(|f| files.contains(&f.file.as_str()))
+        .filter_map(|finding| {
+            let (_, version) = files.iter().find(|(file, _)| *file == finding.file)?;
+            Some(PendingFinding {
+                version: *version,
+                finding,
+            })
+        })
         .collect();
-    let worst = findings.iter().map(|f| f.severity).max();
+    let worst = findings.iter().map(|f| f.finding.severity).max();
     let truncated = findings.len() > MAX_STATUS_FINDINGS;
     findings.truncate(MAX_STATUS_FINDINGS);
     PendingLint {

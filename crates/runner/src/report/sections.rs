@@ -3,8 +3,9 @@
 use std::{collections::BTreeMap, path::Path};
 
 use ptah_dataplane::{
-    ArtifactResult, DriftFinding, DriftResult, ErrorCode, MAX_BLOCKED_REASON_BYTES, MAX_DRIFT_FINDINGS,
-    MAX_REPORTED_VERSIONS, MAX_SEQUENCE_STEPS, MigrationHistoryResult, MigrationOutcome, MigrationRunResult,
+    ArtifactResult, DriftFinding, DriftResult, ErrorCode, LintFinding, LintSeverity,
+    MAX_BLOCKED_REASON_BYTES, MAX_DRIFT_FINDINGS, MAX_LINT_FINDINGS, MAX_REPORTED_VERSIONS,
+    MAX_SEQUENCE_STEPS, MigrationHistoryResult, MigrationOutcome, MigrationRunResult, PendingLint,
     PlanOutcome, PlanResult, ResultPayload, SequenceStep, VERIFICATION_FAILED,
     sequence::MAX_DESCRIPTION_CHARS,
 };
@@ -204,6 +205,42 @@ pub(super) fn apply(p: &mut ResultPayload, r: &Value, redactor: &Redactor) -> Ma
     Ok(())
 }
 
+/// The report's `lint` as codes and severities (no message: it may name objects); `None` when the
+/// executor reported none (an older one). A finding that is not well formed is dropped.
+fn pending_lint(lint: Option<&Value>) -> Option<PendingLint> {
+    let lint = lint.filter(|l| l.is_object())?;
+    let severity = |v: Option<&Value>| -> Option<LintSeverity> { serde_json::from_value(v?.clone()).ok() };
+    let all: Vec<LintFinding> = lint
+        .get("findings")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| {
+            Some(LintFinding {
+                version: version(f.get("version"))?,
+                code: f.get("code")?.as_str()?.to_owned(),
+                severity: severity(f.get("severity"))?,
+            })
+        })
+        .collect();
+    let judged = lint.get("error").is_none_or(Value::is_null);
+    let truncated = all.len() > MAX_LINT_FINDINGS || lint.get("truncated") == Some(&Value::Bool(true));
+    let findings: Vec<LintFinding> = if judged {
+        all.into_iter().take(MAX_LINT_FINDINGS).collect()
+    } else {
+        Vec::new()
+    };
+    let reported = severity(lint.get("worst"));
+    let highest = findings.iter().map(|f| f.severity).max();
+    Some(PendingLint {
+        worst: if judged { reported.max(highest) } else { None },
+        findings,
+        truncated,
+        judged,
+    })
+}
+
 pub(super) fn history(p: &mut ResultPayload, r: &Value, redactor: &Redactor) -> Mapped {
     let items = |key: &str| {
         r.get(key)
@@ -273,6 +310,7 @@ pub(super) fn history(p: &mut ResultPayload, r: &Value, redactor: &Redactor) -> 
         out_of_order_versions: versions("out_of_order_migrations", None),
         ahead_versions: versions("ahead_migrations", Some("version")),
         blocked_reason,
+        pending_lint: pending_lint(r.get("lint")),
     });
     Ok(())
 }

@@ -228,3 +228,40 @@ fn a_failed_apply_says_the_servers_reason_without_values() {
     assert_eq!(p.mutation_started, Some(true));
     assert_eq!(p.uncertain, Some(false));
 }
+
+/// The executor's `lint` reaches the reading as codes and severities only (a message may name
+/// objects); an unreadable finding is dropped; a lint the executor could not judge is said so.
+#[test]
+fn history_carries_the_pending_lint_as_codes_and_severities() {
+    let mut r = status(&[(2, "index")], Some(&[2]), None);
+    r["lint"] = serde_json::json!({
+        "worst": "warning",
+        "findings": [
+            {"version": 2, "code": "PG101", "severity": "warning", "line": 1, "file": "x", "message": "creates index i on secret_table"},
+            {"version": "two", "code": "PG101", "severity": "warning"},
+        ],
+        "truncated": false,
+    });
+    let mut p = payload(Operation::MigrationHistory);
+    history(&mut p, &r, &Redactor::new()).expect("mapped");
+    let lint = p
+        .migration_history
+        .as_ref()
+        .and_then(|h| h.pending_lint.clone())
+        .expect("lint");
+    assert!(lint.judged);
+    assert_eq!(lint.worst, Some(ptah_dataplane::LintSeverity::Warning));
+    assert_eq!(lint.findings.len(), 1, "the malformed finding is dropped");
+    assert_eq!(lint.findings[0].code, "PG101");
+    assert!(
+        !serde_json::to_string(&lint)
+            .expect("json")
+            .contains("secret_table")
+    );
+
+    r["lint"] = serde_json::json!({"findings": [], "truncated": false, "error": "lint config: XX1 is no rule's code"});
+    let mut p = payload(Operation::MigrationHistory);
+    history(&mut p, &r, &Redactor::new()).expect("mapped");
+    let lint = p.migration_history.and_then(|h| h.pending_lint).expect("lint");
+    assert!(!lint.judged && lint.worst.is_none() && lint.findings.is_empty());
+}

@@ -296,6 +296,7 @@ impl World {
             out_of_order_versions: Vec::new(),
             ahead_versions: Vec::new(),
             blocked_reason: None,
+            pending_lint: None,
         }
     }
 
