@@ -19,8 +19,8 @@ pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-dig
 /// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration;
 /// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started);
 /// 4, `PtahResultRecord` and the claims' `generation` and `resultEnrolmentDigest` (durable result
-/// delivery).
-pub const CRD_SCHEMA_VERSION: &str = "4";
+/// delivery); 5, each planned migration's `lint` (issue 37).
+pub const CRD_SCHEMA_VERSION: &str = "5";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]

@@ -49,6 +49,34 @@ pub struct PlannedMigration {
     /// The file's transaction mode.
     #[serde(default)]
     pub transaction_mode: PlannedTransactionMode,
+    /// What the migration linter found in the file, when the History reading was linted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lint: Option<PlannedLint>,
+}
+
+/// How much a planned migration's lint findings matter: `Safe` when it has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum LintSeverity {
+    /// No finding.
+    Safe,
+    /// Only notices (what the linter could not read).
+    Notice,
+    /// A lock hazard, a table copy or a rename.
+    Warning,
+    /// A destructive change, or a statement that cannot run as written.
+    Error,
+}
+
+/// The linter's verdict on one planned migration (`ptah migrations lint` codes, no SQL).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedLint {
+    /// The highest severity of its findings.
+    pub severity: LintSeverity,
+    /// The codes found, sorted, each once (at most 32).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 32))]
+    pub codes: Vec<String>,
 }
 
 /// An immutable migration plan.

@@ -342,6 +342,10 @@ const RELEASED: &[(&str, &str)] = &[
         "4",
         "sha256:4436f2667641b0c5a255d74d0b23c6b203969a22814e3671e8813d6cdf28647d",
     ),
+    (
+        "5",
+        "sha256:28569a721bce342f623fd4cbd6d8682051b8b79b3e7420c65cf0d1c90c7edf40",
+    ),
 ];
 
 #[test]

@@ -61,6 +61,7 @@ fn draft(m: &PtahMigration, checksum: &str) -> MigrationPlanDraft {
                 checksum: checksum.into(),
                 checkpoint: false,
                 transaction_mode: PlannedTransactionMode::File,
+                lint: None,
             }],
             history_fingerprint: digest("history"),
             current_version: 0,

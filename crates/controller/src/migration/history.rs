@@ -187,14 +187,14 @@ pub fn read(o: &Observed<'_>, c: &MigrationOperationStatus, p: &ResultPayload) -
         };
     }
     let history_fingerprint: Sha256Digest = h.history_fingerprint.into();
-    match plan::draft(
-        o,
-        c,
+    let reading = plan::Reading {
         pending,
-        &history_fingerprint,
-        h.current_version.unwrap_or(0),
-        &identity,
-    ) {
+        history_fingerprint: &history_fingerprint,
+        current_version: h.current_version.unwrap_or(0),
+        target_identity: &identity,
+        lint: h.pending_lint.as_ref(),
+    };
+    match plan::draft(o, c, &reading) {
         Err(why) => failed(o, c, Reason::ConfigurationError, &why),
         Ok(draft) => {
             s.plan = Some(ImmutableObjectReference {

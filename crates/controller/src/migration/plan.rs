@@ -6,10 +6,14 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use ptah_api::{
     PtahMigrationPlanSpec,
     migration::MigrationOperationStatus,
-    migrationplan::{MIGRATION_PLAN_CONTRACT_VERSION, PlannedMigration, PlannedTransactionMode},
+    migrationplan::{
+        LintSeverity, MIGRATION_PLAN_CONTRACT_VERSION, PlannedLint, PlannedMigration, PlannedTransactionMode,
+    },
     shared::{ImmutableObjectReference, PlanExecutionBinding, Sha256Digest},
 };
-use ptah_dataplane::SequenceStep;
+use std::collections::BTreeSet;
+
+use ptah_dataplane::{PendingLint, SequenceStep};
 use serde::Serialize;
 
 use super::{action::MigrationPlanDraft, observed::Observed, observed::PolicyRead};
@@ -63,15 +67,54 @@ struct PlanBinding<'a> {
     binding: &'a PlanExecutionBinding,
 }
 
-/// The plan of a History reading with `pending` steps, or why none can be made.
+/// The linter's verdict on `version` from a judged reading's lint; `None` when it was not judged.
+fn lint_of(lint: Option<&PendingLint>, version: i64) -> Option<PlannedLint> {
+    let lint = lint.filter(|l| l.judged)?;
+    let mine: Vec<&ptah_dataplane::LintFinding> =
+        lint.findings.iter().filter(|f| f.version == version).collect();
+    let severity = match mine.iter().map(|f| f.severity).max() {
+        None => LintSeverity::Safe,
+        Some(ptah_dataplane::LintSeverity::Notice) => LintSeverity::Notice,
+        Some(ptah_dataplane::LintSeverity::Warning) => LintSeverity::Warning,
+        Some(ptah_dataplane::LintSeverity::Error) => LintSeverity::Error,
+    };
+    let codes: BTreeSet<String> = mine.iter().map(|f| f.code.clone()).collect();
+    Some(PlannedLint {
+        severity,
+        codes: codes.into_iter().take(MAX_LINT_CODES).collect(),
+    })
+}
+
+/// The most codes one planned migration names (the CRD's bound).
+const MAX_LINT_CODES: usize = 32;
+
+/// A History reading's pending selection, its fingerprints and its lint.
+pub struct Reading<'a> {
+    /// What `up` would run.
+    pub pending: &'a [SequenceStep],
+    /// The revision rows' fingerprint.
+    pub history_fingerprint: &'a Sha256Digest,
+    /// The version the database is at.
+    pub current_version: i64,
+    /// The database the reading came from.
+    pub target_identity: &'a Sha256Digest,
+    /// The linter's findings in the pending migrations.
+    pub lint: Option<&'a PendingLint>,
+}
+
+/// The plan of a History reading, or why none can be made.
 pub fn draft(
     o: &Observed<'_>,
     c: &MigrationOperationStatus,
-    pending: &[SequenceStep],
-    history_fingerprint: &Sha256Digest,
-    current_version: i64,
-    target_identity: &Sha256Digest,
+    r: &Reading<'_>,
 ) -> Result<MigrationPlanDraft, String> {
+    let Reading {
+        pending,
+        history_fingerprint,
+        current_version,
+        target_identity,
+        lint,
+    } = *r;
     if pending.len() > MAX_PLAN_STEPS {
         return Err(format!(
             "{} migrations are pending; one plan holds at most {MAX_PLAN_STEPS}",
@@ -89,6 +132,7 @@ pub fn draft(
             checksum: step.checksum.clone(),
             checkpoint: false,
             transaction_mode,
+            lint: lint_of(lint, step.version),
         });
     }
     let (Some(coordination), PolicyRead::Ok { uid, digest }) = (c.coordination_digest.clone(), o.policy)

@@ -1,4 +1,5 @@
 mod guarantees;
+mod lint;
 mod outcomes;
 mod refusals;
 pub(crate) mod situations;

@@ -76,6 +76,8 @@ pub struct World {
     pub pending: Vec<i64>,
     /// The current version the next History reading reports.
     pub current: Option<i64>,
+    /// The lint the next History reading reports.
+    pub lint: Option<ptah_dataplane::PendingLint>,
 }
 
 impl World {
@@ -123,6 +125,7 @@ impl World {
             epochs: 0,
             pending: vec![1, 2, 3],
             current: None,
+            lint: None,
         }
     }
 
@@ -296,7 +299,7 @@ impl World {
             out_of_order_versions: Vec::new(),
             ahead_versions: Vec::new(),
             blocked_reason: None,
-            pending_lint: None,
+            pending_lint: self.lint.clone(),
         }
     }
 

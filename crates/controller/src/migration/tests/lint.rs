@@ -1,0 +1,76 @@
+//! The linter's verdict on each pending migration, carried from the History reading into the
+//! plan, and part of what an approval names.
+
+use ptah_api::migrationplan::{LintSeverity, PlannedLint};
+use ptah_dataplane::{LintFinding, LintSeverity as Found, PendingLint};
+
+use super::world::World;
+
+fn finding(version: i64, code: &str, severity: Found) -> LintFinding {
+    LintFinding {
+        version,
+        code: code.to_owned(),
+        severity,
+    }
+}
+
+fn plan_of(lint: Option<PendingLint>) -> ptah_api::PtahMigrationPlanSpec {
+    let mut w = World::new();
+    w.pending = vec![3, 5];
+    w.lint = lint;
+    w.drive_to_approval();
+    w.observed().plan_spec().cloned().expect("a plan")
+}
+
+#[test]
+fn each_planned_migration_carries_its_lint_and_the_plan_fingerprint_binds_it() {
+    let judged = |findings| {
+        Some(PendingLint {
+            worst: None,
+            findings,
+            truncated: false,
+            judged: true,
+        })
+    };
+    let warned = plan_of(judged(vec![
+        finding(5, "PG101", Found::Warning),
+        finding(5, "SQL001", Found::Notice),
+        finding(5, "PG101", Found::Warning),
+    ]));
+    assert_eq!(
+        warned.migrations[0].lint,
+        Some(PlannedLint {
+            severity: LintSeverity::Safe,
+            codes: Vec::new(),
+        }),
+        "a judged migration without findings is safe"
+    );
+    assert_eq!(
+        warned.migrations[1].lint,
+        Some(PlannedLint {
+            severity: LintSeverity::Warning,
+            codes: vec!["PG101".to_owned(), "SQL001".to_owned()],
+        })
+    );
+    let destructive = plan_of(judged(vec![finding(5, "DS102", Found::Error)]));
+    assert_eq!(
+        destructive.migrations[1].lint.as_ref().map(|l| l.severity),
+        Some(LintSeverity::Error)
+    );
+    assert_ne!(
+        warned.fingerprint, destructive.fingerprint,
+        "an approval of one class never covers the other"
+    );
+    let unjudged = plan_of(Some(PendingLint {
+        worst: None,
+        findings: Vec::new(),
+        truncated: false,
+        judged: false,
+    }));
+    assert!(unjudged.migrations.iter().all(|m| m.lint.is_none()));
+    assert_eq!(
+        unjudged.fingerprint,
+        plan_of(None).fingerprint,
+        "nothing judged is the same as no lint"
+    );
+}
