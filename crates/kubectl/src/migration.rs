@@ -89,6 +89,22 @@ pub(crate) fn acknowledgment(migration: &PtahMigration, run: &UnresolvedRun) -> 
     })
 }
 
+/// The linter's verdict on a planned migration: its severity, coloured, and its codes.
+fn lint_text(lint: &ptah_api::migrationplan::PlannedLint, style: Style) -> String {
+    use ptah_api::migrationplan::LintSeverity as S;
+    let severity = api_text(&lint.severity).to_lowercase();
+    let painted = match lint.severity {
+        S::Safe | S::Notice => style.good(&severity),
+        S::Warning => style.attention(&severity),
+        S::Error => style.bad(&severity),
+    };
+    if lint.codes.is_empty() {
+        format!(" [{painted}]")
+    } else {
+        format!(" [{painted}: {}]", lint.codes.join(", "))
+    }
+}
+
 fn field(out: &mut String, name: &str, value: impl std::fmt::Display) {
     out.push_str(&format!("{:<14}{value}\n", format!("{name}:")));
 }
@@ -158,9 +174,13 @@ fn text(
         field(&mut out, "Plan", plan.name_any());
         for step in &plan.spec.migrations {
             out.push_str(&format!(
-                "  {} {}\n",
+                "  {} {}{}\n",
                 style.bold(&step.version.to_string()),
-                step.description.as_deref().unwrap_or("")
+                step.description.as_deref().unwrap_or(""),
+                step.lint
+                    .as_ref()
+                    .map(|l| lint_text(l, style))
+                    .unwrap_or_default()
             ));
         }
     }
@@ -198,4 +218,30 @@ fn text(
         out.push_str(&format!("kubectl create -f - <<'EOF'\n{manifest}EOF\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use ptah_api::migrationplan::{LintSeverity, PlannedLint};
+
+    use super::*;
+
+    #[test]
+    fn a_planned_migration_shows_the_linters_severity_and_codes() {
+        let plain = Style::new(false);
+        let lint = |severity, codes: &[&str]| PlannedLint {
+            severity,
+            codes: codes.iter().map(|c| (*c).to_owned()).collect(),
+        };
+        assert_eq!(lint_text(&lint(LintSeverity::Safe, &[]), plain), " [safe]");
+        assert_eq!(
+            lint_text(&lint(LintSeverity::Warning, &["PG101", "SQL001"]), plain),
+            " [warning: PG101, SQL001]"
+        );
+        let coloured = lint_text(&lint(LintSeverity::Error, &["DS102"]), Style::new(true));
+        assert!(
+            coloured.contains("\u{1b}[31m") && coloured.contains("DS102"),
+            "{coloured:?}"
+        );
+    }
 }
