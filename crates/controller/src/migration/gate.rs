@@ -1,6 +1,8 @@
 //! The gate (not a Job): is the current plan still current, is a run unresolved, may the plan
-//! be applied, and which exact approval authorizes it. Under `Always` every current plan applies:
-//! the operator does not read migration SQL.
+//! be applied, and which exact approval authorizes it. Under `Always` a plan applies without an
+//! approval when the migration linter judged every one of its migrations and found nothing
+//! destructive; a destructive migration, or one it could not judge, waits for an approval as
+//! under `OnApproval` (the operator reads no migration SQL of its own).
 
 use std::time::Duration;
 
@@ -9,6 +11,7 @@ use ptah_api::{
     PtahMigrationPlanSpec,
     conditions::{ConditionType, Reason},
     migration::{MigrationOperationStatus, MigrationOperationType as Op, MigrationPhase, ResolvedRun},
+    migrationplan::LintSeverity,
     shared::{ApplyPolicy, ImmutableObjectReference},
 };
 
@@ -79,6 +82,43 @@ pub fn matching<'a>(o: &'a Observed<'_>) -> Option<&'a ApprovalView> {
         .min_by_key(|a| (a.consumed, a.created, a.object.name.clone()))
 }
 
+/// Whether the current plan waits for an exact approval: under `OnApproval` always; under
+/// `Always` when a migration's lint found a destructive change or was not made.
+fn needs_approval(o: &Observed<'_>) -> bool {
+    match o.spec.policy.apply {
+        ApplyPolicy::Never | ApplyPolicy::OnApproval => true,
+        ApplyPolicy::Always => match o.plan {
+            PlanState::Present(p) => p
+                .migrations
+                .iter()
+                .any(|m| m.lint.as_ref().is_none_or(|l| l.severity >= LintSeverity::Error)),
+            _ => true,
+        },
+    }
+}
+
+/// Why an `Always` plan waits: its destructive or unjudged migrations, for the condition message.
+fn why_approval(o: &Observed<'_>) -> Option<String> {
+    if o.spec.policy.apply != ApplyPolicy::Always {
+        return None;
+    }
+    let PlanState::Present(p) = o.plan else {
+        return None;
+    };
+    let named: Vec<String> = p
+        .migrations
+        .iter()
+        .filter_map(|m| match &m.lint {
+            None => Some(format!("{} (not linted)", m.version)),
+            Some(l) if l.severity >= LintSeverity::Error => {
+                Some(format!("{} ({})", m.version, l.codes.join(", ")))
+            }
+            Some(_) => None,
+        })
+        .collect();
+    (!named.is_empty()).then(|| format!("migrations {} need an approval under Always", named.join(", ")))
+}
+
 /// Re-checked immediately before an Apply is dispatched.
 pub fn authorized(o: &Observed<'_>, c: &MigrationOperationStatus) -> Result<(), String> {
     if let Some(run) = &o.status.unresolved_run {
@@ -93,8 +133,8 @@ pub fn authorized(o: &Observed<'_>, c: &MigrationOperationStatus) -> Result<(), 
     }
     match o.spec.policy.apply {
         ApplyPolicy::Never => Err("spec.policy.apply is Never".into()),
-        ApplyPolicy::Always => Ok(()),
-        ApplyPolicy::OnApproval => {
+        ApplyPolicy::Always if !needs_approval(o) => Ok(()),
+        ApplyPolicy::Always | ApplyPolicy::OnApproval => {
             let claimed = c
                 .approval_ref
                 .as_ref()
@@ -282,16 +322,20 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
             );
             write_or_wait(o, s, None, idle)
         }
-        ApplyPolicy::Always => start::new_claim(o, Op::Apply, None),
-        ApplyPolicy::OnApproval => match matching(o) {
+        ApplyPolicy::Always if !needs_approval(o) => start::new_claim(o, Op::Apply, None),
+        ApplyPolicy::Always | ApplyPolicy::OnApproval => match matching(o) {
             Some(a) if !a.consumed => start::new_claim(o, Op::Apply, Some(a.object.clone())),
             _ => {
                 let fingerprint = match o.plan {
                     PlanState::Present(p) => p.fingerprint.clone(),
                     _ => String::new(),
                 };
-                let m =
+                let ask =
                     format!("create a PtahMigrationApproval for plan {name} with fingerprint {fingerprint}");
+                let m = match why_approval(o) {
+                    Some(why) => format!("{why}: {ask}"),
+                    None => ask,
+                };
                 phase(
                     o,
                     &mut s,

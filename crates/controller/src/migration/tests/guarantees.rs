@@ -181,18 +181,6 @@ fn consumed_approval_never_authorizes_a_second_dispatch() {
 }
 
 #[test]
-fn always_applies_every_plan_without_approval() {
-    let mut w = World::new();
-    w.spec = spec(r#"{"apply": "Always"}"#);
-    w.drive_to_approval();
-    assert_eq!(
-        w.jobs_of(Op::Apply),
-        1,
-        "the Apply was dispatched without an approval"
-    );
-}
-
-#[test]
 fn never_publishes_and_never_applies() {
     let mut w = World::new();
     w.spec = spec(r#"{"apply": "Never"}"#);

@@ -4,7 +4,53 @@
 use ptah_api::migrationplan::{LintSeverity, PlannedLint};
 use ptah_dataplane::{LintFinding, LintSeverity as Found, PendingLint};
 
+use ptah_api::{conditions::ConditionType, migration::MigrationOperationType as Op};
+
 use super::world::World;
+
+fn judged(findings: Vec<LintFinding>) -> Option<PendingLint> {
+    Some(PendingLint {
+        worst: None,
+        findings,
+        truncated: false,
+        judged: true,
+    })
+}
+
+fn always(lint: Option<PendingLint>) -> World {
+    let mut w = World::new();
+    w.spec = super::world::spec(r#"{"apply": "Always"}"#);
+    w.lint = lint;
+    w.drive_to_approval();
+    w
+}
+
+/// Under `Always`, a plan the linter judged and found nothing destructive in applies without an
+/// approval, warnings included.
+#[test]
+fn always_applies_a_judged_plan_without_destructive_changes() {
+    let w = always(judged(vec![finding(2, "PG101", Found::Warning)]));
+    assert_eq!(w.jobs_of(Op::Apply), 1, "dispatched without an approval");
+}
+
+/// Under `Always`, a destructive migration, or a plan the linter could not judge, waits for an
+/// exact approval, and says which migrations.
+#[test]
+fn always_waits_for_an_approval_of_a_destructive_or_unjudged_plan() {
+    for (lint, said) in [
+        (judged(vec![finding(2, "DS102", Found::Error)]), "2 (DS102)"),
+        (None, "(not linted)"),
+    ] {
+        let mut w = always(lint);
+        assert_eq!(w.jobs_of(Op::Apply), 0);
+        let c = crate::conditions::get(&w.status.conditions, ConditionType::ApprovalRequired)
+            .expect("approval required");
+        assert!(c.message.contains(said), "{}", c.message);
+        w.approve("alice");
+        w.run_until_dispatched(Op::Apply);
+        assert_eq!(w.jobs_of(Op::Apply), 1, "the approval authorizes it");
+    }
+}
 
 fn finding(version: i64, code: &str, severity: Found) -> LintFinding {
     LintFinding {
