@@ -234,6 +234,8 @@ string_enum!(
         VerifyingConvergence,
         /// Waiting.
         Waiting,
+        /// Under `BySeverity`, the plan has a warning-severity change (or one not judged).
+        WarningChanges,
         /// Pod admission refused the operation Pod.
         PodAdmissionRefused,
         /// The runner speaks another protocol version.

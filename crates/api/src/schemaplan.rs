@@ -6,7 +6,7 @@ use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::shared::{ImmutableObjectReference, PlanExecutionBinding, Sha256Digest};
+use crate::shared::{ImmutableObjectReference, PlanExecutionBinding, PlanSeverity, Sha256Digest};
 
 /// The plan contract version this API carries.
 pub const SCHEMA_PLAN_CONTRACT_VERSION: i32 = 3;
@@ -77,6 +77,7 @@ pub struct PlanChunkRef {
     printcolumn(name = "Fingerprint", type_ = "string", json_path = ".spec.fingerprint"),
     printcolumn(name = "Statements", type_ = "integer", json_path = ".spec.statementCount"),
     printcolumn(name = "Destructive", type_ = "boolean", json_path = ".spec.destructive"),
+    printcolumn(name = "Severity", type_ = "string", json_path = ".spec.severity"),
     printcolumn(name = "Privileges", type_ = "string", json_path = ".spec.privilegeChanges"),
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp")
 )]
@@ -112,6 +113,10 @@ pub struct PtahSchemaPlanSpec {
     #[schemars(length(max = 16))]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub privilege_changes: Vec<PrivilegeChangeKind>,
+    /// The highest statement severity the operator read (absent in plans of earlier managers,
+    /// which `BySeverity` treats as needing an approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<PlanSeverity>,
     /// Number of statements.
     #[schemars(range(min = 0))]
     pub statement_count: i32,

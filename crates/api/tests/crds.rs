@@ -40,6 +40,7 @@ const EXPECTED: &[Expected] = &[
             "Fingerprint",
             "Statements",
             "Destructive",
+            "Severity",
             "Privileges",
             "Age",
         ],
@@ -345,6 +346,10 @@ const RELEASED: &[(&str, &str)] = &[
     (
         "5",
         "sha256:28569a721bce342f623fd4cbd6d8682051b8b79b3e7420c65cf0d1c90c7edf40",
+    ),
+    (
+        "6",
+        "sha256:638f21de28ada5116dc52b0f8b0eaf4a115aa5a94ccf453fef1348d4a7f2f9da",
     ),
 ];
 

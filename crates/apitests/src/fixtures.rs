@@ -73,6 +73,7 @@ pub fn schema_plan_spec(statements: i32, destructive: bool) -> PtahSchemaPlanSpe
         "dialect": "postgresql",
         "destructive": destructive,
         "privilegeChanges": ["Grant"],
+        "severity": if destructive { "Destructive" } else { "Warning" },
         "statementCount": statements,
         "chunks": [{"name": "placeholder", "key": "chunk", "index": 0, "digest": digest('0'), "size": 1}]
     })))

@@ -246,6 +246,38 @@ async fn only_exempt_groups_turn_apply_to_always() {
     let verdict = update(&alice, &ns, "orders", "Always", "5m").await;
     assert!(verdict.refused_for(REFUSAL), "returning to Always: {verdict:?}");
 
+    // BySeverity applies safe plans unapproved too: guarded into it, except from the looser Always.
+    let verdict = create(&alice, &ns, &schema(&ns, "graded", "BySeverity")).await;
+    assert!(
+        verdict.refused_for("policy.apply: BySeverity applies plans"),
+        "creating BySeverity: {verdict:?}"
+    );
+    let verdict = update(&alice, &ns, "orders", "BySeverity", "5m").await;
+    assert!(
+        verdict.refused_for(REFUSAL),
+        "OnApproval to BySeverity: {verdict:?}"
+    );
+    assert_eq!(
+        update(&admin, &ns, "orders", "Always", "5m").await,
+        Verdict::Admitted,
+        "the admin turns on Always again"
+    );
+    assert_eq!(
+        update(&alice, &ns, "orders", "BySeverity", "5m").await,
+        Verdict::Admitted,
+        "Always to the stricter BySeverity"
+    );
+    assert_eq!(
+        update(&alice, &ns, "orders", "BySeverity", "6m").await,
+        Verdict::Admitted,
+        "keeping BySeverity"
+    );
+    let verdict = update(&alice, &ns, "orders", "Always", "6m").await;
+    assert!(
+        verdict.refused_for(REFUSAL),
+        "BySeverity to the looser Always: {verdict:?}"
+    );
+
     // Each weakening must be caught by the case it breaks.
     let mut survivors = Vec::new();
     let message = docs[0]["spec"]["validations"][0]["messageExpression"]

@@ -2,7 +2,10 @@
 //! chunk's name, UID, position, size and digest, and the plan's fingerprint), and only then print.
 
 use kube::{Api, Client, ResourceExt as _};
-use ptah_api::{PtahMigrationPlan, PtahSchema, PtahSchemaPlan, shared::ImmutableObjectReference};
+use ptah_api::{
+    PtahMigrationPlan, PtahSchema, PtahSchemaPlan,
+    shared::{ImmutableObjectReference, PlanSeverity},
+};
 use ptah_planstore::{LoadedPlan, PlanStore};
 use ptah_schema::{Plan, Severity};
 
@@ -183,6 +186,17 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
     if !spec.privilege_changes.is_empty() {
         let kinds: Vec<String> = spec.privilege_changes.iter().map(|k| format!("{k:?}")).collect();
         field("Privileges", style.attention(&kinds.join(", ")));
+    }
+    if let Some(class) = spec.severity {
+        // What `policy.apply: BySeverity` decides by, as the operator read it.
+        field(
+            "Severity",
+            match class {
+                PlanSeverity::Safe => "safe".to_owned(),
+                PlanSeverity::Warning => style.attention("warning"),
+                PlanSeverity::Destructive => style.bad("destructive"),
+            },
+        );
     }
     out.push('\n');
     if doc.statements.is_empty() {

@@ -166,6 +166,7 @@ async fn plan_is_printed_as_text_sql_and_the_exact_stored_json_after_verificatio
         format!("Fingerprint:  {}", fx.plan.spec.fingerprint.as_str()),
         "every digest verified".to_owned(),
         "Statements:   3, destructive".to_owned(),
+        "Severity:     destructive".to_owned(),
         "-- 1/3 safe: creates table orders\nCREATE TABLE orders (id bigint PRIMARY KEY);".to_owned(),
         "-- 2/3 warning: fails if sku holds NULL".to_owned(),
         "-- 3/3 DESTRUCTIVE: drops table legacy and its rows".to_owned(),

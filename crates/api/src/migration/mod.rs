@@ -76,9 +76,13 @@ fn default_migration_lock_timeout() -> GoDuration {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MigrationPolicySpec {
-    /// When plans are applied (under `Always` every plan applies; SQL is not read).
+    /// When plans are applied (`Always` and `BySeverity` go by the migration linter's verdicts).
     #[serde(default)]
     pub apply: ApplyPolicy,
+    /// Under `BySeverity`, permit migrations the linter finds destructive (they still need an
+    /// approval). Other policies do not read it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_destructive: bool,
     /// How long to wait for the migration lock (1s–1h).
     #[serde(default = "default_migration_lock_timeout")]
     #[x_kube(validation = Rule::new("duration(self) >= duration('1s') && duration(self) <= duration('1h')").message("lockTimeout must be between 1s and 1h"))]
@@ -92,6 +96,7 @@ impl Default for MigrationPolicySpec {
     fn default() -> Self {
         MigrationPolicySpec {
             apply: ApplyPolicy::default(),
+            allow_destructive: false,
             lock_timeout: default_migration_lock_timeout(),
             transaction_mode: None,
         }

@@ -9,7 +9,7 @@ use super::{PendingBindingRetirement, PendingObservation, SchemaOperationStatus,
 use crate::schemaplan::PrivilegeChangeKind;
 use crate::shared::{
     Approver, ArtifactSourceStatus, ExecutionBindingStatus, ImmutableObjectReference, OperationRefusal,
-    PendingLockRelease, PinnedImage, PlanExecutionBinding, Sha256Digest,
+    PendingLockRelease, PinnedImage, PlanExecutionBinding, PlanSeverity, Sha256Digest,
 };
 
 /// The lifecycle phase of a PtahSchema.
@@ -143,6 +143,9 @@ pub struct CurrentPlanStatus {
     #[schemars(length(max = 16))]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub privilege_changes: Vec<PrivilegeChangeKind>,
+    /// The plan's highest severity, when the operator read one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<PlanSeverity>,
     /// Number of statements.
     #[schemars(range(min = 0))]
     pub statement_count: i32,

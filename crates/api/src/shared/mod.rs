@@ -23,7 +23,7 @@ pub use engine::{CanonicalEngine, DatabaseEngine, EngineFamily};
 pub use execution::{ExecutionSpec, PodMetadata};
 pub use identity::{Epoch, IdentityError, PinnedImage, Sha256Digest};
 pub use references::{
-    ApplyPolicy, Approver, DNS_SUBDOMAIN_PATTERN, ImmutableObjectReference, RealmReference,
+    ApplyPolicy, Approver, DNS_SUBDOMAIN_PATTERN, ImmutableObjectReference, PlanSeverity, RealmReference,
 };
 pub use selectors::{ConfigMapKeySelector, SecretKeySelector};
 pub use source::{OCIArtifactSourceSpec, RegistryAuthMode, RegistryAuthSpec, TransportSpec};

@@ -17,6 +17,29 @@ pub enum ApplyPolicy {
     OnApproval,
     /// Safe plans apply without approval (destructive and privilege changes still need one).
     Always,
+    /// By the plan's severity: a safe plan applies on its own, a warning plan waits for one
+    /// approval, and a destructive or privilege-changing one needs an approval and
+    /// `allowDestructive`.
+    BySeverity,
+}
+
+impl ApplyPolicy {
+    /// Whether some plans apply with no person's approval (the policies the apply-policy guard
+    /// keeps to its exempt groups).
+    pub fn applies_unapproved(self) -> bool {
+        matches!(self, ApplyPolicy::Always | ApplyPolicy::BySeverity)
+    }
+}
+
+/// How risky a plan is, as the operator read it: its highest statement's severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum PlanSeverity {
+    /// Additive; cannot lose data or fail on existing rows.
+    Safe,
+    /// Can fail on existing rows or block writers, but loses nothing.
+    Warning,
+    /// Can lose data.
+    Destructive,
 }
 
 /// A name plus the UID the object had: a recreated object with the same name does not match.

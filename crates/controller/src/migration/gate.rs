@@ -1,8 +1,7 @@
 //! The gate (not a Job): is the current plan still current, is a run unresolved, may the plan
-//! be applied, and which exact approval authorizes it. Under `Always` a plan applies without an
-//! approval when the migration linter judged every one of its migrations and found nothing
-//! destructive; a destructive migration, or one it could not judge, waits for an approval as
-//! under `OnApproval` (the operator reads no migration SQL of its own).
+//! be applied, and which exact approval authorizes it. `Always` and `BySeverity` go by the
+//! migration linter's verdicts in the plan ([`needs`]); the operator reads no migration SQL of
+//! its own.
 
 use std::time::Duration;
 
@@ -82,41 +81,71 @@ pub fn matching<'a>(o: &'a Observed<'_>) -> Option<&'a ApprovalView> {
         .min_by_key(|a| (a.consumed, a.created, a.object.name.clone()))
 }
 
-/// Whether the current plan waits for an exact approval: under `OnApproval` always; under
-/// `Always` when a migration's lint found a destructive change or was not made.
-fn needs_approval(o: &Observed<'_>) -> bool {
-    match o.spec.policy.apply {
-        ApplyPolicy::Never | ApplyPolicy::OnApproval => true,
-        ApplyPolicy::Always => match o.plan {
-            PlanState::Present(p) => p
-                .migrations
-                .iter()
-                .any(|m| m.lint.as_ref().is_none_or(|l| l.severity >= LintSeverity::Error)),
-            _ => true,
-        },
-    }
+/// What the current plan needs before an Apply, by the policy and the linter's verdicts.
+#[derive(Debug, PartialEq, Eq)]
+enum Needs {
+    /// Nothing: it applies on its own.
+    Nothing,
+    /// An exact approval; `why` names the migrations that need it when the policy alone does not.
+    Approval { reason: Reason, why: Option<String> },
+    /// `spec.policy.allowDestructive` before anything (under `BySeverity`).
+    AllowDestructive(String),
 }
 
-/// Why an `Always` plan waits: its destructive or unjudged migrations, for the condition message.
-fn why_approval(o: &Observed<'_>) -> Option<String> {
-    if o.spec.policy.apply != ApplyPolicy::Always {
-        return None;
-    }
-    let PlanState::Present(p) = o.plan else {
-        return None;
-    };
+/// The versions whose lint verdict `pick` selects, each with its codes (or "not linted").
+fn named(p: &PtahMigrationPlanSpec, pick: impl Fn(Option<LintSeverity>) -> bool) -> Option<String> {
     let named: Vec<String> = p
         .migrations
         .iter()
-        .filter_map(|m| match &m.lint {
-            None => Some(format!("{} (not linted)", m.version)),
-            Some(l) if l.severity >= LintSeverity::Error => {
-                Some(format!("{} ({})", m.version, l.codes.join(", ")))
-            }
-            Some(_) => None,
+        .filter(|m| pick(m.lint.as_ref().map(|l| l.severity)))
+        .map(|m| match &m.lint {
+            None => format!("{} (not linted)", m.version),
+            Some(l) => format!("{} ({})", m.version, l.codes.join(", ")),
         })
         .collect();
-    (!named.is_empty()).then(|| format!("migrations {} need an approval under Always", named.join(", ")))
+    (!named.is_empty()).then(|| named.join(", "))
+}
+
+/// Under `OnApproval` (and `Never`) every plan needs an approval. Under `Always` one whose
+/// migrations the linter judged, none destructive, needs none. Under `BySeverity` a plan of
+/// safe migrations (notices at most) needs none, a warning or an unjudged migration needs an
+/// approval, and a destructive one needs `allowDestructive` and an approval.
+fn needs(o: &Observed<'_>) -> Needs {
+    let policy = o.spec.policy.apply;
+    let (ApplyPolicy::Always | ApplyPolicy::BySeverity, PlanState::Present(p)) = (policy, o.plan) else {
+        return Needs::Approval {
+            reason: Reason::AwaitingApproval,
+            why: None,
+        };
+    };
+    let destructive = |l: Option<LintSeverity>| l.is_some_and(|l| l >= LintSeverity::Error);
+    if policy == ApplyPolicy::Always {
+        return match named(p, |l| l.is_none() || destructive(l)) {
+            None => Needs::Nothing,
+            Some(versions) => Needs::Approval {
+                reason: Reason::AwaitingApproval,
+                why: Some(format!("migrations {versions} need an approval under Always")),
+            },
+        };
+    }
+    if let Some(versions) = named(p, destructive) {
+        if !o.spec.policy.allow_destructive {
+            return Needs::AllowDestructive(format!(
+                "migrations {versions} are destructive and spec.policy.allowDestructive is false"
+            ));
+        }
+        return Needs::Approval {
+            reason: Reason::DestructiveChangesDisabled,
+            why: Some(format!("migrations {versions} are destructive")),
+        };
+    }
+    match named(p, |l| l.is_none_or(|l| l >= LintSeverity::Warning)) {
+        None => Needs::Nothing,
+        Some(versions) => Needs::Approval {
+            reason: Reason::WarningChanges,
+            why: Some(format!("migrations {versions} need an approval under BySeverity")),
+        },
+    }
 }
 
 /// Re-checked immediately before an Apply is dispatched.
@@ -131,10 +160,13 @@ pub fn authorized(o: &Observed<'_>, c: &MigrationOperationStatus) -> Result<(), 
     if c.plan_ref.as_ref() != Some(recorded) {
         return Err("the claim names another plan than the current one".into());
     }
-    match o.spec.policy.apply {
-        ApplyPolicy::Never => Err("spec.policy.apply is Never".into()),
-        ApplyPolicy::Always if !needs_approval(o) => Ok(()),
-        ApplyPolicy::Always | ApplyPolicy::OnApproval => {
+    if o.spec.policy.apply == ApplyPolicy::Never {
+        return Err("spec.policy.apply is Never".into());
+    }
+    match needs(o) {
+        Needs::Nothing => Ok(()),
+        Needs::AllowDestructive(why) => Err(why),
+        Needs::Approval { .. } => {
             let claimed = c
                 .approval_ref
                 .as_ref()
@@ -322,48 +354,74 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
             );
             write_or_wait(o, s, None, idle)
         }
-        ApplyPolicy::Always if !needs_approval(o) => start::new_claim(o, Op::Apply, None),
-        ApplyPolicy::Always | ApplyPolicy::OnApproval => match matching(o) {
-            Some(a) if !a.consumed => start::new_claim(o, Op::Apply, Some(a.object.clone())),
-            _ => {
-                let fingerprint = match o.plan {
-                    PlanState::Present(p) => p.fingerprint.clone(),
-                    _ => String::new(),
-                };
-                let ask =
-                    format!("create a PtahMigrationApproval for plan {name} with fingerprint {fingerprint}");
-                let m = match why_approval(o) {
-                    Some(why) => format!("{why}: {ask}"),
-                    None => ask,
-                };
-                phase(
-                    o,
-                    &mut s,
-                    MigrationPhase::AwaitingApproval,
-                    false,
-                    Reason::AwaitingApproval,
-                    m.clone(),
-                );
-                cond(
-                    o,
-                    &mut s,
-                    ConditionType::ApprovalRequired,
-                    Status::True,
-                    Reason::AwaitingApproval,
-                    m.clone(),
-                );
-                cond(
-                    o,
-                    &mut s,
-                    ConditionType::Progressing,
-                    Status::False,
-                    Reason::AwaitingApproval,
-                    m.clone(),
-                );
-                let event = (o.status.phase != Some(MigrationPhase::AwaitingApproval))
-                    .then(|| Event::normal("AwaitingApproval", m));
-                write_or_wait(o, s, event, idle)
+        ApplyPolicy::Always | ApplyPolicy::OnApproval | ApplyPolicy::BySeverity => {
+            match (needs(o), matching(o)) {
+                (Needs::Nothing, _) => start::new_claim(o, Op::Apply, None),
+                (Needs::AllowDestructive(m), _) => {
+                    phase(
+                        o,
+                        &mut s,
+                        MigrationPhase::Blocked,
+                        false,
+                        Reason::DestructiveChangesDisabled,
+                        m.clone(),
+                    );
+                    cond(
+                        o,
+                        &mut s,
+                        ConditionType::ApprovalRequired,
+                        Status::False,
+                        Reason::DestructiveChangesDisabled,
+                        m.clone(),
+                    );
+                    let event = (o.status.phase != Some(MigrationPhase::Blocked))
+                        .then(|| Event::warning("DestructiveChangesDisabled", m));
+                    write_or_wait(o, s, event, idle)
+                }
+                (Needs::Approval { .. }, Some(a)) if !a.consumed => {
+                    start::new_claim(o, Op::Apply, Some(a.object.clone()))
+                }
+                (Needs::Approval { reason, why }, _) => {
+                    let fingerprint = match o.plan {
+                        PlanState::Present(p) => p.fingerprint.clone(),
+                        _ => String::new(),
+                    };
+                    let ask = format!(
+                        "create a PtahMigrationApproval for plan {name} with fingerprint {fingerprint}"
+                    );
+                    let m = match why {
+                        Some(why) => format!("{why}: {ask}"),
+                        None => ask,
+                    };
+                    phase(
+                        o,
+                        &mut s,
+                        MigrationPhase::AwaitingApproval,
+                        false,
+                        Reason::AwaitingApproval,
+                        m.clone(),
+                    );
+                    cond(
+                        o,
+                        &mut s,
+                        ConditionType::ApprovalRequired,
+                        Status::True,
+                        reason,
+                        m.clone(),
+                    );
+                    cond(
+                        o,
+                        &mut s,
+                        ConditionType::Progressing,
+                        Status::False,
+                        Reason::AwaitingApproval,
+                        m.clone(),
+                    );
+                    let event = (o.status.phase != Some(MigrationPhase::AwaitingApproval))
+                        .then(|| Event::normal("AwaitingApproval", m));
+                    write_or_wait(o, s, event, idle)
+                }
             }
-        },
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The operator's own reading of a plan's SQL: it may only raise what the executor reported —
 //! destructive statements and privilege changes — and refuses credential-bearing DDL outright.
 
-use ptah_api::schemaplan::PrivilegeChangeKind;
+use ptah_api::{schemaplan::PrivilegeChangeKind, shared::PlanSeverity};
 use ptah_schema::{
     Plan, Severity,
     classify::{ClassifyError, PrivilegeKind, classify},
@@ -14,6 +14,9 @@ pub struct PlanClass {
     pub destructive: bool,
     /// The privilege-change kinds of its statements, sorted, without repeats.
     pub privilege_changes: Vec<PrivilegeChangeKind>,
+    /// The highest severity of its statements, by the executor's or the operator's reading,
+    /// whichever is higher.
+    pub severity: PlanSeverity,
 }
 
 /// Why the operator refuses a plan document. The messages reach a status condition, so they name
@@ -68,10 +71,9 @@ pub fn classify_plan(bytes: &[u8]) -> Result<PlanClass, PlanRefusal> {
         line: e.line(),
         column: e.column(),
     })?;
-    let mut destructive = plan.destructive;
+    let mut highest = plan.highest_severity().unwrap_or(Severity::Safe);
     let mut kinds = Vec::new();
     for (i, statement) in plan.statements.iter().enumerate() {
-        destructive |= statement.severity == Severity::Destructive;
         let class = classify(&statement.sql, plan.dialect).map_err(|e| match e {
             ClassifyError::CredentialBearing { kind, .. } => PlanRefusal::CredentialBearing {
                 statement: i + 1,
@@ -79,14 +81,19 @@ pub fn classify_plan(bytes: &[u8]) -> Result<PlanClass, PlanRefusal> {
             },
             ClassifyError::Tokenize { .. } => PlanRefusal::Unreadable { statement: i + 1 },
         })?;
-        destructive |= class.severity == Severity::Destructive;
+        highest = highest.max(class.severity);
         kinds.extend(class.privileges.into_iter().map(kind));
     }
     kinds.sort_by_key(|k| format!("{k:?}"));
     kinds.dedup();
     Ok(PlanClass {
-        destructive,
+        destructive: plan.destructive || highest == Severity::Destructive,
         privilege_changes: kinds,
+        severity: match highest {
+            Severity::Safe => PlanSeverity::Safe,
+            Severity::Warning => PlanSeverity::Warning,
+            Severity::Destructive => PlanSeverity::Destructive,
+        },
     })
 }
 
@@ -142,6 +149,24 @@ mod tests {
             removed.destructive,
             "dropping a policy and disabling RLS need permission"
         );
+    }
+
+    #[test]
+    fn a_plan_has_its_highest_statements_severity() {
+        let table = "CREATE TABLE t (id int PRIMARY KEY);\n";
+        let nullable = "CREATE TABLE t (id int PRIMARY KEY, note text);\n";
+        let required = "CREATE TABLE t (id int PRIMARY KEY, note text NOT NULL);\n";
+        assert_eq!(class(table, nullable).severity, PlanSeverity::Safe);
+        let added = class(table, required);
+        assert_eq!(
+            added.severity,
+            PlanSeverity::Warning,
+            "a NOT NULL column fails on existing rows"
+        );
+        assert!(!added.destructive);
+        let dropped = class(nullable, table);
+        assert_eq!(dropped.severity, PlanSeverity::Destructive);
+        assert!(dropped.destructive);
     }
 
     #[test]

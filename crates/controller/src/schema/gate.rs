@@ -6,7 +6,7 @@ use std::time::Duration;
 use ptah_api::{
     conditions::{ConditionType, Reason},
     schema::{CurrentPlanApproval, CurrentPlanStatus, SchemaPhase},
-    shared::{ApplyPolicy, ImmutableObjectReference},
+    shared::{ApplyPolicy, ImmutableObjectReference, PlanSeverity},
 };
 
 use super::{
@@ -56,16 +56,25 @@ pub fn stale_reason(o: &Observed<'_>, p: &CurrentPlanStatus) -> Option<String> {
     }
 }
 
-/// Whether the plan needs an approval, and why.
+/// Whether the plan may apply only with `allowDestructive`: a destructive one always, and under
+/// `BySeverity` one that changes privileges too.
+pub fn needs_allow_destructive(o: &Observed<'_>, p: &CurrentPlanStatus) -> bool {
+    p.destructive || o.spec.policy.apply == ApplyPolicy::BySeverity && !p.privilege_changes.is_empty()
+}
+
+/// Whether the plan needs an approval, and why. Under `BySeverity` a plan of an earlier manager,
+/// which recorded no severity, counts as a warning.
 pub fn approval_reason(o: &Observed<'_>, p: &CurrentPlanStatus) -> Option<Reason> {
     if p.destructive {
         Some(Reason::DestructiveChangesDisabled)
     } else if !p.privilege_changes.is_empty() {
         Some(Reason::PrivilegeChanges)
-    } else if o.spec.policy.apply == ApplyPolicy::OnApproval {
-        Some(Reason::AwaitingApproval)
     } else {
-        None
+        match o.spec.policy.apply {
+            ApplyPolicy::OnApproval => Some(Reason::AwaitingApproval),
+            ApplyPolicy::BySeverity if p.severity != Some(PlanSeverity::Safe) => Some(Reason::WarningChanges),
+            ApplyPolicy::Never | ApplyPolicy::Always | ApplyPolicy::BySeverity => None,
+        }
     }
 }
 
@@ -94,7 +103,7 @@ pub fn authorized(o: &Observed<'_>) -> Result<(), String> {
     if let Some(why) = stale_reason(o, p) {
         return Err(format!("the plan is no longer current: {why}"));
     }
-    if p.destructive && !o.spec.policy.allow_destructive {
+    if needs_allow_destructive(o, p) && !o.spec.policy.allow_destructive {
         return Err("destructive changes are not allowed".into());
     }
     if o.spec.policy.apply == ApplyPolicy::Never {
@@ -164,8 +173,12 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
         );
         return write_or_wait(o, s, None, idle);
     }
-    if p.destructive && !o.spec.policy.allow_destructive {
-        let m = "the plan is destructive and spec.policy.allowDestructive is false";
+    if needs_allow_destructive(o, p) && !o.spec.policy.allow_destructive {
+        let m = if p.destructive {
+            "the plan is destructive and spec.policy.allowDestructive is false"
+        } else {
+            "the plan changes privileges, which under BySeverity needs spec.policy.allowDestructive"
+        };
         phase(
             o,
             &mut s,
@@ -236,6 +249,12 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
                         kinds(p),
                         p.name
                     ),
+                    Reason::WarningChanges => format!(
+                        "the plan's severity is {} and spec.policy.apply is BySeverity; create a PtahSchemaApproval for plan {} with fingerprint {}",
+                        p.severity.map_or("not recorded", severity_name),
+                        p.name,
+                        p.fingerprint.as_str()
+                    ),
                     _ => format!(
                         "create a PtahSchemaApproval for plan {} with fingerprint {}",
                         p.name,
@@ -294,6 +313,14 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
         };
     }
     start::claim_apply(o)
+}
+
+fn severity_name(s: PlanSeverity) -> &'static str {
+    match s {
+        PlanSeverity::Safe => "safe",
+        PlanSeverity::Warning => "warning",
+        PlanSeverity::Destructive => "destructive",
+    }
 }
 
 fn kinds(p: &CurrentPlanStatus) -> String {

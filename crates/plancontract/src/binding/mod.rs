@@ -38,11 +38,17 @@ pub const BOUND_FIELDS: &[(&str, &str)] = &[
 /// The spec's privilege-change set, by its wire name.
 const PRIVILEGE_CHANGES: &str = "privilegeChanges";
 
+/// The spec's severity, by its wire name: bound when present (`BySeverity` decides by it), and
+/// left out of the document when absent, so that plans published before it existed keep their
+/// fingerprints and approvals.
+const SEVERITY: &str = "severity";
+
 /// The `PlanBinding` document the fingerprint hashes, from a plan spec (`PtahSchemaPlanSpec` or
 /// its JSON).
 ///
-/// `{contract_version: 3, schema_uid, <BOUND_FIELDS>, privilege_changes: sorted set}`. A field
-/// the spec lacks is `null` (a typed spec has them all; the API server refuses one without).
+/// `{contract_version: 3, schema_uid, <BOUND_FIELDS>, privilege_changes: sorted set, severity?}`.
+/// A bound field the spec lacks is `null` (a typed spec has them all; the API server refuses one
+/// without); `severity` is there only when the spec has one.
 pub fn binding<S: Serialize + ?Sized>(schema_uid: &str, spec: &S) -> Value {
     // A type whose Serialize fails (a map with non-string keys) binds nothing but the constants;
     // plan specs always serialize.
@@ -66,6 +72,12 @@ pub fn binding<S: Serialize + ?Sized>(schema_uid: &str, spec: &S) -> Value {
     privileges.sort_unstable();
     privileges.dedup();
     doc.insert("privilege_changes".into(), privileges.into());
+    match field(SEVERITY) {
+        Value::Null => {}
+        severity => {
+            doc.insert("severity".into(), severity);
+        }
+    }
     Value::Object(doc)
 }
 

@@ -2,7 +2,7 @@
 
 use ptah_api::PtahSchemaPlanSpec;
 use ptah_api::schemaplan::PrivilegeChangeKind;
-use ptah_api::shared::{Epoch, PinnedImage, Sha256Digest};
+use ptah_api::shared::{Epoch, PinnedImage, PlanSeverity, Sha256Digest};
 use serde_json::json;
 
 use super::*;
@@ -135,7 +135,29 @@ fn sensitive_to_schema_and_content() {
             s.privilege_changes.push(PrivilegeChangeKind::Role)
         }),
         ("privilege changes (none)", &|s| s.privilege_changes.clear()),
+        ("severity (safe)", &|s| s.severity = Some(PlanSeverity::Safe)),
+        ("severity (warning)", &|s| {
+            s.severity = Some(PlanSeverity::Warning)
+        }),
+        ("severity (destructive)", &|s| {
+            s.severity = Some(PlanSeverity::Destructive)
+        }),
     ]);
+}
+
+#[test]
+fn a_severity_is_bound_only_when_the_spec_has_one() {
+    let canonical = |s: &PtahSchemaPlanSpec| {
+        String::from_utf8(ptah_fingerprint::canonical_json(&binding(UID, s)).expect("canonical"))
+            .expect("utf-8")
+    };
+    assert!(
+        !canonical(&spec()).contains("severity"),
+        "the pinned shape of earlier plans"
+    );
+    let mut warning = spec();
+    warning.severity = Some(PlanSeverity::Warning);
+    assert!(canonical(&warning).contains(r#""severity":"Warning""#));
 }
 
 #[test]

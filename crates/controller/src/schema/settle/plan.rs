@@ -149,6 +149,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         },
         destructive: class.destructive,
         privilege_changes: class.privilege_changes.clone(),
+        severity: Some(class.severity),
         statement_count: i32::try_from(r.statement_count).unwrap_or(i32::MAX),
         chunks: Vec::new(),
     };
@@ -163,6 +164,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         binding: bound,
         destructive: class.destructive,
         privilege_changes: class.privilege_changes,
+        severity: spec.severity,
         statement_count: spec.statement_count,
         created_at: Some(record::now(o)),
         approval: None,

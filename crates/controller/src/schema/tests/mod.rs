@@ -4,5 +4,6 @@ mod claims;
 mod gates;
 mod lifecycle;
 mod refusals;
+mod severity;
 pub(crate) mod situations;
 mod world;

@@ -277,6 +277,13 @@ impl World {
 
     /// A Plan payload with changes: a plan document of the one statement `sql`.
     pub fn plan_changes(&self, sql: &str, destructive: bool) -> ResultPayload {
+        self.plan_of_severity(sql, if destructive { "destructive" } else { "safe" })
+    }
+
+    /// A Plan payload with one statement of the executor's `severity` (`safe`, `warning`,
+    /// `destructive`).
+    pub fn plan_of_severity(&self, sql: &str, severity: &str) -> ResultPayload {
+        let destructive = severity == "destructive";
         let document = serde_json::json!({
             "format_version": 1,
             "dialect": "postgres",
@@ -285,7 +292,7 @@ impl World {
             "destructive": destructive,
             "statements": [{
                 "sql": sql,
-                "severity": if destructive { "destructive" } else { "safe" },
+                "severity": severity,
                 "reason": "test",
                 "transactional": true
             }]
@@ -375,8 +382,13 @@ impl World {
 
     /// Brings a fresh world to a published plan awaiting approval (or ready, per policy).
     pub fn reach_plan(&mut self, sql: &str, destructive: bool) {
+        self.reach_plan_of_severity(sql, if destructive { "destructive" } else { "safe" });
+    }
+
+    /// Resolves and plans one statement of the executor's `severity`.
+    pub fn reach_plan_of_severity(&mut self, sql: &str, severity: &str) {
         self.complete(Op::Resolve, World::success);
-        self.complete(Op::Plan, |w| w.plan_changes(sql, destructive));
+        self.complete(Op::Plan, |w| w.plan_of_severity(sql, severity));
         while self.status.pending_lock_release.is_some() {
             self.step();
         }
