@@ -47,20 +47,24 @@ pub struct DbArgs {
 /// other part of a malformed URL carry a piece of it.
 impl std::fmt::Debug for DbArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let scheme = self.url.split_once("://").map(|(s, _)| s).filter(|s| {
-            !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
-        });
-        let url = match scheme {
-            Some(s) => format!("{s}://[REDACTED]"),
-            None => "[REDACTED]".to_owned(),
-        };
         f.debug_struct("DbArgs")
-            .field("url", &format_args!("{url}"))
+            .field("url", &format_args!("{}", redacted_url(&self.url)))
             .field("connect_timeout", &self.connect_timeout)
             .field("db_ca_file", &self.db_ca_file)
             .finish()
+    }
+}
+
+/// A database URL for `Debug` output: its scheme only.
+pub fn redacted_url(url: &str) -> String {
+    let scheme = url.split_once("://").map(|(s, _)| s).filter(|s| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    });
+    match scheme {
+        Some(s) => format!("{s}://[REDACTED]"),
+        None => "[REDACTED]".to_owned(),
     }
 }
 

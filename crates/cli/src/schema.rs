@@ -17,6 +17,7 @@ use serde::Serialize;
 
 mod apply;
 mod push;
+mod rehearse;
 mod unmodelled;
 
 use unmodelled::Listing;
@@ -49,7 +50,8 @@ pub enum DatabaseSub {
     /// Compare the live schema with the desired one: exit 0 in sync, 1 drift, 2 error.
     Drift(DesiredArgs),
     /// Write the plan that moves the database to the desired schema: exit 0 when the plan is
-    /// empty, 1 when changes are pending (the plan file is written either way), 2 error or refusal.
+    /// empty, 1 when changes are pending (the plan file is written either way), 2 error, refusal
+    /// or a rehearsal (`--dev-url`) that did not pass.
     Plan(PlanArgs),
     /// Apply a plan file, then verify that a fresh plan is empty: exit 0 applied and verified,
     /// 1 stale plan, failed or unverified apply, 2 error or refused gate.
@@ -97,6 +99,8 @@ pub struct PlanArgs {
     /// A table no plan may drop, alter or change rows of (`table` or `schema.table`; repeatable).
     #[arg(long, value_delimiter = ',')]
     protected_table: Vec<String>,
+    #[command(flatten)]
+    dev: rehearse::DevArgs,
 }
 
 /// Arguments of `apply`.
@@ -448,6 +452,9 @@ struct PlanReport {
     ignored: Vec<Ignored>,
     /// Objects in the managed namespaces the model does not hold; the plan never touches them.
     unmodelled: Listing,
+    /// The plan's rehearsal on the dev database (`--dev-url`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rehearsal: Option<ptah_engine::Rehearsal>,
 }
 
 /// The bytes of a plan file: pretty JSON and a final newline, identical for identical plans.
@@ -507,6 +514,10 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let plan = ptah_schema::plan_for(to_fingerprint, &desired, &live, dialect, &options)?;
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
+    let rehearsal = match a.dev.dev_url.is_some() && !plan.is_empty() {
+        true => Some(rehearse::run(&a.dev, &live, &desired, &plan, &options, out).await?),
+        false => None,
+    };
     let report = PlanReport {
         changes_pending: !plan.is_empty(),
         output: a.output.display().to_string(),
@@ -521,8 +532,13 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         severities: plan.statements.iter().map(|s| s.severity).collect(),
         ignored,
         unmodelled: not_managed,
+        rehearsal,
     };
-    let exit = if plan.is_empty() { EXIT_OK } else { EXIT_FAILURE };
+    let exit = match &report.rehearsal {
+        Some(r) if r.outcome != ptah_engine::RehearsalOutcome::Passed => EXIT_USAGE,
+        _ if plan.is_empty() => EXIT_OK,
+        _ => EXIT_FAILURE,
+    };
     let text = || {
         let mut s = String::new();
         for skipped in &report.ignored {
@@ -536,6 +552,9 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
             let _ = writeln!(s, "-- {}: {}\n{};", severity_name(st.severity), st.reason, st.sql);
         }
         let _ = writeln!(s, "Wrote {} ({} statements)", report.output, report.statements);
+        if let Some(r) = &report.rehearsal {
+            s.push_str(&rehearse::text(r));
+        }
         s
     };
     Ok(out.report(&report, text, exit))

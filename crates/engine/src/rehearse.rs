@@ -1,0 +1,199 @@
+//! A rehearsal of a plan on a scratch ("dev") database before anyone approves it: the observed
+//! schema is recreated there, the plan runs there statement by statement, and a fresh plan on the
+//! dev database must be empty. The dev database is left as it was found.
+//!
+//! A rehearsal proves the plan's SQL runs on this server version against this schema and reaches
+//! the desired schema; it does not prove the production rows satisfy it (a NOT NULL column on a
+//! table with rows), which only the apply itself can.
+
+use std::time::{Duration, Instant};
+
+use ptah_schema::{Plan, PlanOptions, Schema};
+use serde::Serialize;
+
+use crate::{ApplyOptions, Error, InspectScope, Session, apply, comparable, inspect, live_fingerprint};
+
+/// How a rehearsal ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RehearsalOutcome {
+    /// Every statement ran and a fresh plan on the dev database is empty.
+    Passed,
+    /// A statement failed, or the plan did not reach the desired schema.
+    Failed,
+    /// The dev database could not be brought to the observed schema: nothing was rehearsed.
+    Inconclusive,
+}
+
+/// One rehearsed statement's run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatementTiming {
+    /// The 0-based index of the statement in the plan.
+    pub index: usize,
+    /// How long it ran, in milliseconds.
+    pub millis: u64,
+}
+
+/// What a rehearsal found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rehearsal {
+    /// How it ended.
+    pub outcome: RehearsalOutcome,
+    /// The statements that ran, in order, with their times.
+    pub statements: Vec<StatementTiming>,
+    /// The 0-based index of the statement that failed, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_statement_index: Option<usize>,
+    /// Why it failed or was inconclusive, for people (the server's message, credentials removed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Whether the dev database was put back as it was found.
+    pub restored: bool,
+}
+
+impl Rehearsal {
+    /// Ended before any statement of the plan ran (the dev database untouched so far).
+    fn ended(outcome: RehearsalOutcome, reason: String) -> Rehearsal {
+        Rehearsal {
+            outcome,
+            statements: Vec::new(),
+            failed_statement_index: None,
+            reason: Some(reason),
+            restored: true,
+        }
+    }
+}
+
+/// Rehearses `plan` on `dev`: recreates `observed` (the live schema the plan was computed
+/// against, within the desired schema's scope), runs the plan, and plans `desired` again.
+///
+/// Refuses a dev database that holds objects in scope which the observed schema does not have
+/// (recreating it would drop them): an `Inconclusive` rehearsal that touched nothing.
+pub async fn rehearse(
+    dev: &mut Session,
+    observed: &Schema,
+    desired: &Schema,
+    plan: &Plan,
+    options: &PlanOptions,
+) -> Result<Rehearsal, Error> {
+    if plan.dialect != dev.dialect() {
+        return Err(Error::DialectMismatch {
+            plan: plan.dialect,
+            database: dev.dialect(),
+        });
+    }
+    let scope = InspectScope::of(desired);
+    let found = inspect(dev, &scope).await?;
+    let recreate = match ptah_schema::plan(observed, &found, plan.dialect, options) {
+        Ok(p) => p,
+        Err(e) => return Ok(Rehearsal::ended(RehearsalOutcome::Inconclusive, e.to_string())),
+    };
+    if recreate.destructive {
+        return Ok(Rehearsal::ended(
+            RehearsalOutcome::Inconclusive,
+            "the dev database holds objects the observed schema does not: give the rehearsal an empty database".into(),
+        ));
+    }
+    let mut rehearsal = match recreated(dev, &recreate, &scope, plan).await? {
+        Some(reason) => Rehearsal::ended(RehearsalOutcome::Inconclusive, reason),
+        None => run(dev, desired, plan, options, &scope).await?,
+    };
+    rehearsal.restored = restore(dev, &found, &scope, options).await;
+    Ok(rehearsal)
+}
+
+/// Brings the dev database to the observed schema; why not, when it cannot.
+async fn recreated(
+    dev: &mut Session,
+    recreate: &Plan,
+    scope: &InspectScope,
+    plan: &Plan,
+) -> Result<Option<String>, Error> {
+    let opts = ApplyOptions {
+        scope: scope.clone(),
+        ..ApplyOptions::default()
+    };
+    if let Err(e) = apply(dev, recreate, &opts).await {
+        return match e {
+            Error::ApplyFailed { .. } | Error::StalePlan { .. } | Error::Unparsable { .. } => Ok(Some(
+                format!("the observed schema cannot be recreated on the dev database: {e}"),
+            )),
+            other => Err(other),
+        };
+    }
+    let now = live_fingerprint(&inspect(dev, scope).await?, &plan.exclude);
+    Ok((now != plan.from_fingerprint).then(|| {
+        format!(
+            "the dev database reads as {now} after recreating the observed schema, not {}: the engine cannot reproduce it exactly",
+            plan.from_fingerprint
+        )
+    }))
+}
+
+/// Runs the plan's statements one by one, timed, then plans again.
+async fn run(
+    dev: &mut Session,
+    desired: &Schema,
+    plan: &Plan,
+    options: &PlanOptions,
+    scope: &InspectScope,
+) -> Result<Rehearsal, Error> {
+    let mut statements = Vec::with_capacity(plan.statements.len());
+    for (index, statement) in plan.statements.iter().enumerate() {
+        let started = Instant::now();
+        let ran = dev.batch(&statement.sql).await;
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        statements.push(StatementTiming { index, millis });
+        if let Err(e) = ran {
+            return Ok(Rehearsal {
+                outcome: RehearsalOutcome::Failed,
+                statements,
+                failed_statement_index: Some(index),
+                reason: Some(format!(
+                    "statement {} of {} failed: {e}",
+                    index + 1,
+                    plan.statements.len()
+                )),
+                restored: false,
+            });
+        }
+    }
+    let after = inspect(dev, scope).await?;
+    let desired = comparable(dev, desired, &after).await?;
+    let fresh = ptah_schema::plan(&desired, &after, plan.dialect, options)
+        .map_err(|e| Error::Query(format!("planning on the dev database: {e}")))?;
+    let (outcome, reason) = match fresh.statements.first() {
+        None => (RehearsalOutcome::Passed, None),
+        Some(first) => (
+            RehearsalOutcome::Failed,
+            Some(format!(
+                "after the plan, a fresh plan on the dev database still has {} statement(s), first: {}",
+                fresh.statements.len(),
+                first.sql
+            )),
+        ),
+    };
+    Ok(Rehearsal {
+        outcome,
+        statements,
+        failed_statement_index: None,
+        reason,
+        restored: false,
+    })
+}
+
+/// Puts the dev database back to what it held before; whether that worked.
+async fn restore(dev: &mut Session, found: &Schema, scope: &InspectScope, options: &PlanOptions) -> bool {
+    let Ok(now) = inspect(dev, scope).await else {
+        return false;
+    };
+    let Ok(back) = ptah_schema::plan(found, &now, dev.dialect(), options) else {
+        return false;
+    };
+    let opts = ApplyOptions {
+        scope: scope.clone(),
+        lock_timeout: Duration::from_secs(30),
+        ..ApplyOptions::default()
+    };
+    back.is_empty() || apply(dev, &back, &opts).await.is_ok()
+}

@@ -1,0 +1,188 @@
+//! A rehearsal on a real dev database (PostgreSQL 15 and MariaDB): the observed schema is
+//! recreated, the plan runs timed, a fresh plan must be empty, and the dev database is put back.
+//! The production database is never written.
+
+mod inspect_support;
+
+use inspect_support::{Fresh, table_names};
+use ptah_engine::{Dialect, InspectScope, RehearsalOutcome, comparable, inspect, rehearse};
+use ptah_schema::{Plan, PlanOptions, Schema, read::sql};
+
+const PG: Dialect = Dialect::Postgres;
+const MY: Dialect = Dialect::Mysql;
+
+const LIVE: &str = "CREATE TABLE orders (id int PRIMARY KEY, note varchar(40));\n\
+                    CREATE TABLE audit (id int PRIMARY KEY)";
+const DESIRED: &str = "CREATE TABLE orders (id int PRIMARY KEY, note varchar(40), sku varchar(20) NOT NULL);\n\
+                       CREATE INDEX orders_sku ON orders (sku);\n\
+                       CREATE TABLE audit (id int PRIMARY KEY);\n\
+                       CREATE TABLE items (id int PRIMARY KEY, order_id int REFERENCES orders (id))";
+
+/// The production side: a database at `LIVE`, and the plan to `DESIRED` with what it saw.
+struct Prod {
+    db: Fresh,
+    observed: Schema,
+    desired: Schema,
+    plan: Plan,
+}
+
+async fn prod(dialect: Dialect, prefix: &str) -> Prod {
+    let db = Fresh::new(dialect, prefix).await;
+    db.run(&format!("{LIVE};\n")).await;
+    let desired = sql::parse(dialect, "desired.sql", DESIRED).expect("the desired schema reads");
+    let mut session = db.session().await;
+    let observed = inspect(&mut session, &InspectScope::of(&desired))
+        .await
+        .expect("inspect");
+    let desired = comparable(&mut session, &desired, &observed)
+        .await
+        .expect("comparable")
+        .into_owned();
+    session.close().await.expect("close");
+    let plan = ptah_schema::plan(&desired, &observed, dialect, &PlanOptions::default()).expect("plans");
+    assert!(plan.statements.len() >= 3, "{plan:?}");
+    Prod {
+        db,
+        observed,
+        desired,
+        plan,
+    }
+}
+
+async fn passes_and_leaves_both_databases_as_they_were(dialect: Dialect) {
+    let p = prod(dialect, "rehearse_ok").await;
+    let dev = Fresh::new(dialect, "rehearse_dev").await;
+    let mut session = dev.session().await;
+    let r = rehearse(
+        &mut session,
+        &p.observed,
+        &p.desired,
+        &p.plan,
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Passed, "{r:?}");
+    assert_eq!(r.reason, None);
+    let indexes: Vec<usize> = r.statements.iter().map(|s| s.index).collect();
+    assert_eq!(
+        indexes,
+        (0..p.plan.statements.len()).collect::<Vec<_>>(),
+        "every statement, timed, in order"
+    );
+    assert!(r.restored);
+    assert!(
+        table_names(&mut session).await.is_empty(),
+        "the dev database is empty again"
+    );
+    session.close().await.expect("close");
+    let mut prod = p.db.session().await;
+    assert_eq!(
+        table_names(&mut prod).await.len(),
+        2,
+        "production was never written"
+    );
+    prod.close().await.expect("close");
+    dev.drop().await;
+    p.db.drop().await;
+}
+
+#[tokio::test]
+async fn a_plan_that_reaches_the_desired_schema_passes_on_postgresql() {
+    passes_and_leaves_both_databases_as_they_were(PG).await;
+}
+
+#[tokio::test]
+async fn a_plan_that_reaches_the_desired_schema_passes_on_mariadb() {
+    passes_and_leaves_both_databases_as_they_were(MY).await;
+}
+
+async fn a_failing_statement_fails_by_number(dialect: Dialect) {
+    let mut p = prod(dialect, "rehearse_fail").await;
+    let last = p.plan.statements.len() - 1;
+    p.plan.statements[last].sql = "ALTER TABLE orders ADD COLUMN broken no_such_type".into();
+    let dev = Fresh::new(dialect, "rehearse_dev").await;
+    let mut session = dev.session().await;
+    let r = rehearse(
+        &mut session,
+        &p.observed,
+        &p.desired,
+        &p.plan,
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Failed);
+    assert_eq!(r.failed_statement_index, Some(last));
+    assert_eq!(r.statements.len(), last + 1, "nothing after the failure ran");
+    let reason = r.reason.clone().unwrap_or_default();
+    assert!(reason.contains(&format!("statement {} of", last + 1)), "{reason}");
+    assert!(r.restored, "{r:?}");
+    assert!(table_names(&mut session).await.is_empty());
+    session.close().await.expect("close");
+    dev.drop().await;
+    p.db.drop().await;
+}
+
+#[tokio::test]
+async fn a_failing_statement_fails_the_rehearsal_by_number_on_postgresql() {
+    a_failing_statement_fails_by_number(PG).await;
+}
+
+#[tokio::test]
+async fn a_failing_statement_fails_the_rehearsal_by_number_on_mariadb() {
+    a_failing_statement_fails_by_number(MY).await;
+}
+
+#[tokio::test]
+async fn a_plan_that_runs_but_does_not_converge_fails() {
+    let mut p = prod(PG, "rehearse_short").await;
+    // The plan as an editor might have left it: one statement gone.
+    p.plan.statements.retain(|s| !s.sql.contains("orders_sku"));
+    let dev = Fresh::new(PG, "rehearse_dev").await;
+    let mut session = dev.session().await;
+    let r = rehearse(
+        &mut session,
+        &p.observed,
+        &p.desired,
+        &p.plan,
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Failed);
+    assert_eq!(r.failed_statement_index, None);
+    let reason = r.reason.unwrap_or_default();
+    assert!(
+        reason.contains("fresh plan") && reason.contains("orders_sku"),
+        "{reason}"
+    );
+    assert!(r.restored);
+    session.close().await.expect("close");
+    dev.drop().await;
+    p.db.drop().await;
+}
+
+#[tokio::test]
+async fn a_dev_database_holding_other_objects_is_left_alone_and_nothing_is_rehearsed() {
+    let p = prod(PG, "rehearse_busy").await;
+    let dev = Fresh::new(PG, "rehearse_dev").await;
+    dev.run("CREATE TABLE keep_me (id int);\n").await;
+    let mut session = dev.session().await;
+    let r = rehearse(
+        &mut session,
+        &p.observed,
+        &p.desired,
+        &p.plan,
+        &PlanOptions::default(),
+    )
+    .await
+    .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Inconclusive);
+    assert!(r.statements.is_empty() && r.restored);
+    assert!(r.reason.unwrap_or_default().contains("empty database"));
+    assert_eq!(table_names(&mut session).await, ["public.keep_me"], "untouched");
+    session.close().await.expect("close");
+    dev.drop().await;
+    p.db.drop().await;
+}
