@@ -16,6 +16,7 @@ use ptah_schema::{Plan, PlanError, PlanOptions, Schema, Severity};
 use serde::Serialize;
 
 mod apply;
+mod locks;
 mod push;
 mod rehearse;
 mod unmodelled;
@@ -99,6 +100,10 @@ pub struct PlanArgs {
     /// A table no plan may drop, alter or change rows of (`table` or `schema.table`; repeatable).
     #[arg(long, value_delimiter = ',')]
     protected_table: Vec<String>,
+    /// A table of at least this many estimated rows whose writers a statement blocks makes that
+    /// statement at least a warning.
+    #[arg(long, default_value_t = locks::LOCK_WARNING_ROWS)]
+    lock_warning_rows: u64,
     #[command(flatten)]
     dev: rehearse::DevArgs,
 }
@@ -502,6 +507,12 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         }
         Err(err) => Err(err),
     };
+    let sizes = match &compared {
+        Ok(_) => ptah_engine::estimated_rows(&mut c.session)
+            .await
+            .map_err(Failure::from),
+        Err(_) => Ok(Default::default()),
+    };
     close(c.session).await;
     let (
         Live {
@@ -510,8 +521,10 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         },
         desired,
     ) = compared?;
+    let sizes = sizes?;
     progress(out, "planning");
-    let plan = ptah_schema::plan_for(to_fingerprint, &desired, &live, dialect, &options)?;
+    let mut plan = ptah_schema::plan_for(to_fingerprint, &desired, &live, dialect, &options)?;
+    locks::annotate(&mut plan, &live, &sizes, a.lock_warning_rows);
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
     let rehearsal = match a.dev.dev_url.is_some() && !plan.is_empty() {

@@ -13,6 +13,7 @@ mod postgres;
 mod rehearse;
 mod rows;
 mod session;
+mod size;
 mod tls;
 mod unmodelled;
 mod url;
@@ -26,6 +27,7 @@ pub use inspect::{InspectScope, RowSelection, comparable, inspect, into_comparab
 pub use lock::{LOCK_NAME, fnv1a32, postgres_lock_key};
 pub use rehearse::{Rehearsal, RehearsalOutcome, StatementTiming, rehearse};
 pub use session::Session;
+pub use size::estimated_rows;
 pub use unmodelled::{Unmodelled, unmodelled};
 pub use url::{DatabaseUrl, Dialect, TlsMode, dialect_name};
 

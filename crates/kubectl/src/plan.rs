@@ -204,8 +204,19 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
     }
     let total = doc.statements.len();
     for (i, statement) in doc.statements.iter().enumerate() {
+        let lock = doc
+            .locks
+            .iter()
+            .find(|l| l.statement == i)
+            .map(|l| {
+                let rows = l
+                    .estimated_rows
+                    .map_or_else(|| "no estimate".to_owned(), |r| format!("about {r} rows"));
+                format!("-- takes {} on {} ({rows})\n", l.lock, l.table)
+            })
+            .unwrap_or_default();
         out.push_str(&format!(
-            "-- {}/{total} {}: {}\n{};\n\n",
+            "-- {}/{total} {}: {}\n{lock}{};\n\n",
             i + 1,
             severity(style, statement.severity),
             statement.reason,

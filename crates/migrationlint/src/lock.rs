@@ -51,6 +51,43 @@ pub fn taken(sql: &str, dialect: Dialect) -> Option<Lock> {
     }
 }
 
+/// The table `sql` locks, as `(schema, table)` with quotes removed (`schema` empty when the
+/// statement does not name one): the table an index, `ALTER TABLE`, trigger, `DROP TABLE` or
+/// `TRUNCATE` is on. `None` for other statements.
+pub fn table(sql: &str, dialect: Dialect) -> Option<(String, String)> {
+    let name = match statement::parse(sql, dialect).as_deref() {
+        Some([Statement::CreateIndex(create)]) => create.table_name.to_string(),
+        Some([Statement::AlterTable(alter)]) => alter.name.to_string(),
+        Some(
+            [
+                Statement::Drop {
+                    object_type, names, ..
+                },
+            ],
+        ) if object_type.to_string().eq_ignore_ascii_case("TABLE") && names.len() == 1 => {
+            names[0].to_string()
+        }
+        _ => {
+            let words: Vec<&str> = sql.split_whitespace().collect();
+            let upper: Vec<String> = words.iter().map(|w| w.to_uppercase()).collect();
+            match upper.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+                ["TRUNCATE", "TABLE", ..] => words.get(2)?.to_string(),
+                ["TRUNCATE", ..] => words.get(1)?.to_string(),
+                ["CREATE", ..] if upper.iter().any(|w| w == "TRIGGER") => {
+                    let on = upper.iter().position(|w| w == "ON")?;
+                    words.get(on + 1)?.to_string()
+                }
+                _ => return None,
+            }
+        }
+    };
+    let name = name.trim_end_matches(';').replace(['"', '`'], "");
+    Some(match name.rsplit_once('.') {
+        Some((schema, table)) => (schema.to_owned(), table.to_owned()),
+        None => (String::new(), name),
+    })
+}
+
 fn of_words(words: &[&str]) -> Option<Lock> {
     match words {
         ["CREATE", "INDEX", "CONCURRENTLY", ..]
@@ -116,6 +153,27 @@ mod tests {
             Some(Lock::AccessExclusiveLock)
         );
         assert_eq!(pg("SELECT 1"), None);
+        let on = |sql| table(sql, Dialect::Postgres);
+        let named = |s: &str, t: &str| Some((s.to_owned(), t.to_owned()));
+        assert_eq!(
+            on(r#"CREATE INDEX "i" ON "public"."orders" ("sku")"#),
+            named("public", "orders")
+        );
+        assert_eq!(
+            on(r#"ALTER TABLE "public"."orders" ADD COLUMN "x" int"#),
+            named("public", "orders")
+        );
+        assert_eq!(on("DROP TABLE orders"), named("", "orders"));
+        assert_eq!(on("TRUNCATE TABLE s.t"), named("s", "t"));
+        assert_eq!(
+            on("CREATE TRIGGER tr BEFORE INSERT ON s.t FOR EACH ROW EXECUTE FUNCTION f()"),
+            named("s", "t")
+        );
+        assert_eq!(on("CREATE TABLE t (id int)"), None);
+        assert_eq!(
+            table("ALTER TABLE `shop`.`t` ADD COLUMN x int", Dialect::Mysql),
+            named("shop", "t")
+        );
         assert_eq!(taken("CREATE INDEX i ON t (a)", Dialect::Mysql), None);
         assert!(Lock::ShareLock.blocks_writes() && !Lock::ShareUpdateExclusiveLock.blocks_writes());
     }

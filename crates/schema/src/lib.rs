@@ -13,6 +13,6 @@ pub mod types;
 pub mod write;
 
 pub use model::*;
-pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity};
+pub use plan::{PLAN_FORMAT_VERSION, Plan, PlannedStatement, Severity, StatementLock};
 pub use planner::{Drift, PlanError, PlanOptions, drift, plan, plan_for};
 pub use render::MysqlFlavor;

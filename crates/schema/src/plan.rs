@@ -36,6 +36,24 @@ pub struct PlannedStatement {
     pub transactional: bool,
 }
 
+/// The table lock one statement takes on a table that already holds rows, and their estimate:
+/// what the statement does to the writers of a live table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatementLock {
+    /// The 0-based index of the statement in the plan.
+    pub statement: usize,
+    /// The lock as the server names it (`pg_locks.mode`: `AccessExclusiveLock`, `ShareLock`…).
+    pub lock: String,
+    /// Whether writers of the table wait while it is held.
+    pub blocks_writes: bool,
+    /// The table, `schema.table`.
+    pub table: String,
+    /// The table's estimated rows (`pg_class.reltuples`, `information_schema.TABLES.TABLE_ROWS`);
+    /// absent when the server has no estimate yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_rows: Option<u64>,
+}
+
 /// A plan file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
@@ -54,6 +72,10 @@ pub struct Plan {
     pub destructive: bool,
     /// The statements in execution order.
     pub statements: Vec<PlannedStatement>,
+    /// The locks the statements take on existing tables (PostgreSQL; filled by the executor,
+    /// which reads the table sizes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<StatementLock>,
 }
 
 impl Plan {

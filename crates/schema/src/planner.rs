@@ -143,6 +143,7 @@ pub fn plan_for(
             exclude: options.exclude.clone(),
             destructive: statements.iter().any(|s| s.severity == Severity::Destructive),
             statements,
+            locks: Vec::new(),
         })
     })
 }

@@ -122,6 +122,7 @@ pub fn plan(
                 transactional: *transactional,
             })
             .collect(),
+        locks: Vec::new(),
     }
 }
 

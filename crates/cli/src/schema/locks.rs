@@ -1,0 +1,118 @@
+//! What each planned statement does to the writers of a live table: the lock it takes
+//! (`ptah_migrationlint::lock`, PostgreSQL) and the table's estimated rows. A statement that
+//! blocks the writers of a table above the threshold is at least a warning, so that a plan which
+//! would stall a busy table is never applied unseen under `policy.apply: BySeverity`.
+
+use std::collections::BTreeMap;
+
+use ptah_migrationlint::lock;
+use ptah_schema::{Plan, QualifiedName, Schema, Severity, StatementLock};
+
+/// The default threshold of `--lock-warning-rows`.
+pub const LOCK_WARNING_ROWS: u64 = 100_000;
+
+/// Names the locks `plan`'s statements take on tables of `live`, with `sizes`; raises a safe
+/// statement that blocks the writers of a table of at least `threshold` rows to a warning.
+pub(crate) fn annotate(plan: &mut Plan, live: &Schema, sizes: &BTreeMap<QualifiedName, u64>, threshold: u64) {
+    let dialect = plan.dialect;
+    for (index, statement) in plan.statements.iter_mut().enumerate() {
+        let (Some(taken), Some((schema, table))) = (
+            lock::taken(&statement.sql, dialect),
+            lock::table(&statement.sql, dialect),
+        ) else {
+            continue;
+        };
+        // A table the plan creates holds no rows and no writers yet.
+        let Some(name) = live
+            .tables
+            .keys()
+            .find(|k| k.name == table && (schema.is_empty() || k.schema == schema))
+        else {
+            continue;
+        };
+        let rows = sizes.get(name).copied();
+        let shown = if name.schema.is_empty() {
+            name.name.clone()
+        } else {
+            format!("{}.{}", name.schema, name.name)
+        };
+        if taken.blocks_writes()
+            && rows.is_some_and(|r| r >= threshold)
+            && statement.severity == Severity::Safe
+        {
+            statement.severity = Severity::Warning;
+            statement.reason = format!(
+                "{}; takes {taken:?} on {shown} (about {} rows): its writers wait until it ends",
+                statement.reason,
+                rows.unwrap_or_default()
+            );
+        }
+        plan.locks.push(StatementLock {
+            statement: index,
+            lock: format!("{taken:?}"),
+            blocks_writes: taken.blocks_writes(),
+            table: shown,
+            estimated_rows: rows,
+        });
+    }
+    plan.destructive = plan
+        .statements
+        .iter()
+        .any(|s| s.severity == Severity::Destructive);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptah_schema::{Dialect, PlanOptions, read::sql};
+
+    fn planned(before: &str, after: &str) -> (Plan, Schema) {
+        let read = |text: &str| sql::parse(Dialect::Postgres, "s.sql", text).expect("reads");
+        let live = read(before);
+        let plan = ptah_schema::plan(&read(after), &live, Dialect::Postgres, &PlanOptions::default())
+            .expect("plans");
+        (plan, live)
+    }
+
+    #[test]
+    fn an_index_on_a_large_table_is_a_warning_and_on_a_new_or_small_one_is_not() {
+        let before = "CREATE TABLE orders (id int PRIMARY KEY, sku text);\n";
+        let after = "CREATE TABLE orders (id int PRIMARY KEY, sku text);\n\
+                     CREATE INDEX orders_sku ON orders (sku);\n\
+                     CREATE TABLE items (id int PRIMARY KEY, sku text);\n\
+                     CREATE INDEX items_sku ON items (sku);\n";
+        let name = QualifiedName::new("public", "orders");
+        for (rows, severity) in [(2_000_000, Severity::Warning), (10, Severity::Safe)] {
+            let (mut plan, live) = planned(before, after);
+            annotate(
+                &mut plan,
+                &live,
+                &BTreeMap::from([(name.clone(), rows)]),
+                LOCK_WARNING_ROWS,
+            );
+            assert_eq!(plan.locks.len(), 1, "only the existing table: {:?}", plan.locks);
+            let l = &plan.locks[0];
+            assert_eq!((l.lock.as_str(), l.blocks_writes), ("ShareLock", true));
+            assert_eq!(
+                (l.table.as_str(), l.estimated_rows),
+                ("public.orders", Some(rows))
+            );
+            let st = &plan.statements[l.statement];
+            assert!(st.sql.contains("orders_sku"), "{}", st.sql);
+            assert_eq!(st.severity, severity, "{rows} rows: {}", st.reason);
+        }
+    }
+
+    #[test]
+    fn without_an_estimate_the_lock_is_named_and_the_severity_kept() {
+        let (mut plan, live) = planned(
+            "CREATE TABLE t (id int PRIMARY KEY);\n",
+            "CREATE TABLE t (id int PRIMARY KEY, note text);\n",
+        );
+        annotate(&mut plan, &live, &BTreeMap::new(), 0);
+        assert_eq!(plan.locks.len(), 1);
+        assert_eq!(plan.locks[0].lock, "AccessExclusiveLock");
+        assert_eq!(plan.locks[0].estimated_rows, None);
+        assert_eq!(plan.statements[0].severity, Severity::Safe);
+    }
+}
