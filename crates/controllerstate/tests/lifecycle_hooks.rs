@@ -152,3 +152,19 @@ fn the_hook_image_is_required_and_pinned() {
         render(&["--set", "image.crdManager=registry.local/ptah-crd-manager:latest"]).expect_err("a tag");
     assert!(err.contains("must be pinned by digest"), "{err}");
 }
+
+/// The teardown counts the objects of every kind the API ships before it removes anything: its
+/// role may list each of them (a kind added to the API without it failed `helm uninstall`).
+#[test]
+fn the_teardown_may_list_every_kind_of_the_api() {
+    let docs = rendered(&[]);
+    let teardown = named(&docs, "ClusterRole", &format!("{PREFIX}-teardown"));
+    for crd in ptah_api::crds().expect("the CRDs") {
+        let plural = crd.spec.names.plural;
+        assert_eq!(
+            grants(teardown, "operator.ptah.run", &plural),
+            vec![("list".to_owned(), Vec::new())],
+            "the teardown role and {plural}"
+        );
+    }
+}
