@@ -49,19 +49,17 @@ async fn prod(dialect: Dialect, prefix: &str) -> Prod {
     }
 }
 
+async fn rehearsed(dev: &mut ptah_engine::Session, p: &Prod) -> ptah_engine::Rehearsal {
+    rehearse(dev, &p.observed, &p.desired, &p.plan, &PlanOptions::default())
+        .await
+        .expect("rehearses")
+}
+
 async fn passes_and_leaves_both_databases_as_they_were(dialect: Dialect) {
     let p = prod(dialect, "rehearse_ok").await;
     let dev = Fresh::new(dialect, "rehearse_dev").await;
     let mut session = dev.session().await;
-    let r = rehearse(
-        &mut session,
-        &p.observed,
-        &p.desired,
-        &p.plan,
-        &PlanOptions::default(),
-    )
-    .await
-    .expect("rehearses");
+    let r = rehearsed(&mut session, &p).await;
     assert_eq!(r.outcome, RehearsalOutcome::Passed, "{r:?}");
     assert_eq!(r.reason, None);
     let indexes: Vec<usize> = r.statements.iter().map(|s| s.index).collect();
@@ -103,15 +101,7 @@ async fn a_failing_statement_fails_by_number(dialect: Dialect) {
     p.plan.statements[last].sql = "ALTER TABLE orders ADD COLUMN broken no_such_type".into();
     let dev = Fresh::new(dialect, "rehearse_dev").await;
     let mut session = dev.session().await;
-    let r = rehearse(
-        &mut session,
-        &p.observed,
-        &p.desired,
-        &p.plan,
-        &PlanOptions::default(),
-    )
-    .await
-    .expect("rehearses");
+    let r = rehearsed(&mut session, &p).await;
     assert_eq!(r.outcome, RehearsalOutcome::Failed);
     assert_eq!(r.failed_statement_index, Some(last));
     assert_eq!(r.statements.len(), last + 1, "nothing after the failure ran");
@@ -141,15 +131,7 @@ async fn a_plan_that_runs_but_does_not_converge_fails() {
     p.plan.statements.retain(|s| !s.sql.contains("orders_sku"));
     let dev = Fresh::new(PG, "rehearse_dev").await;
     let mut session = dev.session().await;
-    let r = rehearse(
-        &mut session,
-        &p.observed,
-        &p.desired,
-        &p.plan,
-        &PlanOptions::default(),
-    )
-    .await
-    .expect("rehearses");
+    let r = rehearsed(&mut session, &p).await;
     assert_eq!(r.outcome, RehearsalOutcome::Failed);
     assert_eq!(r.failed_statement_index, None);
     let reason = r.reason.unwrap_or_default();
@@ -169,15 +151,7 @@ async fn a_dev_database_holding_other_objects_is_left_alone_and_nothing_is_rehea
     let dev = Fresh::new(PG, "rehearse_dev").await;
     dev.run("CREATE TABLE keep_me (id int);\n").await;
     let mut session = dev.session().await;
-    let r = rehearse(
-        &mut session,
-        &p.observed,
-        &p.desired,
-        &p.plan,
-        &PlanOptions::default(),
-    )
-    .await
-    .expect("rehearses");
+    let r = rehearsed(&mut session, &p).await;
     assert_eq!(r.outcome, RehearsalOutcome::Inconclusive);
     assert!(r.statements.is_empty() && r.restored);
     assert!(r.reason.unwrap_or_default().contains("empty database"));

@@ -15,14 +15,14 @@ use crate::{
     schema::{Action, PlanState, PolicyRead, Realm},
 };
 
-fn reason(w: &World, t: ConditionType) -> String {
+pub(super) fn reason(w: &World, t: ConditionType) -> String {
     get(&w.status.conditions, t)
         .map(|c| c.reason.clone())
         .unwrap_or_default()
 }
 
 /// Steps until the resource waits; returns the phase.
-fn settle(w: &mut World) -> Option<SchemaPhase> {
+pub(super) fn settle(w: &mut World) -> Option<SchemaPhase> {
     for _ in 0..10 {
         if let Action::Wait { .. } = w.step() {
             return w.status.phase;

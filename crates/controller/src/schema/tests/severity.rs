@@ -9,29 +9,16 @@ use ptah_api::{
     shared::PlanSeverity,
 };
 
-use super::world::{World, spec};
-use crate::{conditions::get, schema::Action};
-
-fn reason(w: &World, t: ConditionType) -> String {
-    get(&w.status.conditions, t)
-        .map(|c| c.reason.clone())
-        .unwrap_or_default()
-}
+use super::{
+    gates::{reason, settle},
+    world::{World, spec},
+};
+use crate::conditions::get;
 
 fn message(w: &World, t: ConditionType) -> String {
     get(&w.status.conditions, t)
         .map(|c| c.message.clone())
         .unwrap_or_default()
-}
-
-/// Steps until the resource waits; returns the phase.
-fn settle(w: &mut World) -> Option<SchemaPhase> {
-    for _ in 0..10 {
-        if let Action::Wait { .. } = w.step() {
-            return w.status.phase;
-        }
-    }
-    panic!("never came to rest: {:?}", w.status.phase)
 }
 
 fn by_severity(extra: &str) -> World {
