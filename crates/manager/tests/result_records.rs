@@ -73,6 +73,14 @@ async fn dispatched(client: &kube::Client, ns: &str, token: &EnrolmentToken) -> 
     }))
     .await;
     let job_uid = job.uid().expect("uid");
+    // On a full cluster the Job controller releases a Pod its selector does not match (it drops
+    // the controller reference); the Pod carries the selector's labels as the Job's own would.
+    let selected = job
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.as_ref())
+        .and_then(|s| s.match_labels.clone())
+        .unwrap_or_default();
     // The API tier runs no controller manager to create the namespace's default ServiceAccount;
     // on a full cluster its controller may already have made it.
     let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = Api::namespaced(client.clone(), ns);
@@ -84,7 +92,7 @@ async fn dispatched(client: &kube::Client, ns: &str, token: &EnrolmentToken) -> 
     }
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     create(&pods, json!({
-        "metadata": {"name": POD, "ownerReferences": [{
+        "metadata": {"name": POD, "labels": selected, "ownerReferences": [{
             "apiVersion": "batch/v1", "kind": "Job", "name": JOB, "uid": job_uid, "controller": true}]},
         "spec": {"nodeName": "nowhere", "restartPolicy": "Never", "containers": [{"name": "ptah", "image": "registry.invalid/ptah"}]}
     }))
