@@ -44,10 +44,34 @@ pub struct LivePod {
     pub id: ObjectRef,
     /// The UID of the Job that controls it.
     pub controller_uid: Option<String>,
-    /// Whether its phase is Running and it is not being deleted.
-    pub running: bool,
+    /// Where it is in its life.
+    pub phase: PodPhase,
     /// `status.podIP`.
     pub pod_ip: Option<IpAddr>,
+}
+
+/// Where a Pod is in its life, as far as enrolment cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodPhase {
+    /// Pending: the kubelet has not reported its containers running yet. A runner that enrols
+    /// from it is ahead of the kubelet's status update, which comes within seconds.
+    Starting,
+    /// Running, and not being deleted.
+    Running,
+    /// Succeeded, Failed or Unknown, or being deleted: nothing of it may enrol any more.
+    Ended,
+}
+
+impl PodPhase {
+    /// The phase of a Pod whose `status.phase` is `phase`, being deleted or not.
+    pub fn of(phase: Option<&str>, deleting: bool) -> PodPhase {
+        match phase {
+            _ if deleting => PodPhase::Ended,
+            None | Some("Pending") => PodPhase::Starting,
+            Some("Running") => PodPhase::Running,
+            Some(_) => PodPhase::Ended,
+        }
+    }
 }
 
 /// What the uncached reads found for the operation a request names.
@@ -118,9 +142,13 @@ pub enum Refusal {
     /// The Pod is not controlled by the claim's Job.
     #[error("Pod {0} is not controlled by the claim's Job")]
     PodNotOfJob(String),
-    /// The Pod is not Running (or is being deleted).
+    /// The Pod has ended (or is being deleted).
     #[error("Pod {0} is not running")]
     PodNotRunning(String),
+    /// The kubelet has not reported the Pod running, or its address, yet: a retry in a moment
+    /// may be admitted.
+    #[error("Pod {0} is not reported running with an address yet")]
+    PodStarting(String),
     /// The connection does not come from the Pod's address.
     #[error("the connection does not come from Pod {0}'s address")]
     SourceAddress(String),
@@ -143,6 +171,8 @@ impl Refusal {
     pub fn status(&self) -> u16 {
         match self {
             Refusal::Conflict | Refusal::AlreadyEnrolled => 409,
+            // The runner's client retries a 503 until its deadline.
+            Refusal::PodStarting(_) => 503,
             _ => 403,
         }
     }
@@ -158,6 +188,7 @@ impl Refusal {
             Refusal::NoPod(_) => "NoPod",
             Refusal::PodNotOfJob(_) => "PodNotOfJob",
             Refusal::PodNotRunning(_) => "PodNotRunning",
+            Refusal::PodStarting(_) => "PodStarting",
             Refusal::SourceAddress(_) => "SourceAddress",
             Refusal::AlreadyEnrolled => "AlreadyEnrolled",
             Refusal::OtherBinding => "OtherBinding",
@@ -197,10 +228,15 @@ pub fn admit_enrolment(request: &EnrolmentRequest, live: &Live) -> Result<Result
     if pod.controller_uid.as_deref() != Some(job.id.uid.as_str()) {
         return Err(Refusal::PodNotOfJob(pod_name.clone()));
     }
-    if !pod.running {
-        return Err(Refusal::PodNotRunning(pod_name.clone()));
+    let Some(pod_ip) = pod.pod_ip else {
+        return Err(Refusal::PodStarting(pod_name.clone()));
+    };
+    match pod.phase {
+        PodPhase::Starting => return Err(Refusal::PodStarting(pod_name.clone())),
+        PodPhase::Ended => return Err(Refusal::PodNotRunning(pod_name.clone())),
+        PodPhase::Running => {}
     }
-    if pod.pod_ip.map(|ip| ip.to_canonical()) != Some(request.source.to_canonical()) {
+    if pod_ip.to_canonical() != request.source.to_canonical() {
         return Err(Refusal::SourceAddress(pod_name.clone()));
     }
     Ok(ResultBinding {

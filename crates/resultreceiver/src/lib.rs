@@ -21,8 +21,8 @@ pub mod testing;
 
 pub use backend::Backend;
 pub use decide::{
-    DeliveryDecision, EnrolmentRequest, Live, LiveClaim, LiveJob, LivePod, Refusal, Stored, admit_delivery,
-    admit_enrolment,
+    DeliveryDecision, EnrolmentRequest, Live, LiveClaim, LiveJob, LivePod, PodPhase, Refusal, Stored,
+    admit_delivery, admit_enrolment,
 };
 pub use identity::{IdentityError, binding_of};
 pub use issue::{IssueError, ResultCa, issue_client};

@@ -65,7 +65,7 @@ pub fn live(operation: Operation, operation_id: &str, token: &EnrolmentToken, po
         pod: Some(LivePod {
             id: object(POD_NAME, POD_UID),
             controller_uid: Some("job-uid".to_owned()),
-            running: true,
+            phase: crate::PodPhase::Running,
             pod_ip: Some(pod_ip),
         }),
     }

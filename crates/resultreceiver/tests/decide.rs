@@ -6,8 +6,8 @@ use ptah_dataplane::{Operation, OperationId, ResultPayload};
 use ptah_fingerprint::{Digest, Fingerprint};
 use ptah_resultdelivery::{ClaimRef, ObjectRef, ResourceKind, ResourceRef, ResultBody};
 use ptah_resultreceiver::{
-    DeliveryDecision, EnrolmentRequest, EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, Refusal, Stored,
-    admit_delivery, admit_enrolment,
+    DeliveryDecision, EnrolmentRequest, EnrolmentToken, Live, LiveClaim, LiveJob, LivePod, PodPhase, Refusal,
+    Stored, admit_delivery, admit_enrolment,
 };
 
 const POD_IP: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 244, 0, 17));
@@ -50,7 +50,7 @@ fn live() -> Live {
         pod: Some(LivePod {
             id: object("orders-observe-9-abcde", "pod-uid"),
             controller_uid: Some("job-uid".to_owned()),
-            running: true,
+            phase: PodPhase::Running,
             pod_ip: Some(POD_IP),
         }),
     }
@@ -146,13 +146,19 @@ fn every_enrolment_mismatch_is_refused_with_its_reason() {
         Refusal::PodNotOfJob(pod.clone())
     );
     assert_eq!(
-        refused(&request(), &with_pod(|p| p.running = false)),
+        refused(&request(), &with_pod(|p| p.phase = PodPhase::Ended)),
         Refusal::PodNotRunning(pod.clone())
     );
-    assert_eq!(
-        refused(&request(), &with_pod(|p| p.pod_ip = None)),
-        Refusal::SourceAddress(pod.clone())
-    );
+    // A runner ahead of the kubelet's status update is asked to come back (503), not refused.
+    for starting in [
+        with_pod(|p| p.phase = PodPhase::Starting),
+        with_pod(|p| p.pod_ip = None),
+    ] {
+        let refusal = refused(&request(), &starting);
+        assert_eq!(refusal, Refusal::PodStarting(pod.clone()));
+        assert_eq!(refusal.status(), 503);
+    }
+    assert_eq!(Refusal::PodNotRunning(pod.clone()).status(), 403);
     // A Pod of the attacker's holding the token connects from its own address (or the node's).
     let mut elsewhere = request();
     elsewhere.source = IpAddr::V4(Ipv4Addr::new(10, 244, 0, 18));
@@ -250,4 +256,16 @@ fn every_delivery_mismatch_is_refused() {
     let mut no_pod = live();
     no_pod.pod = None;
     assert_eq!(admit(Stored::Nothing, &no_pod), Err(Refusal::Stale("Pod")));
+}
+
+#[test]
+fn a_pods_phase_is_read_with_its_deletion() {
+    assert_eq!(PodPhase::of(None, false), PodPhase::Starting);
+    assert_eq!(PodPhase::of(Some("Pending"), false), PodPhase::Starting);
+    assert_eq!(PodPhase::of(Some("Running"), false), PodPhase::Running);
+    for ended in ["Succeeded", "Failed", "Unknown"] {
+        assert_eq!(PodPhase::of(Some(ended), false), PodPhase::Ended);
+    }
+    assert_eq!(PodPhase::of(Some("Running"), true), PodPhase::Ended);
+    assert_eq!(PodPhase::of(Some("Pending"), true), PodPhase::Ended);
 }

@@ -18,7 +18,7 @@ use ptah_resultdelivery::{
     ClaimRef, EncodedBody, ObjectRef, ResourceKind, ResourceRef, ResultBinding, split,
 };
 use ptah_resultreceiver::{
-    Live, LiveClaim, LiveJob, LivePod, Stored,
+    Live, LiveClaim, LiveJob, LivePod, PodPhase, Stored,
     backend::{Backend, EnrolmentTarget, Unavailable},
 };
 
@@ -201,8 +201,10 @@ fn live_pod(p: &Pod) -> Option<LivePod> {
             .iter()
             .find(|o| o.controller == Some(true) && o.kind == "Job")
             .map(|o| o.uid.clone()),
-        running: p.metadata.deletion_timestamp.is_none()
-            && status.and_then(|s| s.phase.as_deref()) == Some("Running"),
+        phase: PodPhase::of(
+            status.and_then(|s| s.phase.as_deref()),
+            p.metadata.deletion_timestamp.is_some(),
+        ),
         pod_ip: status
             .and_then(|s| s.pod_ip.as_deref())
             .and_then(|ip| ip.parse::<IpAddr>().ok()),
