@@ -2,9 +2,9 @@
 //! which path a suite's manager takes, and for a manager run on the host the key material and
 //! flags that the chart's cert rotator and Service provide in a release.
 //!
-//! `PTAH_E2E_RESULT_DELIVERY` is `durable` or `log`. The log path stays the default until every
-//! suite has passed with durable delivery (the chart's `resultDelivery.enabled` is off until then
-//! too); any other value fails the suite naming the variable.
+//! `PTAH_E2E_RESULT_DELIVERY` is `durable` (the default, as the chart's `resultDelivery.enabled`)
+//! or `log`, the weaker path through Pod logs that a release with delivery disabled takes; any
+//! other value fails the suite naming the variable.
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +20,8 @@ pub const MODE_ENV: &str = "PTAH_E2E_RESULT_DELIVERY";
 /// Whether this run's managers deliver results durably.
 pub fn durable() -> bool {
     match std::env::var(MODE_ENV).ok().as_deref() {
-        None | Some("") | Some("log") => false,
-        Some("durable") => true,
+        Some("log") => false,
+        None | Some("") | Some("durable") => true,
         Some(other) => panic!("{MODE_ENV}={other:?}: use `durable` or `log`"),
     }
 }

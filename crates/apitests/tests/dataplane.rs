@@ -11,7 +11,8 @@
 //! as one JSON line to `$PTAH_E2E_SCENARIOS_FILE`. Phase `fault` (`e2e_fault_<what it
 //! proves>_<engine>`, suite `data-plane`, the default CI) holds the faults issue 35 names for it:
 //! a registry outage, a connection reset, the node cut off, the Apply Pod deleted, the lock held
-//! outside, two schemas in one realm (and the isolation node's network test). Phase `dataplane` (`e2e_dataplane_…`, suite
+//! outside, two schemas in one realm, a Plan Pod deleted as soon as it delivered its result durably
+//! (and the isolation node's network test). Phase `dataplane` (`e2e_dataplane_…`, suite
 //! `data-plane-extended`, the matrix) holds the others.
 
 mod common;

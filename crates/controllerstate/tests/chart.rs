@@ -392,7 +392,7 @@ fn authors_cannot_approve_and_readers_cannot_read_plan_chunks() {
 }
 
 #[test]
-fn only_the_cert_rotator_touches_a_secret_and_only_the_webhook_tls_one() {
+fn only_the_cert_rotator_touches_a_secret_and_only_its_two_tls_ones() {
     let docs = rendered(&[]);
     for role in roles(&docs) {
         let name = role["metadata"]["name"].as_str().expect("name");
@@ -405,7 +405,8 @@ fn only_the_cert_rotator_touches_a_secret_and_only_the_webhook_tls_one() {
     }
     let rotator = named(&docs, "Role", ROTATOR);
     assert_eq!(rotator["metadata"]["namespace"], RELEASE_NAMESPACE);
-    let named_secret = vec![WEBHOOK_SECRET.to_owned()];
+    // The webhook's and, with durable result delivery (the default), the result CA's.
+    let named_secret = vec![WEBHOOK_SECRET.to_owned(), "ptah-operator-result-tls".to_owned()];
     let mut expected = vec![("create".to_owned(), vec![])];
     for verb in ["get", "list", "patch", "update", "watch"] {
         expected.push((verb.to_owned(), named_secret.clone()));
@@ -508,6 +509,9 @@ fn the_manager_runs_two_hardened_replicas_behind_a_disruption_budget() {
             "--webhook-addr=0.0.0.0:9443",
             "--webhook-cert-dir=/etc/ptah/webhook-tls",
             format!("--manager-username=system:serviceaccount:{RELEASE_NAMESPACE}:{MANAGER}"),
+            format!("--result-service={RELEASE_NAMESPACE}/ptah-operator-webhook"),
+            "--result-tls-dir=/etc/ptah/result-tls",
+            "--result-addr=0.0.0.0:8444",
         ])
     );
     let security = &container["securityContext"];
@@ -551,7 +555,14 @@ fn the_manager_runs_two_hardened_replicas_behind_a_disruption_budget() {
             )
         })
         .collect();
-    assert_eq!(ports, [("http".to_owned(), 8080), ("webhook".to_owned(), 9443)]);
+    assert_eq!(
+        ports,
+        [
+            ("http".to_owned(), 8080),
+            ("webhook".to_owned(), 9443),
+            ("results".to_owned(), 8444)
+        ]
+    );
     assert_eq!(
         container["livenessProbe"]["httpGet"],
         json!({"path": "/healthz", "port": "http"})
@@ -597,7 +608,10 @@ fn services_route_the_webhook_and_metrics_to_the_manager_pods() {
     assert_eq!(&webhook["spec"]["selector"], selector);
     assert_eq!(
         webhook["spec"]["ports"],
-        json!([{"name": "https", "port": 443, "targetPort": "webhook", "protocol": "TCP"}])
+        json!([
+            {"name": "https", "port": 443, "targetPort": "webhook", "protocol": "TCP"},
+            {"name": "results", "port": 8444, "targetPort": "results", "protocol": "TCP"}
+        ])
     );
     let metrics = named(&docs, "Service", "ptah-ptah-operator-metrics");
     assert_eq!(&metrics["spec"]["selector"], selector);
@@ -864,15 +878,15 @@ fn a_webhook_namespace_selector_and_a_watch_namespace_scope_a_release() {
 
 /// `resultDelivery.enabled`: the manager serves the receiver behind the webhook Service's `results`
 /// port with the result CA mounted from its own Secret, which a second rotator container writes
-/// (and which the rotator, and only it, may touch); off, none of it is rendered.
+/// (and which the rotator, and only it, may touch). It is the default; off, none of it is rendered.
 #[test]
 fn durable_result_delivery_wires_the_manager_the_service_and_a_second_rotator() {
     const RESULT_SECRET: &str = "ptah-operator-result-tls";
-    let off = rendered(&[]);
+    let off = rendered(&["--set", "resultDelivery.enabled=false"]);
     let text = serde_json::to_string(&off).expect("json");
     assert!(!text.contains(RESULT_SECRET) && !text.contains("--result-"));
 
-    let docs = rendered(&["--set", "resultDelivery.enabled=true"]);
+    let docs = rendered(&[]);
     let manager = manager_container(&docs);
     let args: Vec<&str> = manager["args"]
         .as_array()

@@ -8,7 +8,10 @@ mod support;
 
 use ptah_controllerstate::STATE_CONFIGMAP;
 use serde_json::{Value, json};
-use support::{RELEASE_NAMESPACE, component, forbidden_grants, grants, one, render, roles, verbs};
+use support::{RELEASE_NAMESPACE, component, forbidden_grants, grants, named, one, render, roles, verbs};
+
+/// The manager's Role in the coordination namespace.
+const COORDINATION_ROLE: &str = "ptah-ptah-operator-manager-coordination";
 
 /// The manager's objects (component `manager`) of a render: the cert rotator's Secret grant and
 /// the people's roles are checked in `chart.rs`.
@@ -20,7 +23,11 @@ fn objects(text: &str) -> Vec<Value> {
 fn no_rendered_role_grants_secrets_exec_attach_or_wildcards() {
     let docs = objects(&render(&[]).expect("chart renders"));
     let roles = roles(&docs);
-    assert_eq!(roles.len(), 2, "one ClusterRole and one Role");
+    assert_eq!(
+        roles.len(),
+        3,
+        "one ClusterRole, the coordination Role and the result delivery's Role"
+    );
     let found: Vec<String> = roles.iter().flat_map(|r| forbidden_grants(r)).collect();
     assert_eq!(found, Vec::<String>::new());
 }
@@ -110,7 +117,14 @@ fn the_manager_gets_what_its_reconcilers_need_and_no_more() {
     );
     assert!(verbs(cluster, "coordination.k8s.io", "leases").is_empty());
 
-    let role = one(&docs, "Role");
+    // Durable result delivery (the default): the manager reads its own Service, that one only.
+    let results = named(&docs, "Role", "ptah-ptah-operator-manager-results");
+    assert_eq!(results["metadata"]["namespace"], RELEASE_NAMESPACE);
+    assert_eq!(
+        results["rules"],
+        json!([{"apiGroups": [""], "resources": ["services"], "resourceNames": ["ptah-operator-webhook"], "verbs": ["get"]}])
+    );
+    let role = named(&docs, "Role", COORDINATION_ROLE);
     assert_eq!(
         role["metadata"]["namespace"], RELEASE_NAMESPACE,
         "coordination defaults to the release namespace"
@@ -128,7 +142,15 @@ fn the_manager_gets_what_its_reconcilers_need_and_no_more() {
 
 #[test]
 fn bindings_name_the_manager_service_account_and_follow_the_coordination_namespace() {
-    let docs = objects(&render(&["--set", "coordinationNamespace=ptah-coordination"]).expect("renders"));
+    let docs = objects(
+        &render(&[
+            "--set",
+            "coordinationNamespace=ptah-coordination",
+            "--set",
+            "resultDelivery.enabled=false",
+        ])
+        .expect("renders"),
+    );
     let sa = one(&docs, "ServiceAccount");
     let sa_name = sa["metadata"]["name"].as_str().expect("sa name");
     for kind in ["ClusterRoleBinding", "RoleBinding"] {

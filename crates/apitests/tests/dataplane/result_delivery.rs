@@ -141,18 +141,18 @@ async fn results_are_delivered_durably(name: &'static str, engine: Engine) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_results_are_delivered_durably_and_never_logged_postgresql() {
+async fn e2e_fault_plan_pod_deleted_once_delivered_settles_from_records_and_nothing_is_logged_postgresql() {
     results_are_delivered_durably(
-        "e2e_dataplane_results_are_delivered_durably_and_never_logged_postgresql",
+        "e2e_fault_plan_pod_deleted_once_delivered_settles_from_records_and_nothing_is_logged_postgresql",
         Engine::Postgres,
     )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn e2e_dataplane_results_are_delivered_durably_and_never_logged_mysql() {
+async fn e2e_fault_plan_pod_deleted_once_delivered_settles_from_records_and_nothing_is_logged_mysql() {
     results_are_delivered_durably(
-        "e2e_dataplane_results_are_delivered_durably_and_never_logged_mysql",
+        "e2e_fault_plan_pod_deleted_once_delivered_settles_from_records_and_nothing_is_logged_mysql",
         Engine::Mariadb,
     )
     .await;

@@ -39,6 +39,10 @@ pub(super) const BRIDGE: &str = "ptahcni0";
 pub(super) const POD_SUBNET: &str = "10.244.77.0/24";
 /// The cgroup (in every v1 hierarchy) under which the kubelet puts pods.
 const CGROUP_ROOT: &str = "ptah";
+/// The kubelet's `containerLogMaxSize`: far below the 8 MiB a plan may take, so a suite whose
+/// results travelled through Pod logs would lose them to rotation, and durable delivery shows it
+/// loses nothing.
+pub(super) const CONTAINER_LOG_MAX_SIZE: &str = "1Mi";
 /// Debian packages of the node.
 const PACKAGES: &[&str] = &[
     "containerd",
@@ -183,7 +187,7 @@ fn cni_config() -> String {
 
 /// KubeletConfiguration for this host: cgroup v1 through cgroupfs (`failCgroupV1: false`),
 /// loopback only, webhook authn/authz, no swap check, eviction thresholds that a busy
-/// development disk does not trip.
+/// development disk does not trip, and small container logs ([`CONTAINER_LOG_MAX_SIZE`]).
 fn kubelet_config(cluster: &Cluster, dir: &Path) -> String {
     let pki = cluster.pki();
     let socket = containerd_socket(cluster);
@@ -218,6 +222,8 @@ syncFrequency: 10s
 fileCheckFrequency: 10s
 volumeStatsAggPeriod: 0s
 staticPodPath: {static_pods}
+containerLogMaxSize: {CONTAINER_LOG_MAX_SIZE}
+containerLogMaxFiles: 2
 "#,
         ca = pki.join("ca.crt").display(),
         crt = pki.join("kubelet-serving.crt").display(),

@@ -3,7 +3,10 @@
 use std::path::Path;
 
 use super::{BRIDGE, CGROUP_ROOT, KUBELET_HEALTHZ_PORT, KUBELET_PORT, POD_SUBNET};
-use crate::{cluster::pki, kind::config::ISOLATION_LABEL};
+use crate::{
+    cluster::{node::CONTAINER_LOG_MAX_SIZE, pki},
+    kind::config::ISOLATION_LABEL,
+};
 
 /// The CNI network: its own bridge and subnet inside the namespace, and host-local's leases
 /// under `ipam_dir` (the default, /var/lib/cni/networks, is shared with node 1).
@@ -33,7 +36,7 @@ pub(super) struct KubeletPaths<'a> {
 }
 
 /// KubeletConfiguration of the isolation worker: node 1's (cgroupfs on cgroup v1, webhook
-/// authn/authz, relaxed eviction) with its own address, cgroup root, log directory and the
+/// authn/authz, relaxed eviction, small container logs) with its own address, cgroup root, log directory and the
 /// isolation taint.
 pub(super) fn kubelet(paths: &KubeletPaths<'_>) -> String {
     format!(
@@ -72,6 +75,8 @@ syncFrequency: 10s
 fileCheckFrequency: 10s
 volumeStatsAggPeriod: 0s
 staticPodPath: {manifests}
+containerLogMaxSize: {CONTAINER_LOG_MAX_SIZE}
+containerLogMaxFiles: 2
 "#,
         ip = pki::ISOLATION_NODE_IP,
         ca = paths.pki.join("ca.crt").display(),
