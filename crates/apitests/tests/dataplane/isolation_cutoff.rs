@@ -7,8 +7,10 @@
 //! measured), and the cut outlasts the execution deadline and its grace: the manager keeps the claim
 //! and dispatches nothing. The node is declared lost, so its Pod is force-deleted
 //! (`dataplane::lost_pods`) and no frame is left: when the node returns the manager owes a
-//! proof, reads the database (read-only), finds the plan applied and says InSync. One Apply
-//! Job per plan, never replayed.
+//! proof, reads the database (read-only), finds the plan applied and says InSync. With durable
+//! result delivery (the default) the runner delivered to the manager's receiver, which the cut
+//! does not reach, so the Apply's end is read from the records although its Pod is gone. One
+//! Apply Job per plan, never replayed.
 //!
 //! The node may also come back as soon as the Apply has finished on the database, long before
 //! the deadline, once the Node is NotReady (`…_returning_before_the_deadline_…`): its kubelet
@@ -211,12 +213,14 @@ async fn cut_off(name: &'static str, engine: Engine, back: Return) {
         "{name}: settled {:?}, the Apply recorded as {outcomes:?}",
         phase(&settled)
     );
-    // With the Pod force-deleted while the node was away no frame is left: the outcome is
-    // unknown and only the proof decides. A node back in time reports the Pod's end, and the
-    // frame is read.
+    // With the Pod force-deleted while the node was away no log is left: on the log path the
+    // outcome is unknown and only the proof decides. Durably, the runner delivered its result to
+    // the manager's receiver (the node was cut off from the API server only), so the Apply's end
+    // is read from the records although its Pod is gone. A node back in time reports the Pod's
+    // end either way.
     let expected = match back {
-        Return::AfterDeadline => PendingObservationOutcome::OutcomeUnknown,
-        Return::BeforeDeadline => PendingObservationOutcome::ApplySucceeded,
+        Return::AfterDeadline if !run.durable => PendingObservationOutcome::OutcomeUnknown,
+        Return::AfterDeadline | Return::BeforeDeadline => PendingObservationOutcome::ApplySucceeded,
     };
     assert_eq!(outcomes, [expected], "how the Apply's end was recorded");
     let database = match expect_tables(engine, &run.app.host_url, &["audit", "items"]).await {

@@ -6,7 +6,9 @@
 //! cut outlasts the execution deadline, its grace and the Job's `activeDeadlineSeconds`, and the
 //! node stays lost: its Pod is force-deleted (`dataplane::lost_pods`) with its frame, the run's
 //! outcome is unknown, and when the node returns the manager reads the migration history
-//! (read-only), finds both versions applied and says InSync. One Apply Job for the migration,
+//! (read-only), finds both versions applied and says InSync. With durable result delivery (the
+//! default) the runner delivered to the manager's receiver, which the cut does not reach: the run
+//! is read from the records as applied although its Pod is gone. One Apply Job for the migration,
 //! never replayed.
 //!
 //! The manager of the data-plane harness runs the PtahMigration controller too; the migration
@@ -246,19 +248,21 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
     // A migration claim records no grace: the controller's `TERMINATION_GRACE_SECONDS`, 30 s.
     let left = end.duration_since(jiff::Timestamp::now()).as_secs_f64() + 30.0 + 25.0;
     tokio::time::sleep(Duration::from_secs_f64(left.max(0.0))).await;
-    // The node stays lost: its Pod is force-deleted, and the manager, with no Pod left to read,
-    // records the run as unknown before the node returns.
+    // The node stays lost: its Pod is force-deleted. On the log path the manager, with no Pod
+    // left to read, records the run as unknown before the node returns; durably, the runner
+    // delivered its result to the manager's receiver (the cut reaches the API server only), and
+    // the run is read from the records although its Pod is gone.
     lost_pods::force_delete(&client, &ns, Operation::MigrationApply).await;
+    let recorded = if run.durable {
+        "last run Applied"
+    } else {
+        "unresolved Unknown"
+    };
     let until = Instant::now() + STEP;
-    while !outcomes
-        .lock()
-        .expect("outcomes")
-        .iter()
-        .any(|o| o == "unresolved Unknown")
-    {
+    while !outcomes.lock().expect("outcomes").iter().any(|o| o == recorded) {
         assert!(
             Instant::now() < until,
-            "the run was not recorded as unknown once the Pod was gone"
+            "the run was not recorded as {recorded} once the Pod was gone"
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
@@ -279,17 +283,26 @@ async fn cut_off_migration(name: &'static str, engine: Engine) {
         "{name}: the run recorded as {outcomes:?}; resolved {:?}",
         st.resolved_run
     );
-    // No frame was left: the run's outcome was unknown, and the history reading resolved it.
-    assert!(
-        outcomes.iter().any(|o| o == "unresolved Unknown"),
-        "the run was recorded as unknown, for a proof: {outcomes:?}"
-    );
-    assert!(st.resolved_run.is_some(), "the proof resolved the run");
-    assert_ne!(
-        st.last_run.as_ref().map(|r| r.outcome),
-        Some(RunOutcome::Applied),
-        "no frame was read"
-    );
+    if run.durable {
+        // The delivered result was read: never unknown, and no proof had to resolve it.
+        assert!(
+            !outcomes.iter().any(|o| o == "unresolved Unknown"),
+            "the delivered run was not recorded as unknown: {outcomes:?}"
+        );
+        assert_eq!(st.last_run.as_ref().map(|r| r.outcome), Some(RunOutcome::Applied));
+    } else {
+        // No frame was left: the run's outcome was unknown, and the history reading resolved it.
+        assert!(
+            outcomes.iter().any(|o| o == "unresolved Unknown"),
+            "the run was recorded as unknown, for a proof: {outcomes:?}"
+        );
+        assert!(st.resolved_run.is_some(), "the proof resolved the run");
+        assert_ne!(
+            st.last_run.as_ref().map(|r| r.outcome),
+            Some(RunOutcome::Applied),
+            "no frame was read"
+        );
+    }
     let history = st.history.expect("the migration history");
     let have = tables(engine, &run.app.host_url).await;
     let database =

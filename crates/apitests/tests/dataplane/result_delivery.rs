@@ -136,7 +136,7 @@ async fn results_are_delivered_durably(name: &'static str, engine: Engine) {
         !said.contains("\"childExitCode\""),
         "no Pod log holds a result frame"
     );
-    let database = expect_tables(engine, &run.app.host_url, &["items"]).await;
+    let database = expect_tables(engine, &run.app.host_url, &["audit", "items"]).await;
     run.conclude(&[1], database, BOUND).await;
 }
 

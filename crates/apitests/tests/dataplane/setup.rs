@@ -47,6 +47,8 @@ pub struct Run {
     pub scenario: Scenario,
     /// Every version of `orders` since the scenario's spec was set.
     pub history: History,
+    /// Whether the manager reads results from durable delivery (else from Pod logs).
+    pub durable: bool,
     cluster_scoped: Vec<(String, String)>,
 }
 
@@ -134,6 +136,7 @@ impl Run {
             manager,
             scenario,
             history,
+            durable,
             cluster_scoped,
         }
     }
