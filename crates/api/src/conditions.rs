@@ -268,6 +268,9 @@ string_enum!(
         PlainHTTPNotGranted,
         /// The CA bundle is not the one the registry Secret grants.
         CANotGranted,
+        /// The plan's rehearsal on the dev database failed, or could not run: it is neither
+        /// approved nor applied.
+        RehearsalFailed,
     }
 );
 

@@ -20,7 +20,7 @@ pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-dig
 /// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started);
 /// 4, `PtahResultRecord` and the claims' `generation` and `resultEnrolmentDigest` (durable result
 /// delivery); 5, each planned migration's `lint` (issue 37).
-pub const CRD_SCHEMA_VERSION: &str = "6";
+pub const CRD_SCHEMA_VERSION: &str = "7";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]

@@ -351,6 +351,10 @@ const RELEASED: &[(&str, &str)] = &[
         "6",
         "sha256:638f21de28ada5116dc52b0f8b0eaf4a115aa5a94ccf453fef1348d4a7f2f9da",
     ),
+    (
+        "7",
+        "sha256:8d4fd2f3727bc0be152d7a9de902dc6c05c6755fdc87c512636eb9d84b728eae",
+    ),
 ];
 
 #[test]

@@ -1,6 +1,7 @@
 //! `ptah schema plan` on a real PostgreSQL names the lock each statement takes on an existing
 //! table with the server's row estimate, and a statement that blocks the writers of a large table
-//! is a warning (`--lock-warning-rows`); a table the plan creates is not named.
+//! is a warning (`--lock-warning-rows`); an index built concurrently blocks none and stays safe; a
+//! table the plan creates is not named.
 
 mod schema_support;
 
@@ -9,7 +10,7 @@ use ptah_testservices::unique_name;
 use schema_support::{Fresh, ptah};
 
 #[tokio::test]
-async fn an_index_on_a_large_table_names_its_lock_and_rows_and_is_a_warning() {
+async fn a_write_blocking_change_of_a_large_table_names_its_lock_and_rows_and_is_a_warning() {
     let db = Fresh::new(Dialect::Postgres, "plan_locks").await;
     db.run("CREATE TABLE orders (id int PRIMARY KEY, sku text)")
         .await
@@ -22,7 +23,7 @@ async fn an_index_on_a_large_table_names_its_lock_and_rows_and_is_a_warning() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(
         dir.join("desired.sql"),
-        "CREATE TABLE orders (id int PRIMARY KEY, sku text);\n\
+        "CREATE TABLE orders (id int PRIMARY KEY, sku text, note text);\n\
          CREATE INDEX orders_sku ON orders (sku);\n\
          CREATE TABLE items (id int PRIMARY KEY, sku text);\n\
          CREATE INDEX items_sku ON items (sku);\n",
@@ -53,36 +54,62 @@ async fn an_index_on_a_large_table_names_its_lock_and_rows_and_is_a_warning() {
 
     let file = plan("100000");
     let locks = file["locks"].as_array().cloned().unwrap_or_default();
-    assert_eq!(locks.len(), 1, "only the existing table: {locks:?}");
-    let lock = &locks[0];
-    assert_eq!(lock["lock"], "ShareLock");
-    assert_eq!(lock["blocks_writes"], true);
-    assert_eq!(lock["table"], "public.orders");
-    let rows = lock["estimated_rows"].as_u64().expect("an estimate");
+    let sql_of = |lock: &serde_json::Value| {
+        let index = lock["statement"].as_u64().expect("index") as usize;
+        file["statements"][index].clone()
+    };
+    assert!(
+        locks.iter().all(|l| l["table"] == "public.orders"),
+        "only the existing table: {locks:?}"
+    );
+    // The new column takes ACCESS EXCLUSIVE: on 150,000 rows, a warning.
+    let column = locks
+        .iter()
+        .find(|l| {
+            sql_of(l)["sql"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("ADD COLUMN")
+        })
+        .expect("the column's lock");
+    assert_eq!(column["lock"], "AccessExclusiveLock");
+    assert_eq!(column["blocks_writes"], true);
+    let rows = column["estimated_rows"].as_u64().expect("an estimate");
     assert!(
         (140_000..=160_000).contains(&rows),
         "the server's estimate: {rows}"
     );
-    let index = lock["statement"].as_u64().expect("index") as usize;
-    let statement = &file["statements"][index];
-    assert!(
-        statement["sql"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("orders_sku")
-    );
+    let statement = sql_of(column);
     assert_eq!(statement["severity"], "warning", "{statement}");
     assert!(
         statement["reason"]
             .as_str()
             .unwrap_or_default()
-            .contains("ShareLock")
+            .contains("AccessExclusiveLock")
     );
+    // The index is built concurrently: writes go on, and it stays safe.
+    let index = locks
+        .iter()
+        .find(|l| {
+            sql_of(l)["sql"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("orders_sku")
+        })
+        .expect("the index's lock");
+    assert_eq!(index["lock"], "ShareUpdateExclusiveLock");
+    assert_eq!(index["blocks_writes"], false);
+    let built = sql_of(index);
+    assert!(
+        built["sql"].as_str().unwrap_or_default().contains("CONCURRENTLY"),
+        "{built}"
+    );
+    assert_eq!(built["severity"], "safe", "{built}");
 
+    let column_index = column["statement"].clone();
     let file = plan("1000000");
-    let statement = &file["statements"][index];
+    let statement = &file["statements"][column_index.as_u64().expect("index") as usize];
     assert_eq!(statement["severity"], "safe", "below the threshold: {statement}");
-    assert_eq!(file["locks"][0]["lock"], "ShareLock", "still named");
 
     std::fs::remove_dir_all(&dir).expect("clean");
     db.drop().await;

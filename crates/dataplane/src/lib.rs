@@ -15,6 +15,7 @@ pub mod identity;
 mod operation;
 pub mod parse;
 mod payload;
+mod rehearsal;
 pub mod scope;
 pub mod sequence;
 pub mod summary;
@@ -30,6 +31,7 @@ pub use payload::{
     MigrationHistoryResult, MigrationOutcome, MigrationRunResult, OperationId, PendingLint, PlanOutcome,
     PlanResult, ResultError, ResultPayload, Truncation, VERIFICATION_FAILED,
 };
+pub use rehearsal::{MAX_REHEARSAL_TIMINGS, RehearsalOutcome, RehearsalResult};
 pub use sequence::{
     MAX_SEQUENCE_STEPS, SequenceError, SequenceStep, expected_sequence, parse_expected_sequence,
     sequence_digest,

@@ -403,6 +403,9 @@ pub struct ResultPayload {
     /// Plan: the plan summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanResult>,
+    /// Plan with a dev database: the plan's rehearsal there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rehearsal: Option<crate::RehearsalResult>,
     /// Resolve and Verify: the artifact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact: Option<ArtifactResult>,
@@ -439,6 +442,7 @@ impl ResultPayload {
             target_identity_digest: None,
             drift: None,
             plan: None,
+            rehearsal: None,
             artifact: None,
             migration_history: None,
             migration_run: None,

@@ -130,6 +130,15 @@ impl ResultPayload {
         if let Some(h) = &self.migration_history {
             validate_history(h)?;
         }
+        if let Some(r) = &self.rehearsal {
+            let ok = r.statement_millis.len() <= crate::MAX_REHEARSAL_TIMINGS
+                && r.reason
+                    .as_deref()
+                    .is_none_or(|t| is_short_text(t, MAX_ERROR_MESSAGE_BYTES));
+            if !ok {
+                return Err(V::OutOfBounds("rehearsal"));
+            }
+        }
         if let Some(a) = &self.artifact {
             let texts_ok = is_short_text(&a.resolved_reference, 1024)
                 && a.artifact_type.as_deref().is_none_or(|t| is_short_text(t, 256))
@@ -155,6 +164,7 @@ impl ResultPayload {
         let drift_ok = self.drift.is_none() || matches!(op, Operation::Observe | Operation::Plan);
         if !(drift_ok
             && own(self.plan.is_some(), Operation::Plan)
+            && (self.rehearsal.is_none() || self.plan.is_some())
             && own(self.migration_history.is_some(), Operation::MigrationHistory)
             && own(self.migration_run.is_some(), Operation::MigrationApply)
             && artifact_ok)

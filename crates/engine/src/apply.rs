@@ -3,7 +3,8 @@
 //!
 //! PostgreSQL runs the plan's transactional statements in one transaction with `SET LOCAL
 //! lock_timeout`/`statement_timeout`, then each non-transactional one (`CONCURRENTLY`) alone after
-//! the commit. MySQL/MariaDB commit DDL implicitly, so statements run one by one and the report
+//! the commit, its lock timeouts retried and an interrupted build's leftover dropped first
+//! ([`crate::concurrent`]). MySQL/MariaDB commit DDL implicitly, so statements run one by one and the report
 //! says exactly which ones committed.
 
 use std::time::Duration;
@@ -165,7 +166,7 @@ async fn postgres(
             .map_err(Error::postgres)?;
         let mut outcome = Ok(());
         for (index, statement) in &alone {
-            if let Err(err) = client.batch_execute(&statement.sql).await {
+            if let Err(err) = crate::concurrent::run(client, &statement.sql).await {
                 outcome = Err(failed(*index, &committed, err));
                 break;
             }

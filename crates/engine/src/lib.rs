@@ -6,6 +6,7 @@
 
 mod apply;
 mod canon;
+mod concurrent;
 mod inspect;
 mod lock;
 mod mysql;

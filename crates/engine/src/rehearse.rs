@@ -39,7 +39,7 @@ pub struct StatementTiming {
 pub struct Rehearsal {
     /// How it ended.
     pub outcome: RehearsalOutcome,
-    /// The statements that ran, in order, with their times.
+    /// The statements that ran, in the order they ran (an Apply's), with their times.
     pub statements: Vec<StatementTiming>,
     /// The 0-based index of the statement that failed, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,7 +130,8 @@ async fn recreated(
     }))
 }
 
-/// Runs the plan's statements one by one, timed, then plans again.
+/// Runs the plan's statements one by one, timed, in the order an Apply runs them (the
+/// transactional ones, then those that run alone, as `CONCURRENTLY`), then plans again.
 async fn run(
     dev: &mut Session,
     desired: &Schema,
@@ -139,7 +140,12 @@ async fn run(
     scope: &InspectScope,
 ) -> Result<Rehearsal, Error> {
     let mut statements = Vec::with_capacity(plan.statements.len());
-    for (index, statement) in plan.statements.iter().enumerate() {
+    let (in_tx, alone): (Vec<_>, Vec<_>) = plan
+        .statements
+        .iter()
+        .enumerate()
+        .partition(|(_, s)| s.transactional);
+    for (index, statement) in in_tx.into_iter().chain(alone) {
         let started = Instant::now();
         let ran = dev.batch(&statement.sql).await;
         let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -174,8 +174,11 @@ fn oci(
 }
 
 /// The variables of the environment the child of `op` receives.
+/// The dev database's URL never: only the one rehearsal run gets it
+/// ([`crate::planning`]), so a plan run or a dry-run cannot touch the dev database.
 fn child_env(env: &Env, op: Operation) -> Vec<(String, String)> {
     env::child_vars(op)
+        .filter(|v| v.name != env::DEV_URL)
         .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
         .collect()
 }
@@ -192,11 +195,10 @@ pub fn plan_dry_run(env: &Env, plan: &Path) -> Result<ChildCommand, RunnerError>
     flag(env, env::CONNECT_TIMEOUT, "--connect-timeout", &mut args);
     args.push(format!("--plan={}", plan.display()));
     args.push("--dry-run".into());
-    let child_env = env::child_vars(Operation::Plan)
-        .filter(|v| v.name != env::DEV_URL)
-        .filter_map(|v| env.get(v.name).map(|value| (v.name.to_owned(), value.to_owned())))
-        .collect();
-    Ok(ChildCommand { args, env: child_env })
+    Ok(ChildCommand {
+        args,
+        env: child_env(env, Operation::Plan),
+    })
 }
 
 fn op_word(op: Operation) -> &'static str {
@@ -354,7 +356,7 @@ mod tests {
             ]
         );
         let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, [env::DB_URL, env::DEV_URL, env::SCHEMA_FROM]);
+        assert_eq!(names, [env::DB_URL, env::SCHEMA_FROM]);
 
         let dry = plan_dry_run(&e, Path::new("/w/dry-run.plan")).expect("dry run");
         assert_eq!(

@@ -124,10 +124,11 @@ fn assert_plan(before: &Schema, after: &Schema, expected: &[(&str, Severity)]) {
         .collect();
     assert_eq!(got, expected);
     assert_eq!(p.destructive, expected.iter().any(|(_, s)| *s == D));
+    // Exactly the concurrent forms run outside the transaction.
     assert!(
         p.statements
             .iter()
-            .all(|s| !s.reason.is_empty() && s.transactional)
+            .all(|s| !s.reason.is_empty() && s.transactional != s.sql.contains(" CONCURRENTLY "))
     );
 }
 
@@ -411,7 +412,7 @@ fn indexes_added_dropped_and_modified() {
         &after,
         &[
             (
-                r#"CREATE INDEX "users_bio_idx" ON "public"."users" USING gin ("name")"#,
+                r#"CREATE INDEX CONCURRENTLY "users_bio_idx" ON "public"."users" USING gin ("name")"#,
                 S,
             ),
             (
@@ -419,7 +420,7 @@ fn indexes_added_dropped_and_modified() {
                 W,
             ),
             (
-                r#"CREATE INDEX "users_name_idx" ON "public"."users" ("name" DESC) WHERE name IS NOT NULL"#,
+                r#"CREATE INDEX CONCURRENTLY "users_name_idx" ON "public"."users" ("name" DESC) WHERE name IS NOT NULL"#,
                 S,
             ),
         ],
@@ -434,7 +435,7 @@ fn indexes_added_dropped_and_modified() {
             (r#"DROP INDEX "public"."users_name_idx""#, W),
         ],
     );
-    // Changing one: drop, then create.
+    // Changing one: drop (in the transaction), then build without blocking writes.
     let mut changed = after.clone();
     if let Some(i) = changed
         .tables
@@ -449,7 +450,7 @@ fn indexes_added_dropped_and_modified() {
         &[
             (r#"DROP INDEX "public"."users_name_idx""#, W),
             (
-                r#"CREATE INDEX "users_name_idx" ON "public"."users" ("name" DESC)"#,
+                r#"CREATE INDEX CONCURRENTLY "users_name_idx" ON "public"."users" ("name" DESC)"#,
                 S,
             ),
         ],

@@ -12,7 +12,8 @@ pub use operation::{
     SchemaOperationStatus, SchemaOperationType,
 };
 pub use status::{
-    AppliedPlanStatus, CurrentPlanApproval, CurrentPlanStatus, DispatchedBy, PtahSchemaStatus, SchemaPhase,
+    AppliedPlanStatus, CurrentPlanApproval, CurrentPlanStatus, DispatchedBy, PlanRehearsal, PtahSchemaStatus,
+    RehearsalOutcome, SchemaPhase,
 };
 
 use kube::{CustomResource, KubeSchema};

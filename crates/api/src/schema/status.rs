@@ -155,6 +155,46 @@ pub struct CurrentPlanStatus {
     /// The accepted approval, once there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<CurrentPlanApproval>,
+    /// The plan's rehearsal on the dev database (`spec.dev`), when one is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rehearsal: Option<PlanRehearsal>,
+}
+
+/// How a plan's rehearsal on the dev database ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum RehearsalOutcome {
+    /// Every statement ran there and a fresh plan was empty.
+    Passed,
+    /// A statement failed, or the plan ran and did not reach the desired schema.
+    Failed,
+    /// Nothing was rehearsed: the dev database could not be reached or used.
+    Inconclusive,
+}
+
+/// A plan's rehearsal on the dev database: the observed schema recreated there, the plan run, a
+/// fresh plan required to be empty. Only a passed rehearsal lets the plan be approved or applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanRehearsal {
+    /// How it ended.
+    pub outcome: RehearsalOutcome,
+    /// The 1-based number of the statement that failed, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub failed_statement: Option<i32>,
+    /// Why it failed or could not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
+    pub message: Option<String>,
+    /// Milliseconds each statement that ran took, in plan order (the first 256).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 256))]
+    pub statement_millis: Vec<i64>,
+    /// Their sum.
+    #[schemars(range(min = 0))]
+    pub total_millis: i64,
+    /// Whether the dev database was put back as it was found.
+    pub restored: bool,
 }
 
 /// The manager and runner that dispatched an Apply.

@@ -19,6 +19,7 @@ mod results;
 mod runner;
 mod samples;
 mod split;
+mod stall;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]
@@ -60,6 +61,10 @@ enum What {
     /// Apply the same 1,000 seeded migrations with ptah, golang-migrate and Flyway to fresh
     /// databases, interleaved round by round; writes target/bench/migrations.json.
     Migrations(migrations::Args),
+    /// The longest write stall while an index is added to a PostgreSQL table of 1,000,000 rows
+    /// under a steady insert load: the lock-safe plan against the plain form, interleaved round by
+    /// round; writes target/bench/stall.json.
+    Stall(stall::Args),
     /// Cold convergence on the full local cluster: N PtahSchemas with apply Always, each on its
     /// own database, from one `kubectl apply` to all InSync; writes target/bench/converge.json.
     Converge(converge::Args),
@@ -82,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Plans(args) => plans::run(args),
         What::Migrations(args) => migrations::run(args),
         What::Manager(args) => manager::run(args),
+        What::Stall(args) => stall::run(args),
         What::Converge(args) => converge::run(args),
     }
 }

@@ -75,14 +75,15 @@ mod tests {
     }
 
     #[test]
-    fn an_index_on_a_large_table_is_a_warning_and_on_a_new_or_small_one_is_not() {
-        let before = "CREATE TABLE orders (id int PRIMARY KEY, sku text);\n";
-        let after = "CREATE TABLE orders (id int PRIMARY KEY, sku text);\n\
-                     CREATE INDEX orders_sku ON orders (sku);\n\
+    fn a_unique_index_on_a_large_table_is_a_warning_and_a_concurrent_one_is_not() {
+        let before = "CREATE TABLE orders (id int PRIMARY KEY, sku text, note text);\n";
+        let after = "CREATE TABLE orders (id int PRIMARY KEY, sku text, note text);\n\
+                     CREATE UNIQUE INDEX orders_sku ON orders (sku);\n\
+                     CREATE INDEX orders_note ON orders (note);\n\
                      CREATE TABLE items (id int PRIMARY KEY, sku text);\n\
                      CREATE INDEX items_sku ON items (sku);\n";
         let name = QualifiedName::new("public", "orders");
-        for (rows, severity) in [(2_000_000, Severity::Warning), (10, Severity::Safe)] {
+        for rows in [2_000_000, 10] {
             let (mut plan, live) = planned(before, after);
             annotate(
                 &mut plan,
@@ -90,16 +91,26 @@ mod tests {
                 &BTreeMap::from([(name.clone(), rows)]),
                 LOCK_WARNING_ROWS,
             );
-            assert_eq!(plan.locks.len(), 1, "only the existing table: {:?}", plan.locks);
-            let l = &plan.locks[0];
-            assert_eq!((l.lock.as_str(), l.blocks_writes), ("ShareLock", true));
+            assert_eq!(plan.locks.len(), 2, "only the existing table: {:?}", plan.locks);
+            let lock_of = |index: &str| {
+                plan.locks
+                    .iter()
+                    .find(|l| plan.statements[l.statement].sql.contains(index))
+                    .expect("a lock")
+            };
+            let unique = lock_of("orders_sku");
+            assert_eq!((unique.lock.as_str(), unique.blocks_writes), ("ShareLock", true));
             assert_eq!(
-                (l.table.as_str(), l.estimated_rows),
+                (unique.table.as_str(), unique.estimated_rows),
                 ("public.orders", Some(rows))
             );
-            let st = &plan.statements[l.statement];
-            assert!(st.sql.contains("orders_sku"), "{}", st.sql);
-            assert_eq!(st.severity, severity, "{rows} rows: {}", st.reason);
+            let concurrent = lock_of("orders_note");
+            assert_eq!(
+                (concurrent.lock.as_str(), concurrent.blocks_writes),
+                ("ShareUpdateExclusiveLock", false)
+            );
+            let st = &plan.statements[concurrent.statement];
+            assert_eq!(st.severity, Severity::Safe, "{rows} rows: {}", st.reason);
         }
     }
 

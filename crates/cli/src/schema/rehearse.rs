@@ -15,7 +15,7 @@ pub struct DevArgs {
     /// A scratch database of the same engine to rehearse the plan on: the observed schema is
     /// recreated there, the plan runs, and a fresh plan must be empty. It must hold nothing in
     /// the schema's scope, and is left as it was found.
-    #[arg(long)]
+    #[arg(long, env = "PTAH_DEV_URL", hide_env_values = true)]
     pub dev_url: Option<String>,
     /// PEM CA bundle for the dev database's TLS modes.
     #[arg(long)]

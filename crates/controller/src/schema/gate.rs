@@ -14,7 +14,7 @@ use super::{
     claim::digest_of,
     observed::{ApprovalView, Observed, PlanState, PolicyRead, Realm},
     record::{cond, edit, phase, write_or_wait},
-    start,
+    rehearsal, start,
 };
 use crate::conditions::Status;
 
@@ -106,6 +106,9 @@ pub fn authorized(o: &Observed<'_>) -> Result<(), String> {
     if needs_allow_destructive(o, p) && !o.spec.policy.allow_destructive {
         return Err("destructive changes are not allowed".into());
     }
+    if let Some(why) = rehearsal::blocks(o, p) {
+        return Err(why);
+    }
     if o.spec.policy.apply == ApplyPolicy::Never {
         return Err("spec.policy.apply is Never".into());
     }
@@ -172,6 +175,25 @@ pub fn gate(o: &Observed<'_>, idle: Duration) -> Action {
             "spec.policy.apply is Never: the plan is recorded and not applied",
         );
         return write_or_wait(o, s, None, idle);
+    }
+    if let Some(m) = rehearsal::blocks(o, p) {
+        phase(
+            o,
+            &mut s,
+            SchemaPhase::Blocked,
+            false,
+            Reason::RehearsalFailed,
+            m.clone(),
+        );
+        cond(
+            o,
+            &mut s,
+            ConditionType::ApprovalRequired,
+            Status::False,
+            Reason::RehearsalFailed,
+            m.clone(),
+        );
+        return write_or_wait(o, s, Some(Event::warning("RehearsalFailed", m)), idle);
     }
     if needs_allow_destructive(o, p) && !o.spec.policy.allow_destructive {
         let m = if p.destructive {

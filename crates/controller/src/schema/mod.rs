@@ -9,6 +9,7 @@ pub mod gate;
 pub mod intent;
 pub mod observed;
 pub mod record;
+pub mod rehearsal;
 mod settle;
 mod start;
 

@@ -345,7 +345,7 @@ fn statements(from: &Table, to: &Table, create: bool) -> Vec<String> {
     let mut desired = Schema::default();
     desired.tables.insert(to.name.clone(), to.clone());
     let diff = ptah_schema::diff::diff(&desired, &actual);
-    ptah_schema::render::render(&diff, Dialect::Postgres, MysqlFlavor::default())
+    ptah_schema::render::render_in_transaction(&diff, Dialect::Postgres, MysqlFlavor::default())
         .into_iter()
         .map(|s| s.sql)
         .collect()

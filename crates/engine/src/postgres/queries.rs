@@ -132,6 +132,9 @@ LEFT JOIN pg_description d
        ON d.objoid = i.indexrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
 WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY($1)
   AND NOT i.indisprimary
+  -- An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index that serves no query: it
+  -- is not the index, and the Apply that builds it again drops it first.
+  AND i.indisvalid
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k
                   WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid
                     AND k.contype IN ('p', 'u', 'x'))

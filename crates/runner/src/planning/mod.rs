@@ -8,10 +8,12 @@
 //! and a later proof plan must be able to reach the same one. `ptah`'s dry-run report names no
 //! content digest and lists no statements, so the dry-run is held to what it does report: the
 //! outcome `dry_run`, the statement count, the destructive flag and both fingerprints.
+//!
+//! Given a dev database, a confirmed plan with changes is then rehearsed there ([`rehearse`]).
 
 use std::path::Path;
 
-use ptah_dataplane::{ErrorCode, Operation, PlanResult, ResultPayload};
+use ptah_dataplane::{ErrorCode, Operation, PlanOutcome, PlanResult, ResultPayload};
 use ptah_fingerprint::Fingerprint;
 use serde_json::Value;
 
@@ -47,12 +49,16 @@ pub(crate) async fn run(
     if payload.error.is_some() {
         return Ok(Some(first.stderr.redacted(redactor)));
     }
-    let confirmed = confirm(env, work, max_plan, launcher, redactor, payload).await;
+    let mut confirmed = confirm(env, work, max_plan, launcher, redactor, payload).await;
+    if confirmed.is_ok() && payload.error.is_none() && rehearse::wanted(env) {
+        confirmed = rehearsal(env, work, launcher, redactor, payload).await;
+    }
     if confirmed.is_err() {
         // A plan that was not confirmed (SIGTERM or a deadline before the next child, a child
         // that cannot start) is not reported next to the runner's error.
         payload.plan = None;
         payload.stdout = None;
+        payload.rehearsal = None;
     }
     confirmed
 }
@@ -106,6 +112,35 @@ async fn confirm(
     Ok(diagnostics)
 }
 
+/// Rehearses the confirmed plan in `payload` on the dev database (a plan with changes only: an
+/// empty plan has nothing to rehearse).
+async fn rehearsal(
+    env: &Env,
+    work: &Path,
+    launcher: &mut Launcher<'_>,
+    redactor: &Redactor,
+    payload: &mut ResultPayload,
+) -> Result<Option<Vec<u8>>, RunnerError> {
+    let Some(bytes) = payload.stdout.clone().filter(|_| {
+        payload
+            .plan
+            .as_ref()
+            .is_some_and(|p| p.plan_outcome == PlanOutcome::Changes)
+    }) else {
+        return Ok(None);
+    };
+    let output = work.join("plan-rehearsed.json");
+    let run = launcher.run(&rehearse::command(env, &output)?).await?;
+    if let Some(stopped) = report::stop_error(&run, redactor) {
+        // Stopped by the deadline or SIGTERM, as a dry-run would be: no plan is reported.
+        refuse(payload, stopped);
+        payload.child_exit_code = run.exit_code;
+    } else {
+        payload.rehearsal = Some(rehearse::read(&run, &output, &bytes, redactor));
+    }
+    Ok(Some(run.stderr.redacted(redactor)))
+}
+
 fn drift_command(env: &Env, work: &Path) -> Result<ChildCommand, RunnerError> {
     // A drift read writes no file: the plan output is never passed to it.
     let files = command::Files {
@@ -129,6 +164,7 @@ fn plan_command(env: &Env, output: &Path) -> Result<ChildCommand, RunnerError> {
 fn refuse(payload: &mut ResultPayload, error: ptah_dataplane::ResultError) {
     payload.plan = None;
     payload.stdout = None;
+    payload.rehearsal = None;
     payload.error = Some(error);
 }
 
@@ -208,5 +244,6 @@ fn check_dry_run(
     }
 }
 
+mod rehearse;
 #[cfg(test)]
 mod tests;

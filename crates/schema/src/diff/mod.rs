@@ -105,6 +105,10 @@ pub struct SchemaDiff {
     pub sequences_removed: Vec<Sequence>,
     /// Sequences whose options, owner or comment change.
     pub sequences_modified: Vec<SequenceChange>,
+    /// The desired schema's partitioned tables (PostgreSQL `PARTITION BY`), whose indexes are never
+    /// built concurrently.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub partitioned: BTreeSet<QualifiedName>,
     /// Every sequence the desired schema declares: a column whose default draws from one of them
     /// is created with that default, never spelled `serial` (which would make its own sequence).
     pub sequence_names: BTreeSet<QualifiedName>,
@@ -274,6 +278,12 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
             .iter()
             .filter(|(name, _)| !actual.extensions.contains_key(*name))
             .map(|(_, e)| e.clone())
+            .collect(),
+        partitioned: desired
+            .tables
+            .values()
+            .filter(|t| t.partition_by.is_some())
+            .map(|t| t.name.clone())
             .collect(),
         ..SchemaDiff::default()
     };

@@ -61,9 +61,31 @@ fn stmt(sql: String, severity: Severity, reason: &str) -> PlannedStatement {
     }
 }
 
+/// Which forms the statements take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Forms {
+    /// A plan's: an existing table's writers go on where a form allows it (`CONCURRENTLY`).
+    LockSafe,
+    /// Every statement runs inside a transaction, as a probe's must.
+    Transactional,
+}
+
 /// The statements for `diff`, in execution order.
 pub fn render(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec<PlannedStatement> {
-    render_tagged(diff, dialect, flavor)
+    render_tagged(diff, dialect, flavor, Forms::LockSafe)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// [`render`] with every statement in a form that runs inside a transaction: for the executor's
+/// probes, which build the desired objects in a transaction they roll back.
+pub fn render_in_transaction(
+    diff: &SchemaDiff,
+    dialect: Dialect,
+    flavor: MysqlFlavor,
+) -> Vec<PlannedStatement> {
+    render_tagged(diff, dialect, flavor, Forms::Transactional)
         .into_iter()
         .map(|(_, s)| s)
         .collect()
@@ -71,7 +93,7 @@ pub fn render(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec<P
 
 /// The drift summary: per non-empty category, its count and the highest severity of its statements.
 pub fn findings(diff: &SchemaDiff, dialect: Dialect, flavor: MysqlFlavor) -> Vec<Finding> {
-    let tagged = render_tagged(diff, dialect, flavor);
+    let tagged = render_tagged(diff, dialect, flavor, Forms::LockSafe);
     diff.counts()
         .into_iter()
         .map(|(category, count)| Finding {
@@ -108,6 +130,7 @@ fn render_tagged(
     diff: &SchemaDiff,
     dialect: Dialect,
     flavor: MysqlFlavor,
+    forms: Forms,
 ) -> Vec<(DiffCategory, PlannedStatement)> {
     use DiffCategory as C;
     let pg = dialect == Dialect::Postgres;
@@ -199,14 +222,38 @@ fn render_tagged(
             out.push(C::TablesAdded, stored::create_index(diff, dialect, &t.name, i));
         }
     }
+    // On PostgreSQL an existing table's writers go on while its indexes change (concurrently);
+    // their comments follow them out of the transaction.
+    let concurrent = |table: &QualifiedName, i: &crate::model::Index| {
+        pg && forms == Forms::LockSafe && postgres::concurrent::applies(i, diff.partitioned.contains(table))
+    };
+    let mut built_concurrently = std::collections::BTreeSet::new();
     for c in &diff.indexes_modified {
+        // The old definition goes inside the transaction (briefly, in catalog order: a column
+        // the plan drops there may take it along); the new one is built concurrently after it.
         out.push(C::IndexesModified, drop_index(dialect, &c.table, &c.from));
-        out.push(
-            C::IndexesModified,
-            stored::create_index(diff, dialect, &c.table, &c.to),
-        );
+        if concurrent(&c.table, &c.to) {
+            out.push(
+                C::IndexesModified,
+                postgres::concurrent::create_index(&c.table, &c.to),
+            );
+            built_concurrently.insert((c.table.clone(), c.to.name.clone()));
+        } else {
+            out.push(
+                C::IndexesModified,
+                stored::create_index(diff, dialect, &c.table, &c.to),
+            );
+        }
     }
     for c in &diff.indexes_added {
+        if concurrent(&c.table, &c.index) {
+            out.push(
+                C::IndexesAdded,
+                postgres::concurrent::create_index(&c.table, &c.index),
+            );
+            built_concurrently.insert((c.table.clone(), c.index.name.clone()));
+            continue;
+        }
         out.push(
             C::IndexesAdded,
             stored::create_index(diff, dialect, &c.table, &c.index),
@@ -225,7 +272,8 @@ fn render_tagged(
             }
         }
         for c in &diff.index_comments_modified {
-            let s = postgres::index_comment(&c.table, &c.index, c.comment.as_deref());
+            let mut s = postgres::index_comment(&c.table, &c.index, c.comment.as_deref());
+            s.transactional = !built_concurrently.contains(&(c.table.clone(), c.index.clone()));
             out.push(C::IndexesModified, s);
         }
     }

@@ -168,6 +168,7 @@ pub fn planned(o: &Observed<'_>, c: &SchemaOperationStatus, p: &ResultPayload) -
         statement_count: spec.statement_count,
         created_at: Some(record::now(o)),
         approval: None,
+        rehearsal: p.rehearsal.as_ref().map(crate::schema::rehearsal::recorded),
     });
     if proof.is_some() {
         s.pending_observation = None;

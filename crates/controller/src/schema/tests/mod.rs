@@ -4,6 +4,7 @@ mod claims;
 mod gates;
 mod lifecycle;
 mod refusals;
+mod rehearsal;
 mod severity;
 pub(crate) mod situations;
 mod world;

@@ -9,6 +9,7 @@ use crate::diff::{ColumnAspect, ColumnChange, Constraint};
 use crate::model::{Column, Dialect, Extension, IdentityOptions, Index, QualifiedName, Table};
 use crate::plan::{PlannedStatement, Severity};
 
+pub(super) mod concurrent;
 mod enums;
 
 pub(super) use enums::{change_enum, create_enum, drop_enum};
