@@ -161,11 +161,27 @@ async fn e2e_schema_lifecycle_rehearsal_passes_before_approval_and_a_failing_one
         message.contains(&format!("statement {statement}")) && message.contains("lines_item_fk"),
         "{message}"
     );
-    // An approval does not let a failed rehearsal through.
+    // An approval does not let a failed rehearsal through: the next plans (every 10 s) are
+    // rehearsed again, fail again, and are blocked again, and none is approved or applied.
     approve(&client, &ns, &blocked).await;
     tokio::time::sleep(Duration::from_secs(15)).await;
-    let still = app.schemas.get("orders").await.expect("orders");
-    assert_eq!(phase(&still), Some(SchemaPhase::Blocked));
+    let still = wait_for(
+        &app.schemas,
+        "orders",
+        "v2 blocked again after its approval",
+        STEP,
+        &manager,
+        |s| phase(s) == Some(SchemaPhase::Blocked) && reason(s, ConditionType::Ready) == "RehearsalFailed",
+    )
+    .await;
+    assert!(
+        still
+            .status
+            .as_ref()
+            .and_then(|st| st.plan.as_ref())
+            .is_some_and(|p| p.approval.is_none()),
+        "the approval is not accepted"
+    );
     assert_eq!(applies(&jobs).await, 1, "v2 never reached an Apply");
     assert_eq!(
         tables(&app.host_url).await,
