@@ -122,19 +122,12 @@ fn inconclusive(why: &str) -> RehearsalResult {
 
 /// `text` redacted, on one line, within the payload's bound.
 fn one_line(text: &str, redactor: &Redactor) -> String {
-    let mut line: String = redactor
+    let line = redactor
         .redact_str(text)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    if line.len() > MAX_ERROR_MESSAGE_BYTES {
-        let mut end = MAX_ERROR_MESSAGE_BYTES;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        line.truncate(end);
-    }
-    line
+    report::bounded(line, MAX_ERROR_MESSAGE_BYTES)
 }
 
 #[cfg(test)]

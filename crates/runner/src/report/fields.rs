@@ -22,7 +22,7 @@ pub fn failure(code: ErrorCode, child_code: Option<&str>, message: &str, redacto
 }
 
 /// `text` cut to at most `max` bytes (at a character boundary, `...` marking the cut).
-pub(super) fn bounded(mut text: String, max: usize) -> String {
+pub(crate) fn bounded(mut text: String, max: usize) -> String {
     if text.len() > max {
         let mut cut = max - 3;
         while !text.is_char_boundary(cut) {

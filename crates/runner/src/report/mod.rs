@@ -13,6 +13,7 @@ mod sections;
 mod server;
 
 use fields::Mapped;
+pub(crate) use fields::bounded;
 pub use fields::failure;
 use sections::{apply, drift, history, migration_run, plan, resolved, verdict, verified};
 
