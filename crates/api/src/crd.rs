@@ -19,8 +19,10 @@ pub const CRD_SCHEMA_DIGEST_ANNOTATION: &str = "operator.ptah.run/crd-schema-dig
 /// History: 1, the first release; 2, the `Realm` column (`-o wide`) of PtahSchema and PtahMigration;
 /// 3, `status.refusal` of PtahSchema and PtahMigration (an operation refused before it started);
 /// 4, `PtahResultRecord` and the claims' `generation` and `resultEnrolmentDigest` (durable result
-/// delivery); 5, each planned migration's `lint` (issue 37).
-pub const CRD_SCHEMA_VERSION: &str = "7";
+/// delivery); 5, each planned migration's `lint` (issue 37); 6, `policy.apply: BySeverity` and the
+/// plan's recorded severity; 7, the plan's `rehearsal`; 8, the drift categories `tables_renamed`
+/// and `columns_renamed` (declared renames).
+pub const CRD_SCHEMA_VERSION: &str = "8";
 
 /// Why the CRDs could not be produced.
 #[derive(Debug, thiserror::Error)]

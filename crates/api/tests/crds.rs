@@ -355,6 +355,10 @@ const RELEASED: &[(&str, &str)] = &[
         "7",
         "sha256:8d4fd2f3727bc0be152d7a9de902dc6c05c6755fdc87c512636eb9d84b728eae",
     ),
+    (
+        "8",
+        "sha256:693ec1de1c26ecec92ab0d27d4d5f9e4f9806608a5dc767e4fff0a068bfe44ab",
+    ),
 ];
 
 #[test]

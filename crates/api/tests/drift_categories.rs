@@ -33,7 +33,7 @@ fn all_is_exactly_the_crd_enum_in_wire_order() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(all, sorted, "ALL is in wire-name order");
-    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 60);
+    assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), 62);
     assert!(
         all.len() <= MAX_DRIFT_FINDINGS,
         "a full list of categories is never truncated"

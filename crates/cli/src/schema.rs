@@ -131,6 +131,11 @@ pub struct ApplyArgs {
     /// How long one statement may run (0s: no limit).
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     statement_timeout: Duration,
+    /// MySQL/MariaDB: when the server cannot add a column or change an index online
+    /// (`ALGORITHM=INSTANT|INPLACE, LOCK=NONE`), let it copy the table or block its writes instead
+    /// of failing.
+    #[arg(long, env = "PTAH_ALLOW_TABLE_COPY")]
+    allow_table_copy: bool,
 }
 
 /// A command's failure: a stable code, a message free of credentials, and the exit code.
@@ -169,6 +174,7 @@ impl From<PlanError> for Failure {
             PlanError::DuplicateRowKey { .. } => "invalid_schema",
             PlanError::GeneratedColumn { .. } => "unsupported_change",
             PlanError::PartitionKeyChanged { .. } => "partition_key_changed",
+            PlanError::RenameChangesType { .. } => "unsupported_change",
             // The operator's own code for such a plan, so both layers refuse it alike.
             PlanError::CredentialBearing { .. } => "invalid_plan_output",
         };
@@ -460,6 +466,9 @@ struct PlanReport {
     /// The plan's rehearsal on the dev database (`--dev-url`).
     #[serde(skip_serializing_if = "Option::is_none")]
     rehearsal: Option<ptah_engine::Rehearsal>,
+    /// Declared renames the plan does not act on (already done, or both names exist).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    renames_ignored: Vec<ptah_schema::diff::RenameIgnored>,
 }
 
 /// The bytes of a plan file: pretty JSON and a final newline, identical for identical plans.
@@ -524,6 +533,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
     let sizes = sizes?;
     progress(out, "planning");
     let mut plan = ptah_schema::plan_for(to_fingerprint, &desired, &live, dialect, &options)?;
+    let renames_ignored = ptah_schema::diff::ignored_renames(&desired, &live);
     locks::annotate(&mut plan, &live, &sizes, a.lock_warning_rows);
     std::fs::write(&a.output, plan_bytes(&plan)?)
         .map_err(|e| Failure::new("io", format!("{}: {e}", a.output.display()), EXIT_USAGE))?;
@@ -546,6 +556,7 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
         ignored,
         unmodelled: not_managed,
         rehearsal,
+        renames_ignored,
     };
     let exit = match &report.rehearsal {
         Some(r) if r.outcome != ptah_engine::RehearsalOutcome::Passed => EXIT_USAGE,
@@ -558,6 +569,13 @@ async fn plan(a: PlanArgs, out: Output) -> Result<u8, Failure> {
             let _ = writeln!(s, "-- {skipped}");
         }
         s.push_str(&unmodelled::lines(&report.unmodelled, "--"));
+        for r in &report.renames_ignored {
+            let _ = writeln!(
+                s,
+                "-- notice: the rename of {} is ignored: {}",
+                r.object, r.reason
+            );
+        }
         if plan.is_empty() {
             s.push_str("Schema is synced: the plan is empty.\n");
         }
@@ -580,6 +598,7 @@ pub(crate) fn apply_options(a: &ApplyArgs, desired: &Schema) -> ApplyOptions {
         lock_timeout: a.lock_timeout,
         statement_timeout: a.statement_timeout,
         scope: InspectScope::of(desired),
+        allow_table_copy: a.allow_table_copy,
     }
 }
 

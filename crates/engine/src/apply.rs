@@ -25,6 +25,9 @@ pub struct ApplyOptions {
     pub statement_timeout: Duration,
     /// The part of the database the plan was computed against, to re-inspect for the stale check.
     pub scope: InspectScope,
+    /// MySQL/MariaDB: whether a statement planned online may fall back to a form that copies the
+    /// table or blocks its writes when the server refuses the online one ([`crate::online`]).
+    pub allow_table_copy: bool,
 }
 
 impl Default for ApplyOptions {
@@ -34,6 +37,7 @@ impl Default for ApplyOptions {
             lock_timeout: Duration::from_secs(5),
             statement_timeout: Duration::ZERO,
             scope: InspectScope::all(),
+            allow_table_copy: false,
         }
     }
 }
@@ -202,12 +206,12 @@ async fn mysql(conn: &mut mysql_async::Conn, plan: &Plan, opts: &ApplyOptions) -
     let mut committed = Vec::new();
     let mut outcome = Ok(());
     for (index, statement) in plan.statements.iter().enumerate() {
-        if let Err(err) = conn.query_drop(statement.sql.as_str()).await {
+        if let Err(error) = crate::online::run(conn, &statement.sql, opts.allow_table_copy).await {
             outcome = Err(Error::ApplyFailed {
                 index,
                 committed: committed.clone(),
                 total: plan.statements.len(),
-                error: err.to_string(),
+                error,
             });
             break;
         }

@@ -124,6 +124,9 @@ pub async fn into_comparable<'a>(
     mut out: Cow<'a, Schema>,
     live: &Schema,
 ) -> Result<Cow<'a, Schema>, Error> {
+    // The probes compare objects by table and column name: a table the document renames is
+    // compared with the live one under its old name.
+    let live = &*ptah_schema::diff::with_renames(&out, live);
     let client = match session {
         Session::Postgres { client, .. } => client,
         Session::MySql(conn) => {

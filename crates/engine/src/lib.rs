@@ -10,6 +10,7 @@ mod concurrent;
 mod inspect;
 mod lock;
 mod mysql;
+mod online;
 mod postgres;
 mod rehearse;
 mod rows;

@@ -109,8 +109,10 @@ async fn recreated(
     scope: &InspectScope,
     plan: &Plan,
 ) -> Result<Option<String>, Error> {
+    // A scratch database: how its tables are changed matters to nobody.
     let opts = ApplyOptions {
         scope: scope.clone(),
+        allow_table_copy: true,
         ..ApplyOptions::default()
     };
     if let Err(e) = apply(dev, recreate, &opts).await {
@@ -147,7 +149,13 @@ async fn run(
         .partition(|(_, s)| s.transactional);
     for (index, statement) in in_tx.into_iter().chain(alone) {
         let started = Instant::now();
-        let ran = dev.batch(&statement.sql).await;
+        // Online MySQL forms fall back as an Apply's do (without the copy it does not allow).
+        let ran = match dev {
+            Session::MySql(conn) => crate::online::run(conn, &statement.sql, false)
+                .await
+                .map_err(Error::Query),
+            Session::Postgres { .. } => dev.batch(&statement.sql).await,
+        };
         let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         statements.push(StatementTiming { index, millis });
         if let Err(e) = ran {
@@ -199,6 +207,7 @@ async fn restore(dev: &mut Session, found: &Schema, scope: &InspectScope, option
     let opts = ApplyOptions {
         scope: scope.clone(),
         lock_timeout: Duration::from_secs(30),
+        allow_table_copy: true,
         ..ApplyOptions::default()
     };
     back.is_empty() || apply(dev, &back, &opts).await.is_ok()

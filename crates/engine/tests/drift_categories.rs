@@ -44,6 +44,9 @@ struct Observed {
 
 /// The declared schema: the whole database as set up, plus the reference rows of `rows_table`.
 async fn declare(session: &mut Session, rows_table: QualifiedName) -> Schema {
+    // `tr_new` and its column `c_new` were called `tr_old` and `c_old` before (the out-of-band
+    // changes rename them back).
+    let renamed = QualifiedName::new(rows_table.schema.clone(), "tr_new");
     let scope = InspectScope {
         namespaces: None,
         rows: BTreeMap::from([(
@@ -54,7 +57,16 @@ async fn declare(session: &mut Session, rows_table: QualifiedName) -> Schema {
             },
         )]),
     };
-    let declared = inspect(session, &scope).await.expect("inspect declared");
+    let mut declared = inspect(session, &scope).await.expect("inspect declared");
+    declared.renames.tables.push(ptah_schema::TableRename {
+        table: renamed.clone(),
+        from: "tr_old".into(),
+    });
+    declared.renames.columns.push(ptah_schema::ColumnRename {
+        table: renamed,
+        column: "c_new".into(),
+        from: "c_old".into(),
+    });
     assert!(
         declared
             .tables
@@ -143,6 +155,7 @@ CREATE EXTENSION pgcrypto;
 CREATE TYPE state AS ENUM ('draft', 'paid');
 CREATE TYPE mood AS ENUM ('calm', 'tense');
 CREATE TABLE gone (id int PRIMARY KEY);
+CREATE TABLE tr_new (id int, c_new int);
 CREATE TABLE items (
     id int PRIMARY KEY,
     name text,
@@ -195,6 +208,8 @@ ALTER TYPE state ADD VALUE 'void';
 DROP TYPE mood;
 CREATE TYPE stray_mood AS ENUM ('x');
 DROP TABLE gone;
+ALTER TABLE tr_new RENAME TO tr_old;
+ALTER TABLE tr_old RENAME COLUMN c_new TO c_old;
 CREATE TABLE stray (id int);
 COMMENT ON TABLE items IS 'changed out of band';
 ALTER TABLE items ADD COLUMN extra int;
@@ -240,7 +255,7 @@ CREATE TABLE keyed (id int NOT NULL, k int NOT NULL) PARTITION BY HASH (k);
 /// Object names and row values of both scenarios: none may appear in a finding.
 const SECRETS: &[&str] = &[
     "secret", "items", "gone", "stray", "extra", "mood", "pgcrypto", "draft", "void", "public", "guarded",
-    "policy", "PUBLIC", "ev_", "keyed",
+    "policy", "PUBLIC", "ev_", "keyed", "tr_", "c_old", "c_new",
 ];
 
 #[tokio::test]
@@ -293,6 +308,7 @@ async fn postgres_drift_of_every_kind_converts_without_a_category_left_over() {
 
 const MY_DECLARED: &str = "
 CREATE TABLE gone (id INT PRIMARY KEY);
+CREATE TABLE tr_new (id INT, c_new INT);
 CREATE TABLE items (
     id INT PRIMARY KEY,
     name VARCHAR(100),
@@ -315,6 +331,8 @@ CREATE TRIGGER base_gone_trg BEFORE UPDATE ON base FOR EACH ROW SET NEW.n = 2;
 
 const MY_OUT_OF_BAND: &str = "
 DROP TABLE gone;
+RENAME TABLE tr_new TO tr_old;
+ALTER TABLE tr_old RENAME COLUMN c_new TO c_old;
 CREATE TABLE stray (id INT PRIMARY KEY);
 ALTER TABLE items COMMENT = 'changed out of band';
 ALTER TABLE items DEFAULT COLLATE = utf8mb4_bin;

@@ -64,6 +64,19 @@ pub enum PlanError {
         /// The declared key (`none`: not partitioned).
         to: String,
     },
+    /// A declared column rename whose old column has another type than the declared one.
+    #[error(
+        "refusing to plan: column {from} of {table} is renamed to {column} with another type; \
+         rename it in one plan (same type) and change its type in the next"
+    )]
+    RenameChangesType {
+        /// The table, as `schema.table` (or `table` on MySQL).
+        table: String,
+        /// The declared column name.
+        column: String,
+        /// The old column name.
+        from: String,
+    },
     /// The desired schema declares two reference rows with the same key in one table.
     #[error("table {table} declares two reference rows with the same key")]
     DuplicateRowKey {
@@ -156,6 +169,13 @@ fn planned_statements(
     options: &PlanOptions,
 ) -> Result<Vec<PlannedStatement>, PlanError> {
     let diff = diff(desired, actual);
+    if let Some(c) = diff.rename_conflicts.first() {
+        return Err(PlanError::RenameChangesType {
+            table: c.table.to_string(),
+            column: c.column.clone(),
+            from: c.from.clone(),
+        });
+    }
     if let Some(c) = diff.partition_keys_modified.first() {
         let text = |k: &Option<String>| k.clone().unwrap_or_else(|| "none".to_owned());
         return Err(PlanError::PartitionKeyChanged {

@@ -170,7 +170,10 @@ fn column_changes_use_modify_column_with_the_full_definition() {
         (
             "add nullable",
             |t| t.columns.push(col("nick", DataType::Varchar(Some(20)), true)),
-            vec![("ALTER TABLE `users` ADD COLUMN `nick` varchar(20) NULL", S)],
+            vec![(
+                "ALTER TABLE `users` ADD COLUMN `nick` varchar(20) NULL, ALGORITHM=INSTANT",
+                S,
+            )],
         ),
         (
             "add not null",
@@ -185,7 +188,7 @@ fn column_changes_use_modify_column_with_the_full_definition() {
                 ))
             },
             vec![(
-                "ALTER TABLE `users` ADD COLUMN `age` tinyint unsigned NOT NULL",
+                "ALTER TABLE `users` ADD COLUMN `age` tinyint unsigned NOT NULL, ALGORITHM=INSTANT",
                 W,
             )],
         ),
@@ -317,7 +320,7 @@ fn indexes_and_constraints_drop_with_mysql_clauses() {
         &after,
         &[
             (
-                "CREATE INDEX `users_lower` ON `users` ((lower(`email`))) USING BTREE",
+                "CREATE INDEX `users_lower` ON `users` ((lower(`email`))) USING BTREE ALGORITHM=INPLACE LOCK=NONE",
                 S,
             ),
             (
@@ -334,7 +337,10 @@ fn indexes_and_constraints_drop_with_mysql_clauses() {
         ("ALTER TABLE `orders` DROP FOREIGN KEY `orders_user`", D),
         ("ALTER TABLE `users` DROP INDEX `users_email`", D),
         ("ALTER TABLE `users` DROP CHECK `users_email_len`", D),
-        ("DROP INDEX `users_lower` ON `users`", D),
+        (
+            "ALTER TABLE `users` DROP INDEX `users_lower`, ALGORITHM=INPLACE, LOCK=NONE",
+            D,
+        ),
     ];
     let no_fk = |s: &Schema| {
         let mut s = s.clone();

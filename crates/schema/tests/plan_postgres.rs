@@ -124,12 +124,9 @@ fn assert_plan(before: &Schema, after: &Schema, expected: &[(&str, Severity)]) {
         .collect();
     assert_eq!(got, expected);
     assert_eq!(p.destructive, expected.iter().any(|(_, s)| *s == D));
-    // Exactly the concurrent forms run outside the transaction.
-    assert!(
-        p.statements
-            .iter()
-            .all(|s| !s.reason.is_empty() && s.transactional != s.sql.contains(" CONCURRENTLY "))
-    );
+    // Exactly the concurrent builds and the validations run outside the transaction.
+    assert!(p.statements.iter().all(|s| !s.reason.is_empty()
+        && s.transactional != (s.sql.contains(" CONCURRENTLY ") || s.sql.contains(" VALIDATE CONSTRAINT "))));
 }
 
 fn with_users(change: impl FnOnce(&mut Table)) -> Schema {
@@ -484,7 +481,11 @@ fn constraints_added_dropped_and_modified() {
                 W,
             ),
             (
-                r#"ALTER TABLE "public"."users" ADD CONSTRAINT "users_email_check" CHECK (email <> '')"#,
+                r#"ALTER TABLE "public"."users" ADD CONSTRAINT "users_email_check" CHECK (email <> '') NOT VALID"#,
+                W,
+            ),
+            (
+                r#"ALTER TABLE "public"."users" VALIDATE CONSTRAINT "users_email_check""#,
                 W,
             ),
         ],
@@ -526,7 +527,11 @@ fn constraints_added_dropped_and_modified() {
                 W,
             ),
             (
-                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE CASCADE"#,
+                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE CASCADE NOT VALID"#,
+                W,
+            ),
+            (
+                r#"ALTER TABLE "public"."posts" VALIDATE CONSTRAINT "posts_user_id_fkey""#,
                 W,
             ),
         ],
@@ -557,11 +562,19 @@ fn foreign_keys_are_added_after_constraints_and_dropped_first() {
                 D,
             ),
             (
-                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_title_check" CHECK (length(title) > 0)"#,
+                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_title_check" CHECK (length(title) > 0) NOT VALID"#,
                 W,
             ),
             (
-                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE SET NULL ON UPDATE RESTRICT"#,
+                r#"ALTER TABLE "public"."posts" VALIDATE CONSTRAINT "posts_title_check""#,
+                W,
+            ),
+            (
+                r#"ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE SET NULL ON UPDATE RESTRICT NOT VALID"#,
+                W,
+            ),
+            (
+                r#"ALTER TABLE "public"."posts" VALIDATE CONSTRAINT "posts_user_id_fkey""#,
                 W,
             ),
         ],

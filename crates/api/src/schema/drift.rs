@@ -52,9 +52,9 @@ impl DriftSeverity {
     }
 }
 
-/// The closed vocabulary of drift categories: the reference list (36) plus the twenty-four the
-/// executor also emits (`namespaces_added`, `enums_modified`, `domains_added`, `domains_modified`,
-/// `domains_removed`, `grants_added`, `grants_removed`, `sequences_added`, `sequences_modified`,
+/// The closed vocabulary of drift categories: the reference list (36) plus the twenty-six the
+/// executor also emits (`tables_renamed`, `columns_renamed`, `namespaces_added`,
+/// `enums_modified`, `domains_added`, `domains_modified`, `domains_removed`, `grants_added`, `grants_removed`, `sequences_added`, `sequences_modified`,
 /// `sequences_removed`, `table_comments_modified`, `table_options_modified`, `indexes_modified`,
 /// `constraints_modified`, `views_added`, `views_modified`, `views_removed`, `triggers_added`,
 /// `triggers_modified`, `triggers_removed`, `partitions_attached`, `partitions_detached`,
@@ -69,6 +69,8 @@ pub enum DriftCategory {
     ColumnsModified,
     /// `columns_removed`: columns removed.
     ColumnsRemoved,
+    /// `columns_renamed`: columns a declared hint renames.
+    ColumnsRenamed,
     /// `constraints_added`: constraints added.
     ConstraintsAdded,
     /// `constraints_modified`: constraints modified.
@@ -167,6 +169,8 @@ pub enum DriftCategory {
     TablesAdded,
     /// `tables_removed`: tables removed.
     TablesRemoved,
+    /// `tables_renamed`: tables a declared hint renames.
+    TablesRenamed,
     /// `triggers_added`: triggers added.
     TriggersAdded,
     /// `triggers_modified`: triggers modified.
@@ -187,10 +191,11 @@ pub enum DriftCategory {
 
 impl DriftCategory {
     /// Every category, in wire-name order.
-    pub const ALL: [DriftCategory; 60] = [
+    pub const ALL: [DriftCategory; 62] = [
         DriftCategory::ColumnsAdded,
         DriftCategory::ColumnsModified,
         DriftCategory::ColumnsRemoved,
+        DriftCategory::ColumnsRenamed,
         DriftCategory::ConstraintsAdded,
         DriftCategory::ConstraintsModified,
         DriftCategory::ConstraintsRemoved,
@@ -240,6 +245,7 @@ impl DriftCategory {
         DriftCategory::TableOptionsModified,
         DriftCategory::TablesAdded,
         DriftCategory::TablesRemoved,
+        DriftCategory::TablesRenamed,
         DriftCategory::TriggersAdded,
         DriftCategory::TriggersModified,
         DriftCategory::TriggersRemoved,
@@ -256,6 +262,7 @@ impl DriftCategory {
             DriftCategory::ColumnsAdded => "columns_added",
             DriftCategory::ColumnsModified => "columns_modified",
             DriftCategory::ColumnsRemoved => "columns_removed",
+            DriftCategory::ColumnsRenamed => "columns_renamed",
             DriftCategory::ConstraintsAdded => "constraints_added",
             DriftCategory::ConstraintsModified => "constraints_modified",
             DriftCategory::ConstraintsRemoved => "constraints_removed",
@@ -305,6 +312,7 @@ impl DriftCategory {
             DriftCategory::TableConstraintsRemoved => "table_constraints_removed",
             DriftCategory::TablesAdded => "tables_added",
             DriftCategory::TablesRemoved => "tables_removed",
+            DriftCategory::TablesRenamed => "tables_renamed",
             DriftCategory::TriggersAdded => "triggers_added",
             DriftCategory::TriggersModified => "triggers_modified",
             DriftCategory::TriggersRemoved => "triggers_removed",

@@ -246,6 +246,9 @@ async fn read_constraints(rows: &mut Pipeline<'_>, tables: &mut HashMap<u32, Tab
         };
         let name: String = get(&row, 1)?;
         let columns: Vec<String> = get(&row, 4)?;
+        if !get::<bool>(&row, 13)? {
+            table.not_valid.insert(name.clone());
+        }
         match get::<String>(&row, 2)?.as_str() {
             "p" => table.primary_key = Some(PrimaryKey { name, columns }),
             "u" => {

@@ -95,7 +95,8 @@ SELECT con.conrelid, con.conname::text, con.contype::text,
              JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num
              ORDER BY k.ord) AS ref_columns,
        con.confupdtype::text, con.confdeltype::text,
-       con.confmatchtype = 'f' AS match_full, con.condeferrable, con.condeferred
+       con.confmatchtype = 'f' AS match_full, con.condeferrable, con.condeferred,
+       con.convalidated
 FROM pg_constraint con
 JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SchemaDiff;
+use super::{RenamedKind, SchemaDiff};
 use crate::plan::Severity;
 
 /// A category of difference, in the reference's vocabulary.
@@ -107,11 +107,15 @@ pub enum DiffCategory {
     PartitionsModified,
     /// `partition_keys_modified`: a partition key differs (no plan can change it).
     PartitionKeysModified,
+    /// `tables_renamed`: a table a declared hint renames.
+    TablesRenamed,
+    /// `columns_renamed`: a column a declared hint renames.
+    ColumnsRenamed,
 }
 
 impl DiffCategory {
     /// Every category the differ can report, in declaration order: the executor's drift vocabulary.
-    pub const ALL: [DiffCategory; 49] = [
+    pub const ALL: [DiffCategory; 51] = [
         DiffCategory::NamespacesAdded,
         DiffCategory::ExtensionsAdded,
         DiffCategory::EnumsAdded,
@@ -161,6 +165,8 @@ impl DiffCategory {
         DiffCategory::PartitionsDetached,
         DiffCategory::PartitionsModified,
         DiffCategory::PartitionKeysModified,
+        DiffCategory::TablesRenamed,
+        DiffCategory::ColumnsRenamed,
     ];
 
     /// The category's name as it appears in JSON.
@@ -215,6 +221,8 @@ impl DiffCategory {
             DiffCategory::PartitionsDetached => "partitions_detached",
             DiffCategory::PartitionsModified => "partitions_modified",
             DiffCategory::PartitionKeysModified => "partition_keys_modified",
+            DiffCategory::TablesRenamed => "tables_renamed",
+            DiffCategory::ColumnsRenamed => "columns_renamed",
         }
     }
 }
@@ -262,11 +270,18 @@ impl SchemaDiff {
             (DiffCategory::IndexesRemoved, self.indexes_removed.len()),
             (
                 DiffCategory::IndexesModified,
-                self.indexes_modified.len() + self.index_comments_modified.len(),
+                self.indexes_modified.len()
+                    + self.index_comments_modified.len()
+                    + self.objects_renamed(RenamedKind::Index),
             ),
             (DiffCategory::ConstraintsAdded, self.constraints_added.len()),
             (DiffCategory::ConstraintsRemoved, self.constraints_removed.len()),
-            (DiffCategory::ConstraintsModified, self.constraints_modified.len()),
+            (
+                DiffCategory::ConstraintsModified,
+                self.constraints_modified.len()
+                    + self.constraints_validated.len()
+                    + self.objects_renamed(RenamedKind::Constraint),
+            ),
             (DiffCategory::RowsInserted, self.rows_inserted.len()),
             (DiffCategory::RowsUpdated, self.rows_updated.len()),
             (DiffCategory::RowsDeleted, self.rows_deleted.len()),
@@ -324,6 +339,8 @@ impl SchemaDiff {
                 DiffCategory::PartitionKeysModified,
                 self.partition_keys_modified.len(),
             ),
+            (DiffCategory::TablesRenamed, self.tables_renamed.len()),
+            (DiffCategory::ColumnsRenamed, self.columns_renamed.len()),
         ];
         out.retain(|(_, n)| *n > 0);
         out.sort_by_key(|(c, _)| c.as_str());
@@ -335,5 +352,10 @@ impl SchemaDiff {
     /// How many row-level security changes match `which`.
     fn row_security(&self, which: impl Fn(&super::RowSecurityChange) -> bool) -> usize {
         self.row_security_modified.iter().filter(|c| which(c)).count()
+    }
+
+    /// How many indexes or constraints of renamed tables are renamed.
+    fn objects_renamed(&self, kind: RenamedKind) -> usize {
+        self.objects_renamed.iter().filter(|o| o.kind == kind).count()
     }
 }

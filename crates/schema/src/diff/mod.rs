@@ -2,7 +2,7 @@
 //!
 //! Objects are matched by qualified name (tables, enums), by name inside a table (columns,
 //! constraints, indexes) and by key (reference rows). Nothing is matched by similarity: a renamed
-//! column is one removal and one addition. Every list is in a deterministic order; lists whose order
+//! column is one removal and one addition, unless the document declares the rename ([`rename`]). Every list is in a deterministic order; lists whose order
 //! matters for execution (tables, rows) are already in that order.
 
 mod domain;
@@ -14,6 +14,7 @@ mod mysql;
 mod order;
 mod partition;
 mod program;
+mod rename;
 mod rows;
 mod scope;
 mod security;
@@ -37,6 +38,10 @@ pub use mysql::{EventChange, StoredRoutineChange};
 pub use order::fk_order;
 pub use partition::{PartitionChange, PartitionKeyChange};
 pub use program::{RoutineChange, TriggerChange, ViewChange, ViewRebuild, relations, view_order};
+pub use rename::{
+    ColumnRenamed, ObjectRenamed, RenameConflict, RenameIgnored, RenamedKind, TableRenamed, ignored_renames,
+    with_renames,
+};
 pub use scope::{ExcludeSet, glob_match};
 pub use security::{GrantRef, PolicyChange, PolicyRef, RowSecurityChange};
 pub use sequence::SequenceChange;
@@ -87,6 +92,10 @@ pub struct SchemaDiff {
     pub constraints_removed: Vec<ConstraintRef>,
     /// Constraints whose definition changes (dropped and added again).
     pub constraints_modified: Vec<ConstraintChange>,
+    /// PostgreSQL: declared constraints the server has not validated (`NOT VALID`), validated in
+    /// place (counted as `constraints_modified`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints_validated: Vec<ConstraintRef>,
     /// Reference rows to insert, parent tables first.
     pub rows_inserted: Vec<RowChange>,
     /// Reference rows to update, parent tables first.
@@ -185,6 +194,25 @@ pub struct SchemaDiff {
     /// MySQL: kept indexes whose comment changes (the desired index), rebuilt in one statement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mysql_index_rebuilds: Vec<IndexRef>,
+    /// Tables a declared hint renames; every other entry names them by their new name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables_renamed: Vec<TableRenamed>,
+    /// Columns a declared hint renames.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns_renamed: Vec<ColumnRenamed>,
+    /// Indexes and constraints of renamed tables the document declares under another name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects_renamed: Vec<ObjectRenamed>,
+    /// Declared hints that do not apply (already renamed, or both names exist): notices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renames_ignored: Vec<RenameIgnored>,
+    /// Column hints whose old column has another type: no plan can be made ([`crate::PlanError`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rename_conflicts: Vec<RenameConflict>,
+    /// MySQL: tables with a FULLTEXT, SPATIAL or hash index, which the server changes only by
+    /// copying them or under a lock: their statements are planned without an online clause.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub offline_tables: BTreeSet<QualifiedName>,
 }
 
 /// A change to an enum type's labels.
@@ -259,6 +287,12 @@ pub struct RowChange {
 }
 
 impl SchemaDiff {
+    /// MySQL: whether `table`'s columns and indexes may change online (`ALGORITHM=INSTANT|INPLACE,
+    /// LOCK=NONE`); see [`Self::offline_tables`].
+    pub fn online(&self, table: &QualifiedName) -> bool {
+        !self.offline_tables.contains(table)
+    }
+
     /// Whether the schemas are equal.
     pub fn is_empty(&self) -> bool {
         self.counts().is_empty()
@@ -267,7 +301,23 @@ impl SchemaDiff {
 
 /// Compares `desired` with `actual`. Both should already be scoped (see [`ExcludeSet`]).
 pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
+    let renamed = rename::resolve(desired, actual);
+    let mut actual = renamed.actual;
+    let mut objects_renamed = Vec::new();
+    let tables = renamed.tables.iter().map(|r| &r.to);
+    for name in tables.chain(renamed.columns.iter().map(|r| &r.table)) {
+        if let (Some(want), Some(have)) = (desired.tables.get(name), actual.to_mut().tables.get_mut(name)) {
+            // MySQL is the dialect whose tables have no schema.
+            objects_renamed.extend(rename::renamed_objects(want, have, name.schema.is_empty()));
+        }
+    }
+    let actual: &Schema = &actual;
     let mut d = SchemaDiff {
+        tables_renamed: renamed.tables,
+        columns_renamed: renamed.columns,
+        objects_renamed,
+        renames_ignored: renamed.ignored,
+        rename_conflicts: renamed.conflicts,
         namespaces_added: desired
             .namespaces
             .difference(&actual.namespaces)
@@ -285,6 +335,7 @@ pub fn diff(desired: &Schema, actual: &Schema) -> SchemaDiff {
             .filter(|t| t.partition_by.is_some())
             .map(|t| t.name.clone())
             .collect(),
+        offline_tables: mysql::offline_tables(desired, actual),
         ..SchemaDiff::default()
     };
     enums::diff_enums(desired, actual, &mut d);

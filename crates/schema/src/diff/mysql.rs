@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{IndexCommentChange, IndexRef, SchemaDiff};
-use crate::model::{Event, Schema, StoredRoutine};
+use crate::model::{Event, QualifiedName, Schema, StoredRoutine, Table};
 
 /// A MySQL routine whose definition changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,4 +92,25 @@ fn index_comments(desired: &Schema, actual: &Schema, d: &mut SchemaDiff) {
 /// Whether the view called `name` has other options in `desired` than in `actual`.
 pub(super) fn view_options_differ(desired: &Schema, actual: &Schema, name: &str) -> bool {
     desired.view_options.get(name) != actual.view_options.get(name)
+}
+
+/// MySQL tables (on either side) with a FULLTEXT, SPATIAL or hash index: InnoDB adds a column to
+/// them or changes their indexes only under a lock, and MariaDB keeps a hash index in a hidden
+/// column it changes by copying the table.
+pub(super) fn offline_tables(desired: &Schema, actual: &Schema) -> std::collections::BTreeSet<QualifiedName> {
+    let locked = |t: &&Table| {
+        t.name.schema.is_empty()
+            && t.indexes.values().any(|i| {
+                i.method.as_deref().is_some_and(|m| {
+                    ["fulltext", "spatial", "hash"].contains(&m.to_ascii_lowercase().as_str())
+                })
+            })
+    };
+    desired
+        .tables
+        .values()
+        .chain(actual.tables.values())
+        .filter(locked)
+        .map(|t| t.name.clone())
+        .collect()
 }

@@ -141,6 +141,13 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
                 from: old.owned(),
                 to: constraint.owned(),
             }),
+            // The server enforces it on new rows only: validated in place, never rebuilt.
+            Some(_) if have.not_valid.contains(key.1) && !want.not_valid.contains(key.1) => {
+                d.constraints_validated.push(ConstraintRef {
+                    table: name.clone(),
+                    constraint: constraint.owned(),
+                });
+            }
             Some(_) => {}
         }
     }

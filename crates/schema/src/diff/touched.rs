@@ -16,6 +16,20 @@ impl SchemaDiff {
         self.tables_removed
             .iter()
             .for_each(|t| add(&t.name, DiffCategory::TablesRemoved));
+        for r in &self.tables_renamed {
+            add(&r.from, DiffCategory::TablesRenamed);
+            add(&r.to, DiffCategory::TablesRenamed);
+        }
+        self.columns_renamed
+            .iter()
+            .for_each(|c| add(&c.table, DiffCategory::ColumnsRenamed));
+        self.objects_renamed.iter().for_each(|o| {
+            let category = match o.kind {
+                super::RenamedKind::Index => DiffCategory::IndexesModified,
+                super::RenamedKind::Constraint => DiffCategory::ConstraintsModified,
+            };
+            add(&o.table, category);
+        });
         let comments = DiffCategory::TableCommentsModified;
         self.table_comments_modified
             .iter()
@@ -52,6 +66,9 @@ impl SchemaDiff {
             .for_each(|c| add(&c.table, removed));
         let modified = DiffCategory::ConstraintsModified;
         self.constraints_modified
+            .iter()
+            .for_each(|c| add(&c.table, modified));
+        self.constraints_validated
             .iter()
             .for_each(|c| add(&c.table, modified));
         for change in &self.enums_modified {

@@ -17,6 +17,7 @@ mod mysql;
 mod name;
 mod partition;
 mod program;
+mod rename;
 mod security;
 mod sequence;
 mod value;
@@ -36,6 +37,7 @@ pub use partition::{
 pub use program::{
     AGGREGATE_OPTIONS, Parallel, Routine, RoutineKind, RoutineOptions, Trigger, View, Volatility,
 };
+pub use rename::{ColumnRename, RenameHints, TableRename};
 pub use security::{Grant, PUBLIC, Policy, PolicyCommand, Privilege, TableSecurity};
 pub use sequence::{IdentityOptions, Sequence, SequenceOptions, SequenceOwner, SequenceType};
 pub use value::{DefaultValue, Generated, Literal};
@@ -88,6 +90,10 @@ pub struct Schema {
     /// MySQL scheduled events by name.
     #[serde(default, with = "keyed", skip_serializing_if = "BTreeMap::is_empty")]
     pub events: BTreeMap<QualifiedName, Event>,
+    /// Declared rename hints (`renamed_from`, `-- ptah:renamed-from`); absent from the JSON when
+    /// there are none, and never in a live schema.
+    #[serde(default, skip_serializing_if = "RenameHints::is_empty")]
+    pub renames: RenameHints,
 }
 
 /// The one undeclared schema besides `public` an extension may be installed into (`plpgsql`
@@ -157,6 +163,11 @@ pub struct Table {
     /// PostgreSQL: the parent and bound of a partition, whose columns are its parent's ([`PartitionOf`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_of: Option<PartitionOf>,
+    /// PostgreSQL: the CHECK and FOREIGN KEY constraints the server has not validated (`NOT
+    /// VALID`: enforced on new rows, not proven on old ones), by name. Only a live table has any:
+    /// a document declares constraints that hold.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub not_valid: BTreeSet<String>,
 }
 
 impl Table {
@@ -178,6 +189,7 @@ impl Table {
             security: TableSecurity::default(),
             partition_by: None,
             partition_of: None,
+            not_valid: BTreeSet::new(),
         }
     }
 

@@ -141,3 +141,19 @@ fn numeric(data_type: &DataType) -> bool {
         DataType::Integer { .. } | DataType::Decimal { .. } | DataType::Float32 | DataType::Float64
     )
 }
+
+/// Refuses rename hints that cannot describe one set of renames of the document's tables
+/// ([`crate::model::RenameHints::conflict`]); the message names the objects.
+pub(crate) fn renames(schema: &Schema, file: &str) -> Result<(), ReadError> {
+    match schema.renames.conflict(&schema.tables) {
+        Some(message) => Err(ReadError::Invalid {
+            at: Location {
+                file: file.to_owned(),
+                line: 1,
+                column: 1,
+            },
+            message,
+        }),
+        None => Ok(()),
+    }
+}

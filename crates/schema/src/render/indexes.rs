@@ -14,10 +14,16 @@ pub(super) fn create_index(dialect: Dialect, table: &QualifiedName, i: &Index) -
     }
 }
 
-pub(super) fn drop_index(dialect: Dialect, table: &QualifiedName, i: &Index) -> PlannedStatement {
+/// `online`: MySQL may keep writes going ([`crate::diff::SchemaDiff::online`]).
+pub(super) fn drop_index(
+    dialect: Dialect,
+    table: &QualifiedName,
+    i: &Index,
+    online: bool,
+) -> PlannedStatement {
     match dialect {
         Dialect::Postgres => postgres::drop_index(table, i),
-        Dialect::Mysql => mysql::drop_index(table, i),
+        Dialect::Mysql => mysql::drop_index(table, i, online),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The planner's renderer: a [`SchemaDiff`] becomes ordered, classified statements for one dialect.
 //!
-//! Order: schemas → extensions → policies that go or are rebuilt (dropped) → triggers and views
+//! Order: schemas → extensions → declared renames (tables, columns, then their indexes and
+//! constraints) → policies that go or are rebuilt (dropped) → triggers and views
 //! that go or are rebuilt (dropped, views in reverse dependency order) → enums (create, add
 //! value, recreate) → domains (create, alter) → routines (create, replace) → sequences (create,
 //! alter) → partitions detached (PostgreSQL) → tables (parents first, partitioned tables before
@@ -11,12 +12,14 @@
 //! first), foreign keys, constraints, indexes, columns, tables, sequences, routines, domains,
 //! enums. A modified index or constraint is dropped and created again in its own phase.
 
+mod constraints;
 mod domain;
 mod indexes;
 mod mysql;
 mod partition;
 mod postgres;
 mod program;
+mod rename;
 mod reuse;
 mod rows;
 mod security;
@@ -36,6 +39,7 @@ use indexes::{add_constraint, create_index, drop_constraint, drop_index};
 use rows::{delete_row, insert_row, update_row};
 use sql::Sql;
 
+pub use mysql::{ONLINE_INDEX, ONLINE_INPLACE, ONLINE_INSTANT};
 pub use program::create_routine_statement;
 pub use security::create_policy_statement;
 pub use severity::is_narrowing;
@@ -144,6 +148,8 @@ fn render_tagged(
             out.push(C::ExtensionsAdded, postgres::create_extension(e));
         }
     }
+    // Everything after a rename names the objects by their new names.
+    rename::renames(diff, sql, &mut out);
     if pg {
         security::drops(diff, &mut out);
     }
@@ -199,7 +205,10 @@ fn render_tagged(
                 C::ColumnsAdded,
                 postgres::add_column(&c.table, &c.column, &diff.sequence_names),
             ),
-            Dialect::Mysql => out.push(C::ColumnsAdded, mysql::add_column(&c.table, &c.column)),
+            Dialect::Mysql => out.push(
+                C::ColumnsAdded,
+                mysql::add_column(&c.table, &c.column, diff.online(&c.table)),
+            ),
         }
     }
     for c in &diff.columns_modified {
@@ -219,7 +228,12 @@ fn render_tagged(
     // Indexes: those of new tables, then changed ones (drop + create), then new ones.
     for t in &diff.tables_added {
         for i in t.indexes.values() {
-            out.push(C::TablesAdded, stored::create_index(diff, dialect, &t.name, i));
+            // A new table has no writers to keep going.
+            let mut s = stored::create_index(diff, dialect, &t.name, i);
+            if let Some(plain) = s.sql.strip_suffix(ONLINE_INDEX) {
+                s.sql = plain.to_owned();
+            }
+            out.push(C::TablesAdded, s);
         }
     }
     // On PostgreSQL an existing table's writers go on while its indexes change (concurrently);
@@ -231,7 +245,10 @@ fn render_tagged(
     for c in &diff.indexes_modified {
         // The old definition goes inside the transaction (briefly, in catalog order: a column
         // the plan drops there may take it along); the new one is built concurrently after it.
-        out.push(C::IndexesModified, drop_index(dialect, &c.table, &c.from));
+        out.push(
+            C::IndexesModified,
+            drop_index(dialect, &c.table, &c.from, diff.online(&c.table)),
+        );
         if concurrent(&c.table, &c.to) {
             out.push(
                 C::IndexesModified,
@@ -278,49 +295,7 @@ fn render_tagged(
         }
     }
 
-    // Modified foreign keys go first, since a key they reference may be dropped below; then
-    // constraints, then foreign keys, so the keys they reference exist.
-    for c in diff
-        .constraints_modified
-        .iter()
-        .filter(|c| c.from.is_foreign_key())
-    {
-        out.push(
-            C::ConstraintsModified,
-            drop_constraint(dialect, flavor, &c.table, &c.from),
-        );
-    }
-    for fk_phase in [false, true] {
-        for c in diff
-            .constraints_modified
-            .iter()
-            .filter(|c| c.to.is_foreign_key() == fk_phase)
-        {
-            if !c.from.is_foreign_key() {
-                out.push(
-                    C::ConstraintsModified,
-                    drop_constraint(dialect, flavor, &c.table, &c.from),
-                );
-            }
-            out.push(C::ConstraintsModified, add_constraint(dialect, &c.table, &c.to));
-        }
-        for c in diff
-            .constraints_added
-            .iter()
-            .filter(|c| c.constraint.is_foreign_key() == fk_phase)
-        {
-            out.push(
-                C::ConstraintsAdded,
-                add_constraint(dialect, &c.table, &c.constraint),
-            );
-        }
-    }
-    for t in &diff.tables_added {
-        for fk in t.foreign_keys.values() {
-            let c = Constraint::ForeignKey(fk.clone());
-            out.push(C::TablesAdded, add_constraint(dialect, &t.name, &c));
-        }
-    }
+    constraints::adds(diff, dialect, flavor, forms, &mut out);
 
     if pg {
         partition::attaches(diff, &mut out);
@@ -370,7 +345,10 @@ fn render_tagged(
         .iter()
         .filter(|c| !reused.index(&c.table, &c.index.name))
     {
-        out.push(C::IndexesRemoved, drop_index(dialect, &c.table, &c.index));
+        out.push(
+            C::IndexesRemoved,
+            drop_index(dialect, &c.table, &c.index, diff.online(&c.table)),
+        );
     }
     for c in &diff.columns_removed {
         let s = match dialect {

@@ -11,6 +11,15 @@ const SQL: Sql = Sql {
     dialect: Dialect::Mysql,
 };
 
+/// The clause that adds a column without copying the table or blocking writes: only the data
+/// dictionary changes (MySQL 8.0.12+, MariaDB 10.3+).
+pub const ONLINE_INSTANT: &str = ", ALGORITHM=INSTANT";
+/// The clause that changes an index (or, when `INSTANT` is refused, adds a column) in place while
+/// writes go on.
+pub const ONLINE_INPLACE: &str = ", ALGORITHM=INPLACE, LOCK=NONE";
+/// [`ONLINE_INPLACE`] as `CREATE INDEX` spells it.
+pub const ONLINE_INDEX: &str = " ALGORITHM=INPLACE LOCK=NONE";
+
 /// CREATE TABLE with columns, primary key, uniques, checks and comment (foreign keys come later).
 pub(super) fn create_table(t: &Table) -> PlannedStatement {
     let mut parts: Vec<String> = t.columns.iter().map(|c| SQL.column(c)).collect();
@@ -89,14 +98,26 @@ pub(super) fn table_options(change: &TableOptionsChange) -> PlannedStatement {
     )
 }
 
-pub(super) fn add_column(table: &QualifiedName, c: &Column) -> PlannedStatement {
+/// `online`: the table may be changed without a copy ([`crate::diff::SchemaDiff::online`]).
+pub(super) fn add_column(table: &QualifiedName, c: &Column, online: bool) -> PlannedStatement {
+    // A generated column's values are computed into the table: the server copies it (planned in
+    // its default form, as before).
+    let online = if online && c.generated.is_none() {
+        ONLINE_INSTANT
+    } else {
+        ""
+    };
     let sql = format!(
-        "ALTER TABLE {} ADD COLUMN {}",
+        "ALTER TABLE {} ADD COLUMN {}{online}",
         SQL.qualified(table),
         SQL.column(c)
     );
     if c.nullable {
-        stmt(sql, Severity::Safe, "adds a nullable column")
+        stmt(
+            sql,
+            Severity::Safe,
+            "adds a nullable column (INSTANT: writes go on)",
+        )
     } else {
         stmt(
             sql,
@@ -183,6 +204,11 @@ pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement
     if let Some(m @ ("btree" | "hash")) = method.as_deref() {
         sql.push_str(&format!(" USING {}", m.to_ascii_uppercase()));
     }
+    // A FULLTEXT or SPATIAL index is built under a lock whatever the clause says, and MariaDB
+    // keeps a `USING HASH` unique index in a hidden column the server adds by copying the table.
+    if !matches!(method.as_deref(), Some("fulltext" | "spatial" | "hash")) {
+        sql.push_str(ONLINE_INDEX);
+    }
     if i.unique {
         stmt(
             sql,
@@ -194,8 +220,15 @@ pub(super) fn create_index(table: &QualifiedName, i: &Index) -> PlannedStatement
     }
 }
 
-pub(super) fn drop_index(table: &QualifiedName, i: &Index) -> PlannedStatement {
-    let sql = format!("DROP INDEX {} ON {}", SQL.ident(&i.name), SQL.qualified(table));
+pub(super) fn drop_index(table: &QualifiedName, i: &Index, online: bool) -> PlannedStatement {
+    // `DROP INDEX … ON … ALGORITHM=…` is MySQL's spelling only: MariaDB takes the clause in
+    // `ALTER TABLE`.
+    let sql = format!(
+        "ALTER TABLE {} DROP INDEX {}{}",
+        SQL.qualified(table),
+        SQL.ident(&i.name),
+        if online { ONLINE_INPLACE } else { "" }
+    );
     stmt(
         sql,
         Severity::Destructive,

@@ -81,7 +81,7 @@ impl Reused {
             if self.index(&c.table, &c.index.name) {
                 out.push(
                     DiffCategory::IndexesRemoved,
-                    drop_index(dialect, &c.table, &c.index),
+                    drop_index(dialect, &c.table, &c.index, diff.online(&c.table)),
                 );
             }
         }

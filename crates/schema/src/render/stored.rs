@@ -184,7 +184,18 @@ pub(super) fn create_index(
             .get(&table.name)
             .and_then(|c| c.get(&i.name))
     {
-        s.sql.push_str(&format!(" COMMENT {}", SQL.string(comment)));
+        // The index options come before the algorithm clause.
+        let online = s.sql.strip_suffix(super::ONLINE_INDEX).map(str::to_owned);
+        let comment = format!(" COMMENT {}", SQL.string(comment));
+        s.sql = match online {
+            Some(base) => format!("{base}{comment}{}", super::ONLINE_INDEX),
+            None => format!("{}{comment}", s.sql),
+        };
+    }
+    if !diff.online(table)
+        && let Some(plain) = s.sql.strip_suffix(super::ONLINE_INDEX)
+    {
+        s.sql = plain.to_owned();
     }
     s
 }

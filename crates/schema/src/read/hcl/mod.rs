@@ -38,6 +38,7 @@ mod mysql;
 mod partition;
 mod parts;
 mod program;
+mod rename;
 mod security;
 mod sequence;
 mod table;
@@ -83,6 +84,7 @@ pub fn parse(dialect: Dialect, file: &str, text: &str) -> Result<Schema, ReadErr
     crate::model::inherit_partition_columns(&mut reader.schema.tables);
     foreign_keys(&mut reader.schema, &reader.pending)?;
     super::check::canonical_forms(reader.dialect, &mut reader.schema);
+    super::check::renames(&reader.schema, file)?;
     Ok(reader.schema)
 }
 

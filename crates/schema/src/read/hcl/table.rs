@@ -5,8 +5,8 @@ use hcl_edit::expr::Expression;
 use hcl_edit::structure::Block;
 
 use crate::model::{
-    CheckConstraint, Column, DataType, Dialect, ForeignKey, Generated, Identity, PrimaryKey, QualifiedName,
-    ReferentialAction, Table, UniqueConstraint,
+    CheckConstraint, Column, ColumnRename, DataType, Dialect, ForeignKey, Generated, Identity, PrimaryKey,
+    QualifiedName, ReferentialAction, Table, TableRename, UniqueConstraint,
 };
 use crate::normalize::{expression, mysql_charset_name, postgres_collation};
 
@@ -45,6 +45,12 @@ impl Reader<'_> {
         }
         table.charset = self.charset_attr(&mut attrs, "charset", &owner)?;
         table.collation = self.charset_attr(&mut attrs, "collate", &owner)?;
+        if let Some(from) = self.renamed_from(&mut attrs, &owner)? {
+            self.schema.renames.tables.push(TableRename {
+                table: q.clone(),
+                from,
+            });
+        }
         self.partitioning(&mut table, &mut attrs, block)?;
         self.done(attrs)?;
         for b in blocks.iter().filter(|b| b.ident.as_str() == "column") {
@@ -54,12 +60,19 @@ impl Reader<'_> {
                     format!("column in partition {q} (a partition's columns are its parent's)"),
                 ));
             }
-            let column = self.column(&q, b)?;
+            let (column, from) = self.column(&q, b)?;
             if table.column(&column.name).is_some() {
                 return Err(ReadError::Duplicate {
                     at: self.at(b.span()),
                     what: format!("column {} of {q}", column.name),
                 });
+            }
+            if let Some(from) = from {
+                let (table, column) = (q.clone(), column.name.clone());
+                self.schema
+                    .renames
+                    .columns
+                    .push(ColumnRename { table, column, from });
             }
             table.columns.push(column);
         }
@@ -177,7 +190,8 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn column(&self, table: &QualifiedName, block: &Block) -> Result<Column, ReadError> {
+    /// A `column` block, with the old name its `renamed_from` declares.
+    fn column(&self, table: &QualifiedName, block: &Block) -> Result<(Column, Option<String>), ReadError> {
         let name = self.label(block)?;
         let (mut attrs, blocks) = self.split("column", &block.body)?;
         let Some(t) = attrs.take("type") else {
@@ -203,6 +217,7 @@ impl Reader<'_> {
         let owner = format!("column {name}");
         let charset = self.charset_attr(&mut attrs, "charset", &owner)?;
         let collation = self.column_collation(&mut attrs, &owner, &data_type)?;
+        let renamed_from = self.renamed_from(&mut attrs, &owner)?;
         self.done(attrs)?;
         let mut identity = None;
         let mut identity_options = None;
@@ -234,7 +249,7 @@ impl Reader<'_> {
             identity_options = self.identity_options(&mut attrs, &data_type, b)?;
             self.done(attrs)?;
         }
-        Ok(Column {
+        let column = Column {
             name,
             data_type,
             nullable,
@@ -246,7 +261,8 @@ impl Reader<'_> {
             charset,
             collation,
             generated,
-        })
+        };
+        Ok((column, renamed_from))
     }
 
     /// `as { expr = "…", type = STORED|VIRTUAL }`: a generated column, as Atlas writes it.

@@ -42,6 +42,7 @@ mod options;
 mod partition;
 mod pg_program;
 mod program;
+mod rename;
 mod security;
 mod sequence;
 mod split;
@@ -88,6 +89,9 @@ pub struct Reader {
     target_database: Option<String>,
     /// PostgreSQL: schemas objects were placed in before (or without) their `CREATE SCHEMA`.
     implied: BTreeSet<String>,
+    /// The `-- ptah:renamed-from` annotations of the statement being read, until its `CREATE
+    /// TABLE` takes them.
+    pending_renames: Vec<rename::Annotation>,
 }
 
 impl Reader {
@@ -109,6 +113,7 @@ impl Reader {
             attached_indexes: BTreeSet::new(),
             target_database: None,
             implied: BTreeSet::new(),
+            pending_renames: Vec::new(),
         }
     }
 
@@ -125,7 +130,8 @@ impl Reader {
                 Piece::Statement(range, first) => {
                     self.base = lines.locate(file, text, range.start);
                     let at = lines.locate(file, text, first);
-                    self.piece(&text[range], at)?;
+                    self.piece(&text[range], at.clone())?;
+                    self.no_pending_renames(&at)?;
                 }
             }
         }
@@ -135,12 +141,11 @@ impl Reader {
     /// Reads one statement (no terminator) whose first token is `at`.
     fn piece(&mut self, text: &str, at: Location) -> Result<(), ReadError> {
         let sql = sql_dialect(self.dialect);
-        let tokens: Vec<TokenWithSpan> = Tokenizer::new(sql.as_ref(), text)
+        let mut tokens: Vec<TokenWithSpan> = Tokenizer::new(sql.as_ref(), text)
             .tokenize_with_location()
-            .map_err(|e| self.syntax(ParserError::TokenizerError(e.to_string())))?
-            .into_iter()
-            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-            .collect();
+            .map_err(|e| self.syntax(ParserError::TokenizerError(e.to_string())))?;
+        self.pending_renames = self.annotations(&tokens)?;
+        tokens.retain(|t| !matches!(t.token, Token::Whitespace(_)));
         if tokens.is_empty() {
             return Ok(());
         }
@@ -222,6 +227,7 @@ impl Reader {
         partition::settle(&mut self.schema);
         foreign_keys(&mut self.schema, &self.pending)?;
         super::check::canonical_forms(self.dialect, &mut self.schema);
+        super::check::renames(&self.schema, &self.file)?;
         Ok(Document {
             schema: self.schema,
             ignored: self.ignored,

@@ -11,6 +11,7 @@ use crate::plan::{PlannedStatement, Severity};
 
 pub(super) mod concurrent;
 mod enums;
+pub(super) mod validate;
 
 pub(super) use enums::{change_enum, create_enum, drop_enum};
 

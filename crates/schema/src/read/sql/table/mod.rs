@@ -26,6 +26,8 @@ impl Reader {
         self.check_namespace(&name, &at)?;
         if self.schema.tables.contains_key(&name) {
             return if create.if_not_exists {
+                // The statement is a no-op, its annotations with it.
+                self.pending_renames.clear();
                 Ok(())
             } else {
                 Err(ReadError::Duplicate {
@@ -51,6 +53,7 @@ impl Reader {
         }
         self.table_options(&mut table, &create.table_options, &at)?;
         self.schema.tables.insert(name.clone(), table);
+        self.take_renames(&name, &create.columns, &at)?;
         for column in create.columns {
             self.column(&name, column, &at)?;
         }
