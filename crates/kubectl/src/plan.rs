@@ -4,6 +4,7 @@
 use kube::{Api, Client, ResourceExt as _};
 use ptah_api::{
     PtahMigrationPlan, PtahSchema, PtahSchemaPlan,
+    schema::{PlanRehearsal, RehearsalOutcome},
     shared::{ImmutableObjectReference, PlanSeverity},
 };
 use ptah_planstore::{LoadedPlan, PlanStore};
@@ -23,6 +24,8 @@ pub(crate) enum Found {
 pub(crate) struct VerifiedPlan {
     pub loaded: LoadedPlan,
     pub document: Plan,
+    /// The rehearsal the PtahSchema's status records for it, when it was found as the current plan.
+    pub rehearsal: Option<PlanRehearsal>,
 }
 
 /// Prints the plan `name` names.
@@ -64,6 +67,10 @@ pub(crate) async fn find(client: &Client, ns: &str, name: &str, applied: bool) -
         .map_err(Error::api(format!("reading PtahSchema {ns}/{name}")))?
     {
         let status = schema.status.as_ref();
+        let rehearsal = status
+            .and_then(|s| s.plan.as_ref())
+            .and_then(|p| p.rehearsal.clone())
+            .filter(|_| !applied);
         let reference = if applied {
             status
                 .and_then(|s| s.applied.as_ref())
@@ -82,7 +89,9 @@ pub(crate) async fn find(client: &Client, ns: &str, name: &str, applied: bool) -
                 "PtahSchema {ns}/{name} has no {which} plan"
             )));
         };
-        return load(client, ns, &reference).await.map(Found::Schema);
+        let mut plan = load(client, ns, &reference).await?;
+        plan.rehearsal = rehearsal;
+        return Ok(Found::Schema(plan));
     }
     let plans: Api<PtahSchemaPlan> = Api::namespaced(client.clone(), ns);
     match plans.get(name).await {
@@ -136,7 +145,11 @@ async fn load(
             ),
         });
     }
-    Ok(Box::new(VerifiedPlan { loaded, document }))
+    Ok(Box::new(VerifiedPlan {
+        loaded,
+        document,
+        rehearsal: None,
+    }))
 }
 
 /// The statements in order, each terminated once (never re-split).
@@ -198,6 +211,9 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
             },
         );
     }
+    if let Some(r) = &plan.rehearsal {
+        field("Rehearsal", rehearsal(r, style));
+    }
     out.push('\n');
     if doc.statements.is_empty() {
         out.push_str("-- no changes: the database matches the desired schema\n");
@@ -215,8 +231,14 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
                 format!("-- takes {} on {} ({rows})\n", l.lock, l.table)
             })
             .unwrap_or_default();
+        let rehearsed = plan
+            .rehearsal
+            .as_ref()
+            .and_then(|r| r.statement_millis.get(i))
+            .map(|ms| format!("-- rehearsed in {ms} ms\n"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "-- {}/{total} {}: {}\n{lock}{};\n\n",
+            "-- {}/{total} {}: {}\n{lock}{rehearsed}{};\n\n",
             i + 1,
             severity(style, statement.severity),
             statement.reason,
@@ -224,6 +246,19 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
         ));
     }
     out
+}
+
+/// A rehearsal on the dev database in one line: passed in how long, or why it did not pass.
+fn rehearsal(r: &PlanRehearsal, style: Style) -> String {
+    let why = r.message.as_deref().unwrap_or("no reason recorded");
+    match r.outcome {
+        RehearsalOutcome::Passed => style.good(&format!("passed in {} ms on the dev database", r.total_millis)),
+        RehearsalOutcome::Failed => style.bad(&match r.failed_statement {
+            Some(n) => format!("FAILED at statement {n}: {why}"),
+            None => format!("FAILED: {why}"),
+        }),
+        RehearsalOutcome::Inconclusive => style.attention(&format!("inconclusive: {why}")),
+    }
 }
 
 /// A migration plan's steps: version and description, never SQL.
