@@ -443,6 +443,14 @@ async fn reference_data(engine: Engine) {
     eprintln!(
         "row values in the plan objects/chunks (the plan itself): {in_plans:?}; Pod logs holding one: {in_logs:?}"
     );
+    // Durable delivery (the default) carries plans and Observe results over mutual TLS into
+    // result records: no Pod log, the manager's included, may hold a declared or drifted value.
+    if ptah_apitests::resultdelivery::durable() {
+        assert!(
+            in_logs.is_empty(),
+            "a row value reached a Pod log with durable delivery: {in_logs:?}"
+        );
+    }
     release::uninstall(&app.release_ns);
     eprintln!("reference-data done after {:?}", t0.elapsed());
 }

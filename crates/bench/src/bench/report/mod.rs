@@ -7,6 +7,7 @@ mod chart;
 mod converge;
 mod sections;
 mod sections_peers;
+mod stall;
 
 use std::{fmt::Write as _, path::Path, process::Command};
 

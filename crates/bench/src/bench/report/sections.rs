@@ -17,6 +17,7 @@ pub(super) const ORDER: &[&str] = &[
     "plans",
     "split",
     "results",
+    "stall",
 ];
 
 /// The settled memory goal of the manager under the full load, MiB.
@@ -82,6 +83,7 @@ pub(super) fn goals(results: &[Result]) -> Vec<Goal> {
         )),
     }
     rows.extend(super::sections_peers::goals(results));
+    rows.push(super::stall::goal(get(results, "stall")));
     rows
 }
 
@@ -130,6 +132,7 @@ fn title(name: &str) -> &'static str {
         "images" => "Image sizes",
         "plans" => "Plan publication and reload",
         "results" => "Durable result delivery against the log frame",
+        "stall" => "Write stalls of lock-safe changes (PostgreSQL)",
         _ => "Migration file splitting",
     }
 }

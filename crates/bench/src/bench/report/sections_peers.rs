@@ -103,6 +103,7 @@ pub(super) fn section(name: &str, json: &Value) -> String {
         "converge" => super::converge::section(json),
         "executor" => executor(json),
         "migrations" => migrations(json),
+        "stall" => super::stall::section(json),
         _ => generic(json),
     }
 }
