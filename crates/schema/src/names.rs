@@ -243,3 +243,21 @@ pub fn serial_default(table: &QualifiedName, sequence: &str) -> String {
         format!("nextval('{schema}.{}')", seq.replace('\'', "''"))
     }
 }
+
+/// The name of the check that proves a column NOT NULL before `SET NOT NULL`: reserved, so the
+/// differ never reads one left behind as a constraint to drop ([`is_not_null_check`]).
+pub const NOT_NULL_CHECK_PREFIX: &str = "ptah_nn_";
+
+/// Whether a live CHECK constraint is such a helper.
+pub fn is_not_null_check(name: &str) -> bool {
+    name.starts_with(NOT_NULL_CHECK_PREFIX)
+}
+
+/// The helper check's name for `column`, within PostgreSQL's 63 bytes.
+pub fn not_null_check(column: &str) -> String {
+    let mut name = format!("{NOT_NULL_CHECK_PREFIX}{column}");
+    while name.len() > 63 {
+        name.pop();
+    }
+    name
+}

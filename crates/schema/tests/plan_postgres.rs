@@ -264,12 +264,27 @@ fn column_changes() {
             )],
         ),
         (
-            "set not null",
+            "set not null (through a validated check, outside the transaction)",
             |t| t.columns[2].nullable = false,
-            vec![(
-                r#"ALTER TABLE "public"."users" ALTER COLUMN "name" SET NOT NULL"#,
-                W,
-            )],
+            vec![
+                (
+                    r#"ALTER TABLE "public"."users" DROP CONSTRAINT IF EXISTS "ptah_nn_name""#,
+                    S,
+                ),
+                (
+                    r#"ALTER TABLE "public"."users" ADD CONSTRAINT "ptah_nn_name" CHECK ("name" IS NOT NULL) NOT VALID"#,
+                    S,
+                ),
+                (
+                    r#"ALTER TABLE "public"."users" VALIDATE CONSTRAINT "ptah_nn_name""#,
+                    W,
+                ),
+                (
+                    r#"ALTER TABLE "public"."users" ALTER COLUMN "name" SET NOT NULL"#,
+                    W,
+                ),
+                (r#"ALTER TABLE "public"."users" DROP CONSTRAINT "ptah_nn_name""#, S),
+            ],
         ),
         (
             "drop not null",

@@ -129,7 +129,9 @@ pub(super) fn diff_table(want: &Table, have: &Table, d: &mut SchemaDiff) {
     }
 
     let wanted = constraints(want);
-    let had = constraints(have);
+    let mut had = constraints(have);
+    // A helper check an interrupted lock-safe SET NOT NULL left is the plan's, not the schema's.
+    had.retain(|(kind, name), _| *kind != 2 || !crate::names::is_not_null_check(name));
     for (key, constraint) in &wanted {
         match had.get(key) {
             None => d.constraints_added.push(ConstraintRef {

@@ -213,7 +213,15 @@ fn render_tagged(
     }
     for c in &diff.columns_modified {
         match dialect {
-            Dialect::Postgres => out.extend(C::ColumnsModified, postgres::modify_column(c)),
+            Dialect::Postgres => {
+                let mut statements = postgres::modify_column(c);
+                let partitioned = diff.partitioned.contains(&c.table);
+                if forms == Forms::LockSafe && postgres::validate::sets_not_null_alone(c, partitioned) {
+                    statements.retain(|s| !s.sql.ends_with(" SET NOT NULL"));
+                    statements.extend(postgres::validate::set_not_null(&c.table, &c.to.name));
+                }
+                out.extend(C::ColumnsModified, statements);
+            }
             // MySQL has no identity: a change in it alone has nothing to say.
             Dialect::Mysql if c.changes.iter().all(|a| *a == ColumnAspect::Identity) => {}
             Dialect::Mysql => out.push(C::ColumnsModified, mysql::modify_column(c)),
