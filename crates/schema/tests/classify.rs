@@ -25,6 +25,16 @@ fn severities_follow_the_destructive_rules() {
         (PG, "ALTER TABLE t ALTER COLUMN a DROP DEFAULT", W),
         (PG, "ALTER TABLE t DROP COLUMN a", D),
         (PG, "ALTER TABLE t DROP CONSTRAINT c", D),
+        // The lock-safe forms the planner writes (issue 37): the helper check of SET NOT NULL is
+        // the plan's own, MySQL's online options change nothing, a validation can fail.
+        (PG, r#"ALTER TABLE "t" DROP CONSTRAINT IF EXISTS "ptah_nn_a""#, S),
+        (PG, r#"ALTER TABLE "t" DROP CONSTRAINT "ptah_nn_a""#, S),
+        (PG, r#"ALTER TABLE "t" DROP CONSTRAINT "ptah_nn_a" CASCADE"#, D),
+        (PG, r#"ALTER TABLE "t" DROP CONSTRAINT "a_check""#, D),
+        (PG, r#"ALTER TABLE "t" VALIDATE CONSTRAINT "c""#, W),
+        (MY, "ALTER TABLE `t` ADD COLUMN `b` int NULL, ALGORITHM=INSTANT", S),
+        (MY, "ALTER TABLE `t` ADD COLUMN `b` int NULL, ALGORITHM=INPLACE, LOCK=NONE", S),
+        (MY, "ALTER TABLE `t` DROP INDEX `i`, ALGORITHM=INPLACE, LOCK=NONE", D),
         (PG, "ALTER TABLE t ADD COLUMN b int, DROP COLUMN a", D),
         (PG, "ALTER TABLE t RENAME COLUMN a TO b", W),
         (PG, "ALTER TABLE t DISABLE ROW LEVEL SECURITY", D),

@@ -73,8 +73,8 @@ pub struct Classification {
 pub(crate) enum Tok {
     /// An unquoted word, uppercased.
     Word(String),
-    /// A quoted identifier (never a keyword).
-    Quoted,
+    /// A quoted identifier (never a keyword), with its text.
+    Quoted(String),
     /// A string literal.
     Str,
     /// Any other token, by its text.
@@ -124,7 +124,7 @@ pub(crate) fn statements(sql: &str, dialect: Dialect) -> Result<Vec<Vec<Tok>>, C
                 continue;
             }
             Token::Word(w) if w.quote_style.is_none() => Tok::Word(w.value.to_ascii_uppercase()),
-            Token::Word(_) => Tok::Quoted,
+            Token::Word(w) => Tok::Quoted(w.value),
             Token::SingleQuotedString(_)
             | Token::DoubleQuotedString(_)
             | Token::DollarQuotedString(_)

@@ -109,15 +109,34 @@ fn clause(c: &[Tok], dialect: Dialect) -> Severity {
         },
         "DROP" => match w(1) {
             "DEFAULT" | "IDENTITY" | "EXPRESSION" => Warning,
+            // The helper check of a lock-safe `SET NOT NULL`, the plan's own.
+            "CONSTRAINT" if helper_check(c) => Safe,
             "INDEX" | "KEY" if dialect == Dialect::Postgres => Warning,
             _ => Destructive,
         },
         "ALTER" => alter_column(c),
         "MODIFY" | "CHANGE" => Destructive,
         "RENAME" | "OWNER" => Warning,
+        // MySQL's online options change nothing themselves.
+        "ALGORITHM" | "LOCK" if dialect == Dialect::Mysql => Safe,
         "DISABLE" if has_seq(c, &["ROW", "LEVEL", "SECURITY"]) => Destructive,
         "COMMENT" => Safe,
         _ => Warning,
+    }
+}
+
+/// Whether a `DROP CONSTRAINT [IF EXISTS] name` clause names a reserved `SET NOT NULL` helper
+/// ([`crate::names::NOT_NULL_CHECK_PREFIX`]).
+fn helper_check(c: &[Tok]) -> bool {
+    let name = match c {
+        [_, _, name] => name,
+        [_, _, i, e, name] if i.is("IF") && e.is("EXISTS") => name,
+        _ => return false,
+    };
+    match name {
+        Tok::Quoted(n) => crate::names::is_not_null_check(n),
+        Tok::Word(n) => crate::names::is_not_null_check(&n.to_ascii_lowercase()),
+        _ => false,
     }
 }
 
