@@ -131,14 +131,20 @@ async fn constraints_are_added_not_valid_then_validated_and_a_failed_validation_
 }
 
 #[tokio::test]
-async fn set_not_null_goes_through_a_validated_check_and_a_leftover_helper_is_neither_drift_nor_dropped_data() {
+async fn set_not_null_goes_through_a_validated_check_and_a_leftover_helper_is_neither_drift_nor_dropped_data()
+{
     let db = Fresh::new(PG, "not_null").await;
-    db.run("CREATE TABLE people (id int PRIMARY KEY, email text);
-INSERT INTO people VALUES (1, 'a@example.org'), (2, NULL)")
-        .await;
-    let desired =
-        ptah_schema::read::sql::parse(PG, "schema.sql", "CREATE TABLE people (id int PRIMARY KEY, email text NOT NULL);")
-            .expect("reads");
+    db.run(
+        "CREATE TABLE people (id int PRIMARY KEY, email text);
+INSERT INTO people VALUES (1, 'a@example.org'), (2, NULL)",
+    )
+    .await;
+    let desired = ptah_schema::read::sql::parse(
+        PG,
+        "schema.sql",
+        "CREATE TABLE people (id int PRIMARY KEY, email text NOT NULL);",
+    )
+    .expect("reads");
     let options = ApplyOptions {
         scope: InspectScope::of(&desired),
         ..ApplyOptions::default()
@@ -146,14 +152,26 @@ INSERT INTO people VALUES (1, 'a@example.org'), (2, NULL)")
     let mut session = db.session().await;
     let (first, _) = plan(&mut session, &desired).await;
     let expected = [
-        (r#"ALTER TABLE "public"."people" DROP CONSTRAINT IF EXISTS "ptah_nn_email""#, false),
+        (
+            r#"ALTER TABLE "public"."people" DROP CONSTRAINT IF EXISTS "ptah_nn_email""#,
+            false,
+        ),
         (
             r#"ALTER TABLE "public"."people" ADD CONSTRAINT "ptah_nn_email" CHECK ("email" IS NOT NULL) NOT VALID"#,
             false,
         ),
-        (r#"ALTER TABLE "public"."people" VALIDATE CONSTRAINT "ptah_nn_email""#, false),
-        (r#"ALTER TABLE "public"."people" ALTER COLUMN "email" SET NOT NULL"#, false),
-        (r#"ALTER TABLE "public"."people" DROP CONSTRAINT "ptah_nn_email""#, false),
+        (
+            r#"ALTER TABLE "public"."people" VALIDATE CONSTRAINT "ptah_nn_email""#,
+            false,
+        ),
+        (
+            r#"ALTER TABLE "public"."people" ALTER COLUMN "email" SET NOT NULL"#,
+            false,
+        ),
+        (
+            r#"ALTER TABLE "public"."people" DROP CONSTRAINT "ptah_nn_email""#,
+            false,
+        ),
     ];
     assert_eq!(statements(&first), expected);
 
@@ -166,16 +184,35 @@ INSERT INTO people VALUES (1, 'a@example.org'), (2, NULL)")
         other => panic!("expected the validation to fail, got {other:?}"),
     }
     let (second, live) = plan(&mut session, &desired).await;
-    let people = live.tables.get(&QualifiedName::new("public", "people")).expect("people");
-    assert!(people.checks.contains_key("ptah_nn_email"), "the leftover is read");
-    assert_eq!(statements(&second), expected, "the same steps again, the leftover first");
-    assert!(!second.destructive, "a leftover helper is never a constraint to drop");
+    let people = live
+        .tables
+        .get(&QualifiedName::new("public", "people"))
+        .expect("people");
+    assert!(
+        people.checks.contains_key("ptah_nn_email"),
+        "the leftover is read"
+    );
+    assert_eq!(
+        statements(&second),
+        expected,
+        "the same steps again, the leftover first"
+    );
+    assert!(
+        !second.destructive,
+        "a leftover helper is never a constraint to drop"
+    );
 
-    db.run("UPDATE people SET email = 'b@example.org' WHERE id = 2").await;
-    apply(&mut session, &second, &options).await.expect("set NOT NULL");
+    db.run("UPDATE people SET email = 'b@example.org' WHERE id = 2")
+        .await;
+    apply(&mut session, &second, &options)
+        .await
+        .expect("set NOT NULL");
     let (third, live) = plan(&mut session, &desired).await;
     assert!(third.is_empty(), "converged: {:?}", statements(&third));
-    let people = live.tables.get(&QualifiedName::new("public", "people")).expect("people");
+    let people = live
+        .tables
+        .get(&QualifiedName::new("public", "people"))
+        .expect("people");
     assert!(people.checks.is_empty(), "the helper is gone");
     assert!(!people.column("email").expect("email").nullable);
     session.close().await.expect("close");

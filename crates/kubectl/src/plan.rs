@@ -252,7 +252,9 @@ pub(crate) fn text(ns: &str, plan: &VerifiedPlan, style: Style) -> String {
 fn rehearsal(r: &PlanRehearsal, style: Style) -> String {
     let why = r.message.as_deref().unwrap_or("no reason recorded");
     match r.outcome {
-        RehearsalOutcome::Passed => style.good(&format!("passed in {} ms on the dev database", r.total_millis)),
+        RehearsalOutcome::Passed => {
+            style.good(&format!("passed in {} ms on the dev database", r.total_millis))
+        }
         RehearsalOutcome::Failed => style.bad(&match r.failed_statement {
             Some(n) => format!("FAILED at statement {n}: {why}"),
             None => format!("FAILED: {why}"),

@@ -172,19 +172,23 @@ async fn plan_is_printed_as_text_sql_and_the_exact_stored_json_after_verificatio
         "every digest verified".to_owned(),
         "Statements:   3, destructive".to_owned(),
         "Severity:     destructive".to_owned(),
-        "-- 1/3 safe: creates table orders\nCREATE TABLE orders (id bigint PRIMARY KEY);".to_owned(),
+        "-- 1/3 safe: creates table orders\n-- rehearsed in 12 ms\nCREATE TABLE orders (id bigint PRIMARY KEY);"
+            .to_owned(),
         "-- 2/3 warning: fails if sku holds NULL".to_owned(),
         "-- 3/3 DESTRUCTIVE: drops table legacy and its rows".to_owned(),
         "Rehearsal:    FAILED at statement 2: statement 2 of 3 failed: column \"sku\" contains null values"
             .to_owned(),
-        "-- rehearsed in 12 ms\nCREATE TABLE orders".to_owned(),
         "-- rehearsed in 7 ms\nALTER TABLE items".to_owned(),
     ] {
         assert!(out.contains(&expected), "missing {expected:?} in:\n{out}");
     }
     // By the plan's own name there is no PtahSchema status to read a rehearsal from.
     let by_name = fx.run(&["plan", &fx.plan.name_any()]);
-    assert!(!text(&by_name.stdout).contains("Rehearsal:"), "{}", text(&by_name.stdout));
+    assert!(
+        !text(&by_name.stdout).contains("Rehearsal:"),
+        "{}",
+        text(&by_name.stdout)
+    );
     assert!(!out.contains('\x1b'), "colour in a pipe:\n{out}");
 
     // --sql: each statement terminated once, in order, a `;` inside a statement left alone.

@@ -283,7 +283,10 @@ fn column_changes() {
                     r#"ALTER TABLE "public"."users" ALTER COLUMN "name" SET NOT NULL"#,
                     W,
                 ),
-                (r#"ALTER TABLE "public"."users" DROP CONSTRAINT "ptah_nn_name""#, S),
+                (
+                    r#"ALTER TABLE "public"."users" DROP CONSTRAINT "ptah_nn_name""#,
+                    S,
+                ),
             ],
         ),
         (

@@ -138,7 +138,12 @@ struct Measured {
     inserts: u64,
 }
 
-async fn measure(services: &TestServices, rows: u64, change: Change, lock_safe: bool) -> anyhow::Result<Measured> {
+async fn measure(
+    services: &TestServices,
+    rows: u64,
+    change: Change,
+    lock_safe: bool,
+) -> anyhow::Result<Measured> {
     let server = &services.postgres;
     let name = unique_name("bench_stall");
     let admin = DatabaseUrl::parse(server.admin_url.expose())?;
@@ -158,7 +163,12 @@ async fn measure(services: &TestServices, rows: u64, change: Change, lock_safe: 
     outcome
 }
 
-async fn measure_in(url: &DatabaseUrl, rows: u64, change: Change, lock_safe: bool) -> anyhow::Result<Measured> {
+async fn measure_in(
+    url: &DatabaseUrl,
+    rows: u64,
+    change: Change,
+    lock_safe: bool,
+) -> anyhow::Result<Measured> {
     let mut session = Session::connect(url, CONNECT_TIMEOUT).await?;
     session
         .batch(&format!(

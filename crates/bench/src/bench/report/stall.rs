@@ -23,7 +23,11 @@ fn rows(json: &Value) -> Vec<(String, f64, f64)> {
         .map(|c| {
             let forms = c["forms"].as_array();
             let of = |i: usize| forms.and_then(|f| f.get(i)).and_then(median).unwrap_or(f64::NAN);
-            (c["change"].as_str().unwrap_or("?").replace('_', " "), of(0), of(1))
+            (
+                c["change"].as_str().unwrap_or("?").replace('_', " "),
+                of(0),
+                of(1),
+            )
         })
         .collect()
 }

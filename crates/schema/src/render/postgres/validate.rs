@@ -60,7 +60,10 @@ pub(in crate::render) fn validate(
 /// alone after the transaction, in order; the first drops a helper an interrupted run left.
 pub(in crate::render) fn set_not_null(table: &QualifiedName, column: &str) -> Vec<PlannedStatement> {
     let t = SQL.qualified(table);
-    let (c, check) = (SQL.ident(column), SQL.ident(&crate::names::not_null_check(column)));
+    let (c, check) = (
+        SQL.ident(column),
+        SQL.ident(&crate::names::not_null_check(column)),
+    );
     let alone = |sql: String, severity, reason: &str| PlannedStatement {
         sql,
         severity,
