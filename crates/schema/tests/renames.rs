@@ -133,6 +133,10 @@ fn sql_annotations_that_cannot_be_placed_or_read_are_refused() {
             "CREATE TABLE t (a int, b int -- ptah:renamed-from a\n)",
             "which the table also declares",
         ),
+        (
+            "CREATE TABLE t (a int CONSTRAINT ptah_nn_a CHECK (a > 0))",
+            "the prefix ptah_nn_ is reserved",
+        ),
     ];
     for (text, expected) in cases {
         let err: ReadError = sql::parse(PG, "schema.sql", text).expect_err(text);

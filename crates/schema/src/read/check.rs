@@ -143,9 +143,23 @@ fn numeric(data_type: &DataType) -> bool {
 }
 
 /// Refuses rename hints that cannot describe one set of renames of the document's tables
-/// ([`crate::model::RenameHints::conflict`]); the message names the objects.
+/// ([`crate::model::RenameHints::conflict`]), and CHECK constraints named with the planner's
+/// reserved prefix; the message names the objects.
 pub(crate) fn renames(schema: &Schema, file: &str) -> Result<(), ReadError> {
-    match schema.renames.conflict(&schema.tables) {
+    // The plan's own helper checks carry a reserved prefix; a declared one would be dropped as such.
+    let reserved = schema.tables.values().find_map(|t| {
+        t.checks
+            .keys()
+            .find(|c| crate::names::is_not_null_check(c))
+            .map(|c| {
+                format!(
+                    "constraint {c} of {}: the prefix {} is reserved",
+                    t.name,
+                    crate::names::NOT_NULL_CHECK_PREFIX
+                )
+            })
+    });
+    match reserved.or_else(|| schema.renames.conflict(&schema.tables)) {
         Some(message) => Err(ReadError::Invalid {
             at: Location {
                 file: file.to_owned(),
