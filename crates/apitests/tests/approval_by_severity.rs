@@ -27,14 +27,6 @@ use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(240);
 
-async fn applies(jobs: &Api<Job>) -> usize {
-    jobs.list(&ListParams::default().labels("operator.ptah.run/operation=apply"))
-        .await
-        .expect("jobs")
-        .items
-        .len()
-}
-
 async fn has_column(url: &str, table: &str, column: &str) -> bool {
     let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
@@ -84,7 +76,7 @@ async fn e2e_schema_lifecycle_by_severity_applies_a_safe_plan_alone_and_waits_fo
     .await;
     assert_eq!(reason(&s, ConditionType::ApprovalRequired), "NotRequired");
     assert!(engine.has_table(&app.host_url, "items").await);
-    assert_eq!(applies(&jobs).await, 1);
+    assert_eq!(lifecycle::apply_jobs(&jobs).await, 1);
     let none = approvals.list(&ListParams::default()).await.expect("approvals");
     assert!(none.items.is_empty(), "nobody approved anything");
 
@@ -130,7 +122,11 @@ async fn e2e_schema_lifecycle_by_severity_applies_a_safe_plan_alone_and_waits_fo
         !has_column(&app.host_url, "items", "sku").await,
         "nothing is applied before the approval"
     );
-    assert_eq!(applies(&jobs).await, 1, "no Apply before the approval");
+    assert_eq!(
+        lifecycle::apply_jobs(&jobs).await,
+        1,
+        "no Apply before the approval"
+    );
 
     approve(&client, &ns, &waiting).await;
     let done = wait_for(
@@ -149,7 +145,7 @@ async fn e2e_schema_lifecycle_by_severity_applies_a_safe_plan_alone_and_waits_fo
     )
     .await;
     assert!(has_column(&app.host_url, "items", "sku").await);
-    assert_eq!(applies(&jobs).await, 2, "two plans, two Applies");
+    assert_eq!(lifecycle::apply_jobs(&jobs).await, 2, "two plans, two Applies");
 
     let said = everything_said(&client, &ns, &done).await + &manager.log();
     assert!(

@@ -17,7 +17,7 @@ use std::time::Duration;
 use k8s_openapi::api::{batch::v1::Job, core::v1::Secret};
 use kube::{
     Api,
-    api::{ListParams, Patch, PatchParams},
+    api::{Patch, PatchParams},
 };
 use lifecycle::{
     Manager,
@@ -32,14 +32,6 @@ use ptah_apitests::e2e::create;
 use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(240);
-
-async fn applies(jobs: &Api<Job>) -> usize {
-    jobs.list(&ListParams::default().labels("operator.ptah.run/operation=apply"))
-        .await
-        .expect("jobs")
-        .items
-        .len()
-}
 
 async fn tables(url: &str) -> Vec<String> {
     let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
@@ -182,7 +174,7 @@ async fn e2e_schema_lifecycle_rehearsal_passes_before_approval_and_a_failing_one
             .is_some_and(|p| p.approval.is_none()),
         "the approval is not accepted"
     );
-    assert_eq!(applies(&jobs).await, 1, "v2 never reached an Apply");
+    assert_eq!(lifecycle::apply_jobs(&jobs).await, 1, "v2 never reached an Apply");
     assert_eq!(
         tables(&app.host_url).await,
         ["audit", "items"],

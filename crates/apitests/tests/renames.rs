@@ -16,7 +16,7 @@ use std::time::Duration;
 use k8s_openapi::api::batch::v1::Job;
 use kube::{
     Api,
-    api::{ListParams, Patch, PatchParams},
+    api::{Patch, PatchParams},
 };
 use lifecycle::{
     Manager,
@@ -27,14 +27,6 @@ use ptah_api::{PtahSchema, conditions::ConditionType, schema::SchemaPhase, share
 use serde_json::json;
 
 const STEP: Duration = Duration::from_secs(240);
-
-async fn applies(jobs: &Api<Job>) -> usize {
-    jobs.list(&ListParams::default().labels("operator.ptah.run/operation=apply"))
-        .await
-        .expect("jobs")
-        .items
-        .len()
-}
 
 /// `SELECT count(*) …` on the target, as the server counts.
 async fn count(url: &str, sql: &str) -> i64 {
@@ -159,7 +151,7 @@ async fn e2e_schema_lifecycle_renames_a_table_and_a_column_without_losing_a_row_
         3,
         "every value is kept under the new column name"
     );
-    assert_eq!(applies(&jobs).await, 2, "two plans, two Applies");
+    assert_eq!(lifecycle::apply_jobs(&jobs).await, 2, "two plans, two Applies");
 
     let said = everything_said(&client, &ns, &done).await + &manager.log();
     assert!(

@@ -437,3 +437,12 @@ pub async fn delete_cluster_scoped(client: &Client, objects: &[(String, String)]
         };
     }
 }
+
+/// How many Apply Jobs `jobs` (one namespace's) holds.
+pub async fn apply_jobs(jobs: &Api<k8s_openapi::api::batch::v1::Job>) -> usize {
+    jobs.list(&ListParams::default().labels("operator.ptah.run/operation=apply"))
+        .await
+        .expect("jobs")
+        .items
+        .len()
+}

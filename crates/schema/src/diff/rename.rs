@@ -258,11 +258,7 @@ pub(super) fn renamed_objects(want: &Table, have: &mut Table, mysql: bool) -> Ve
             to: to.to_owned(),
         });
     };
-    for (from, to) in matches(&have.indexes, &want.indexes, |i, name| i.name = name) {
-        if let Some(mut index) = have.indexes.remove(&from) {
-            index.name.clone_from(&to);
-            have.indexes.insert(to.clone(), index);
-        }
+    for (from, to) in rename_matched(&mut have.indexes, &want.indexes, |i, name| i.name = name) {
         if let Some(comment) = have.index_comments.remove(&from) {
             have.index_comments.insert(to.clone(), comment);
         }
@@ -276,43 +272,48 @@ pub(super) fn renamed_objects(want: &Table, have: &mut Table, mysql: bool) -> Ve
         push(RenamedKind::Constraint, &h.name, &w.name);
         h.name.clone_from(&w.name);
     }
-    for (from, to) in matches(&have.uniques, &want.uniques, |u, name| u.name = name) {
-        if let Some(mut u) = have.uniques.remove(&from) {
-            u.name.clone_from(&to);
-            have.uniques.insert(to.clone(), u);
-        }
-        // MySQL's UNIQUE constraint is an index, renamed as one.
-        let kind = if mysql {
-            RenamedKind::Index
-        } else {
-            RenamedKind::Constraint
-        };
-        push(kind, &from, &to);
+    // MySQL's UNIQUE constraint is an index, renamed as one.
+    let unique = if mysql {
+        RenamedKind::Index
+    } else {
+        RenamedKind::Constraint
+    };
+    for (from, to) in rename_matched(&mut have.uniques, &want.uniques, |u, name| u.name = name) {
+        push(unique, &from, &to);
     }
     if mysql {
         return out;
     }
-    for (from, to) in matches(&have.checks, &want.checks, |c, name| c.name = name) {
-        if let Some(mut c) = have.checks.remove(&from) {
-            c.name.clone_from(&to);
-            have.checks.insert(to.clone(), c);
-        }
-        if have.not_valid.remove(&from) {
-            have.not_valid.insert(to.clone());
-        }
-        push(RenamedKind::Constraint, &from, &to);
-    }
-    for (from, to) in matches(&have.foreign_keys, &want.foreign_keys, |f, name| f.name = name) {
-        if let Some(mut f) = have.foreign_keys.remove(&from) {
-            f.name.clone_from(&to);
-            have.foreign_keys.insert(to.clone(), f);
-        }
+    let mut renamed = rename_matched(&mut have.checks, &want.checks, |c, name| c.name = name);
+    renamed.extend(rename_matched(
+        &mut have.foreign_keys,
+        &want.foreign_keys,
+        |f, name| f.name = name,
+    ));
+    for (from, to) in renamed {
         if have.not_valid.remove(&from) {
             have.not_valid.insert(to.clone());
         }
         push(RenamedKind::Constraint, &from, &to);
     }
     out
+}
+
+/// Gives the objects of `have` that `want` declares under another name ([`matches`]) their
+/// declared names; returns the `(live name, declared name)` pairs.
+fn rename_matched<T: Clone + PartialEq>(
+    have: &mut BTreeMap<String, T>,
+    want: &BTreeMap<String, T>,
+    set_name: fn(&mut T, String),
+) -> Vec<(String, String)> {
+    let pairs = matches(have, want, set_name);
+    for (from, to) in &pairs {
+        if let Some(mut object) = have.remove(from) {
+            set_name(&mut object, to.clone());
+            have.insert(to.clone(), object);
+        }
+    }
+    pairs
 }
 
 /// `(live name, declared name)` of the objects only one side names that pair up one to one:
