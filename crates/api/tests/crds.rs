@@ -357,7 +357,7 @@ const RELEASED: &[(&str, &str)] = &[
     ),
     (
         "8",
-        "sha256:693ec1de1c26ecec92ab0d27d4d5f9e4f9806608a5dc767e4fff0a068bfe44ab",
+        "sha256:e333c79bbc8d59068017880e2f20f072993c4b447584c92eed3256cc9bca1626",
     ),
 ];
 

@@ -133,6 +133,9 @@ pub const PROTECTED_TABLES: &str = "PTAH_PROTECTED_TABLES";
 pub const PLAN_FILE: &str = "PTAH_PLAN_FILE";
 /// Whether an Apply may run destructive statements (`true`/`false`), from the approval.
 pub const ALLOW_DESTRUCTIVE: &str = "PTAH_ALLOW_DESTRUCTIVE";
+/// Whether a MySQL/MariaDB Apply may fall back to copying a table or blocking its writes
+/// (`true`; absent means no), from `spec.policy.allowTableCopy`.
+pub const ALLOW_TABLE_COPY: &str = "PTAH_ALLOW_TABLE_COPY";
 /// The migration directory.
 pub const MIGRATIONS_DIR: &str = "PTAH_MIGRATIONS_DIR";
 /// The approved migration sequence a migration Apply must find: the JSON array

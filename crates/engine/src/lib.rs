@@ -17,6 +17,7 @@ mod rows;
 mod session;
 mod size;
 mod tls;
+mod touched;
 mod unmodelled;
 mod url;
 

@@ -1,17 +1,19 @@
 //! A rehearsal of a plan on a scratch ("dev") database before anyone approves it: the observed
-//! schema is recreated there, the plan runs there statement by statement, and a fresh plan on the
-//! dev database must be empty. The dev database is left as it was found.
+//! schema is recreated there (first only the part the plan touches, [`crate::touched`]), the
+//! plan runs there statement by statement, and a fresh plan on the dev database must be empty.
+//! The dev database is left as it was found.
 //!
 //! A rehearsal proves the plan's SQL runs on this server version against this schema and reaches
 //! the desired schema; it does not prove the production rows satisfy it (a NOT NULL column on a
 //! table with rows), which only the apply itself can.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use ptah_fingerprint::Fingerprint;
 use ptah_schema::{Plan, PlanOptions, Schema};
 use serde::Serialize;
 
-use crate::{ApplyOptions, Error, InspectScope, Session, apply, comparable, inspect, live_fingerprint};
+use crate::{Dialect, Error, InspectScope, Session, comparable, inspect, live_fingerprint, touched::touched};
 
 /// How a rehearsal ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -49,6 +51,9 @@ pub struct Rehearsal {
     pub reason: Option<String>,
     /// Whether the dev database was put back as it was found.
     pub restored: bool,
+    /// How many tables of the observed schema were recreated for the rehearsal reported: the
+    /// part the plan touches, or all of them.
+    pub recreated_tables: usize,
 }
 
 impl Rehearsal {
@@ -60,6 +65,7 @@ impl Rehearsal {
             failed_statement_index: None,
             reason: Some(reason),
             restored: true,
+            recreated_tables: 0,
         }
     }
 }
@@ -69,6 +75,10 @@ impl Rehearsal {
 ///
 /// Refuses a dev database that holds objects in scope which the observed schema does not have
 /// (recreating it would drop them): an `Inconclusive` rehearsal that touched nothing.
+///
+/// Only the part of the schema the plan touches is recreated first ([`touched`]); when the
+/// rehearsal of that part does not pass, the whole observed schema is recreated and the plan
+/// rehearsed again, so a failure is always the whole schema's.
 pub async fn rehearse(
     dev: &mut Session,
     observed: &Schema,
@@ -83,7 +93,45 @@ pub async fn rehearse(
         });
     }
     let scope = InspectScope::of(desired);
-    let found = inspect(dev, &scope).await?;
+    if let Some((part_observed, part_desired)) = touched(observed, desired, plan) {
+        let expected = live_fingerprint(&part_observed, &plan.exclude);
+        let part = on(
+            dev,
+            &part_observed,
+            &part_desired,
+            plan,
+            options,
+            &scope,
+            &expected,
+        )
+        .await?;
+        if part.outcome == RehearsalOutcome::Passed || !part.restored {
+            return Ok(part);
+        }
+    }
+    on(
+        dev,
+        observed,
+        desired,
+        plan,
+        options,
+        &scope,
+        &plan.from_fingerprint,
+    )
+    .await
+}
+
+/// Rehearses `plan` with `observed` recreated, which must read back as `expected`.
+async fn on(
+    dev: &mut Session,
+    observed: &Schema,
+    desired: &Schema,
+    plan: &Plan,
+    options: &PlanOptions,
+    scope: &InspectScope,
+    expected: &Fingerprint,
+) -> Result<Rehearsal, Error> {
+    let found = inspect(dev, scope).await?;
     let recreate = match ptah_schema::plan(observed, &found, plan.dialect, options) {
         Ok(p) => p,
         Err(e) => return Ok(Rehearsal::ended(RehearsalOutcome::Inconclusive, e.to_string())),
@@ -94,11 +142,12 @@ pub async fn rehearse(
             "the dev database holds objects the observed schema does not: give the rehearsal an empty database".into(),
         ));
     }
-    let mut rehearsal = match recreated(dev, &recreate, &scope, plan).await? {
+    let mut rehearsal = match recreated(dev, &recreate, scope, plan, expected).await? {
         Some(reason) => Rehearsal::ended(RehearsalOutcome::Inconclusive, reason),
-        None => run(dev, desired, plan, options, &scope).await?,
+        None => run(dev, desired, plan, options, scope).await?,
     };
-    rehearsal.restored = restore(dev, &found, &scope, options).await;
+    rehearsal.restored = restore(dev, &found, scope, options).await;
+    rehearsal.recreated_tables = observed.tables.len();
     Ok(rehearsal)
 }
 
@@ -108,32 +157,23 @@ async fn recreated(
     recreate: &Plan,
     scope: &InspectScope,
     plan: &Plan,
+    expected: &Fingerprint,
 ) -> Result<Option<String>, Error> {
-    // A scratch database: how its tables are changed matters to nobody.
-    let opts = ApplyOptions {
-        scope: scope.clone(),
-        allow_table_copy: true,
-        ..ApplyOptions::default()
-    };
-    if let Err(e) = apply(dev, recreate, &opts).await {
-        return match e {
-            Error::ApplyFailed { .. } | Error::StalePlan { .. } | Error::Unparsable { .. } => Ok(Some(
-                format!("the observed schema cannot be recreated on the dev database: {e}"),
-            )),
-            other => Err(other),
-        };
+    if let Err(failed) = run_each(dev, recreate, true, &mut Vec::new()).await {
+        return Ok(Some(format!(
+            "the observed schema cannot be recreated on the dev database: {}",
+            failed.reason
+        )));
     }
     let now = live_fingerprint(&inspect(dev, scope).await?, &plan.exclude);
-    Ok((now != plan.from_fingerprint).then(|| {
+    Ok((now != *expected).then(|| {
         format!(
-            "the dev database reads as {now} after recreating the observed schema, not {}: the engine cannot reproduce it exactly",
-            plan.from_fingerprint
+            "the dev database reads as {now} after recreating the observed schema, not {expected}: the engine cannot reproduce it exactly"
         )
     }))
 }
 
-/// Runs the plan's statements one by one, timed, in the order an Apply runs them (the
-/// transactional ones, then those that run alone, as `CONCURRENTLY`), then plans again.
+/// Runs the plan's statements ([`run_each`]), then plans again.
 async fn run(
     dev: &mut Session,
     desired: &Schema,
@@ -142,35 +182,15 @@ async fn run(
     scope: &InspectScope,
 ) -> Result<Rehearsal, Error> {
     let mut statements = Vec::with_capacity(plan.statements.len());
-    let (in_tx, alone): (Vec<_>, Vec<_>) = plan
-        .statements
-        .iter()
-        .enumerate()
-        .partition(|(_, s)| s.transactional);
-    for (index, statement) in in_tx.into_iter().chain(alone) {
-        let started = Instant::now();
-        // Online MySQL forms fall back as an Apply's do (without the copy it does not allow).
-        let ran = match dev {
-            Session::MySql(conn) => crate::online::run(conn, &statement.sql, false)
-                .await
-                .map_err(Error::Query),
-            Session::Postgres { .. } => dev.batch(&statement.sql).await,
-        };
-        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        statements.push(StatementTiming { index, millis });
-        if let Err(e) = ran {
-            return Ok(Rehearsal {
-                outcome: RehearsalOutcome::Failed,
-                statements,
-                failed_statement_index: Some(index),
-                reason: Some(format!(
-                    "statement {} of {} failed: {e}",
-                    index + 1,
-                    plan.statements.len()
-                )),
-                restored: false,
-            });
-        }
+    if let Err(failed) = run_each(dev, plan, false, &mut statements).await {
+        return Ok(Rehearsal {
+            outcome: RehearsalOutcome::Failed,
+            statements,
+            failed_statement_index: Some(failed.index),
+            reason: Some(failed.reason),
+            restored: false,
+            recreated_tables: 0,
+        });
     }
     let after = inspect(dev, scope).await?;
     let desired = comparable(dev, desired, &after).await?;
@@ -193,6 +213,7 @@ async fn run(
         failed_statement_index: None,
         reason,
         restored: false,
+        recreated_tables: 0,
     })
 }
 
@@ -204,11 +225,64 @@ async fn restore(dev: &mut Session, found: &Schema, scope: &InspectScope, option
     let Ok(back) = ptah_schema::plan(found, &now, dev.dialect(), options) else {
         return false;
     };
-    let opts = ApplyOptions {
-        scope: scope.clone(),
-        lock_timeout: Duration::from_secs(30),
-        allow_table_copy: true,
-        ..ApplyOptions::default()
+    if run_each(dev, &back, true, &mut Vec::new()).await.is_err() {
+        return false;
+    }
+    // A plan never drops a PostgreSQL schema, so the ones recreating the observed schema created
+    // go here; RESTRICT, so a schema something else filled meanwhile stays (and says so).
+    let created = match dev.dialect() {
+        Dialect::Postgres => now.namespaces.difference(&found.namespaces).cloned().collect(),
+        Dialect::Mysql => Vec::new(),
     };
-    back.is_empty() || apply(dev, &back, &opts).await.is_ok()
+    for created in created {
+        let drop = format!("DROP SCHEMA \"{}\" RESTRICT", created.replace('"', "\"\""));
+        if dev.batch(&drop).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+/// The statement a run stopped at.
+struct Stopped {
+    /// Its 0-based index in the plan.
+    index: usize,
+    /// `statement N of M failed: <the server's message>`.
+    reason: String,
+}
+
+/// Runs `plan`'s statements one by one, timed into `timings`, in the order an Apply runs them
+/// (the transactional ones, then those that run alone, as `CONCURRENTLY`), each committed on its
+/// own: a scratch database needs no transaction, and one around thousands of tables would
+/// exceed PostgreSQL's lock table (`max_locks_per_transaction`). MySQL's online forms fall back
+/// as an Apply's do, to a table copy only when `allow_table_copy`.
+async fn run_each(
+    dev: &mut Session,
+    plan: &Plan,
+    allow_table_copy: bool,
+    timings: &mut Vec<StatementTiming>,
+) -> Result<(), Stopped> {
+    let (in_tx, alone): (Vec<_>, Vec<_>) = plan
+        .statements
+        .iter()
+        .enumerate()
+        .partition(|(_, s)| s.transactional);
+    for (index, statement) in in_tx.into_iter().chain(alone) {
+        let started = Instant::now();
+        let ran = match dev {
+            Session::MySql(conn) => crate::online::run(conn, &statement.sql, allow_table_copy)
+                .await
+                .map_err(Error::Query),
+            Session::Postgres { .. } => dev.batch(&statement.sql).await,
+        };
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        timings.push(StatementTiming { index, millis });
+        if let Err(e) = ran {
+            return Err(Stopped {
+                index,
+                reason: format!("statement {} of {} failed: {e}", index + 1, plan.statements.len()),
+            });
+        }
+    }
+    Ok(())
 }

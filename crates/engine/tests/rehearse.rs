@@ -165,3 +165,117 @@ async fn a_dev_database_holding_other_objects_is_left_alone_and_nothing_is_rehea
     dev.drop().await;
     p.db.drop().await;
 }
+
+/// A plan never drops a PostgreSQL schema, so the schemas recreating the observed schema made on
+/// the dev database are dropped by the restore itself: a second rehearsal (or another tool) finds
+/// the dev database as empty as the first did.
+#[tokio::test]
+async fn the_schemas_a_rehearsal_created_on_postgresql_are_gone_afterwards() {
+    let db = Fresh::new(PG, "rehearse_ns").await;
+    db.run("CREATE SCHEMA shop;\nCREATE TABLE shop.orders (id int PRIMARY KEY);\n")
+        .await;
+    let desired = sql::parse(
+        PG,
+        "desired.sql",
+        "CREATE SCHEMA shop;\nCREATE TABLE shop.orders (id int PRIMARY KEY, note text);\n",
+    )
+    .expect("reads");
+    let mut session = db.session().await;
+    let observed = inspect(&mut session, &InspectScope::of(&desired))
+        .await
+        .expect("inspect");
+    session.close().await.expect("close");
+    let plan = ptah_schema::plan(&desired, &observed, PG, &PlanOptions::default()).expect("plans");
+    let dev = Fresh::new(PG, "rehearse_ns_dev").await;
+    let mut session = dev.session().await;
+    for round in 1..=2 {
+        let r = rehearse(&mut session, &observed, &desired, &plan, &PlanOptions::default())
+            .await
+            .expect("rehearses");
+        assert_eq!(r.outcome, RehearsalOutcome::Passed, "round {round}: {r:?}");
+        assert!(r.restored, "round {round}: {r:?}");
+        let left = inspect(&mut session, &InspectScope::of(&desired))
+            .await
+            .expect("inspect");
+        assert!(
+            left.namespaces.is_empty() && left.tables.is_empty(),
+            "round {round}: the dev database holds {:?} {:?}",
+            left.namespaces,
+            left.tables.keys().collect::<Vec<_>>()
+        );
+    }
+    session.close().await.expect("close");
+    dev.drop().await;
+    db.drop().await;
+}
+
+/// Ten tables, one of which the plan changes: the rehearsal recreates the part the plan touches
+/// (the table and the one its foreign key names), and passes there. A statement that fails on
+/// that part is rehearsed again on the whole observed schema, whose failure is the one reported.
+async fn only_the_touched_part_is_recreated(dialect: Dialect) {
+    let mut live = String::from("CREATE TABLE customers (id int PRIMARY KEY);\n");
+    for i in 0..8 {
+        live.push_str(&format!(
+            "CREATE TABLE other_{i} (id int PRIMARY KEY, note varchar(20));\n"
+        ));
+    }
+    // The foreign key's index is declared, as MySQL would otherwise add one the document lacks.
+    let orders = "CREATE TABLE orders (id int PRIMARY KEY, customer_id int REFERENCES customers (id));\n\
+                  CREATE INDEX orders_customer ON orders (customer_id);\n";
+    let db = Fresh::new(dialect, "rehearse_part").await;
+    db.run(&format!("{live}{orders}")).await;
+    let desired = sql::parse(
+        dialect,
+        "desired.sql",
+        &format!(
+            "{live}{}",
+            orders.replace("customer_id int", "sku varchar(20), customer_id int")
+        ),
+    )
+    .expect("reads");
+    let mut session = db.session().await;
+    let observed = inspect(&mut session, &InspectScope::of(&desired))
+        .await
+        .expect("inspect");
+    let desired = comparable(&mut session, &desired, &observed)
+        .await
+        .expect("comparable")
+        .into_owned();
+    session.close().await.expect("close");
+    let mut plan = ptah_schema::plan(&desired, &observed, dialect, &PlanOptions::default()).expect("plans");
+    assert_eq!(plan.statements.len(), 1, "{plan:?}");
+    let dev = Fresh::new(dialect, "rehearse_part_dev").await;
+    let mut session = dev.session().await;
+
+    let r = rehearse(&mut session, &observed, &desired, &plan, &PlanOptions::default())
+        .await
+        .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Passed, "{r:?}");
+    assert_eq!(r.recreated_tables, 2, "orders and the customers it names: {r:?}");
+    assert!(r.restored && table_names(&mut session).await.is_empty(), "{r:?}");
+
+    plan.statements[0].sql = "ALTER TABLE orders ADD COLUMN broken no_such_type".into();
+    let r = rehearse(&mut session, &observed, &desired, &plan, &PlanOptions::default())
+        .await
+        .expect("rehearses");
+    assert_eq!(r.outcome, RehearsalOutcome::Failed, "{r:?}");
+    assert_eq!(
+        r.recreated_tables, 10,
+        "the whole schema, after the part failed: {r:?}"
+    );
+    assert_eq!(r.failed_statement_index, Some(0));
+    assert!(r.restored && table_names(&mut session).await.is_empty(), "{r:?}");
+    session.close().await.expect("close");
+    dev.drop().await;
+    db.drop().await;
+}
+
+#[tokio::test]
+async fn only_the_touched_part_is_recreated_on_postgresql() {
+    only_the_touched_part_is_recreated(PG).await;
+}
+
+#[tokio::test]
+async fn only_the_touched_part_is_recreated_on_mariadb() {
+    only_the_touched_part_is_recreated(MY).await;
+}

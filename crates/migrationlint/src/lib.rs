@@ -12,6 +12,7 @@
 
 mod config;
 pub mod lock;
+pub mod online;
 pub mod rules;
 mod statement;
 mod suppress;

@@ -71,11 +71,16 @@ pub fn table(sql: &str, dialect: Dialect) -> Option<(String, String)> {
             let words: Vec<&str> = sql.split_whitespace().collect();
             let upper: Vec<String> = words.iter().map(|w| w.to_uppercase()).collect();
             match upper.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-                ["TRUNCATE", "TABLE", ..] => words.get(2)?.to_string(),
+                ["TRUNCATE", "TABLE", ..] | ["ALTER", "TABLE", ..] => words.get(2)?.to_string(),
                 ["TRUNCATE", ..] => words.get(1)?.to_string(),
-                ["CREATE", ..] if upper.iter().any(|w| w == "TRIGGER") => {
+                // A trigger's table, or an index's where the parser does not read the statement
+                // (MySQL's `ALGORITHM=… LOCK=…` after the column list, `DROP INDEX i ON t`).
+                ["CREATE", ..] | ["DROP", "INDEX", ..]
+                    if upper.iter().any(|w| w == "TRIGGER" || w == "INDEX") =>
+                {
                     let on = upper.iter().position(|w| w == "ON")?;
-                    words.get(on + 1)?.to_string()
+                    let word = words.get(on + 1)?;
+                    word.split('(').next().unwrap_or(word).to_string()
                 }
                 _ => return None,
             }

@@ -113,6 +113,9 @@ pub fn build(op: Operation, env: &Env, files: &Files<'_>) -> Result<ChildCommand
                 if boolean(env, env::ALLOW_DESTRUCTIVE)? {
                     args.push("--allow-destructive".into());
                 }
+                if boolean(env, env::ALLOW_TABLE_COPY)? {
+                    args.push("--allow-table-copy".into());
+                }
             }
         }
         Operation::MigrationHistory | Operation::MigrationApply => {
@@ -270,6 +273,33 @@ mod tests {
         for option in ["--lock-timeout=7s", "--lock-wait=7s"] {
             assert!(cmd.args.contains(&option.to_owned()), "{option}: {:?}", cmd.args);
         }
+    }
+
+    #[test]
+    fn an_apply_may_copy_a_table_only_when_the_policy_says_true() {
+        let checked = Files {
+            approved_plan: Some(PathBuf::from("/work/approved.plan")),
+            ..files()
+        };
+        let base = [(env::DB_URL, "mysql://u:p@h/d"), (env::SCHEMA_FROM, "/schema")];
+        for (value, want) in [(None, false), (Some("false"), false), (Some("true"), true)] {
+            let mut pairs = base.to_vec();
+            pairs.extend(value.map(|v| (env::ALLOW_TABLE_COPY, v)));
+            let cmd = build(Operation::Apply, &env(&pairs), &checked).expect("command");
+            assert_eq!(
+                cmd.args.contains(&"--allow-table-copy".to_owned()),
+                want,
+                "{value:?}"
+            );
+            assert!(!cmd.env.iter().any(|(k, _)| k == env::ALLOW_TABLE_COPY));
+        }
+        let mut pairs = base.to_vec();
+        pairs.push((env::ALLOW_TABLE_COPY, "yes"));
+        invalid(
+            build(Operation::Apply, &env(&pairs), &checked),
+            env::ALLOW_TABLE_COPY,
+            "must be true or false",
+        );
     }
 
     #[test]

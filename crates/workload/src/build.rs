@@ -155,6 +155,9 @@ fn operation_plan(intent: &JobIntent) -> Result<Plan, WorkloadError> {
             env_vars.push(value(env::EXPECTED_PLAN_CONTENT_DIGEST, &plan.content_digest));
             env_vars.push(value(env::PLAN_FILE, v::PLAN_DIR));
             env_vars.push(value(env::ALLOW_DESTRUCTIVE, plan.allow_destructive.to_string()));
+            if plan.allow_table_copy {
+                env_vars.push(value(env::ALLOW_TABLE_COPY, "true"));
+            }
             if let Some(t) = &db.lock_timeout {
                 env_vars.push(value(env::LOCK_TIMEOUT, t));
             }

@@ -95,6 +95,9 @@ pub struct PlanProjection {
     pub content_digest: String,
     /// Whether the approval allows destructive statements.
     pub allow_destructive: bool,
+    /// Whether a MySQL/MariaDB Apply may copy a table the server cannot change online
+    /// (`PTAH_ALLOW_TABLE_COPY`, set only when true).
+    pub allow_table_copy: bool,
 }
 
 /// The approved sequence of a migration Apply: `PTAH_EXPECTED_MIGRATION_SEQUENCE` and

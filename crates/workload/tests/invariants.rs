@@ -537,6 +537,22 @@ fn writable_volumes_are_memory_backed_and_bounded() {
 }
 
 #[test]
+fn an_apply_may_copy_a_table_only_when_the_policy_allows_it() {
+    let job = build(&intent(Operation::Apply)).expect("builds");
+    assert_eq!(value(main_container(&job), env::ALLOW_TABLE_COPY), None);
+    let mut allowed = intent(Operation::Apply);
+    if let OperationInputs::Apply { plan, .. } = &mut allowed.inputs {
+        plan.allow_table_copy = true;
+    }
+    let job = build(&allowed).expect("builds");
+    assert_eq!(value(main_container(&job), env::ALLOW_TABLE_COPY), Some("true"));
+    for op in [Operation::Plan, Operation::Observe, Operation::MigrationApply] {
+        let job = build(&intent(op)).expect("builds");
+        assert_eq!(value(main_container(&job), env::ALLOW_TABLE_COPY), None, "{op:?}");
+    }
+}
+
+#[test]
 fn an_apply_reads_its_plan_chunks_in_order_from_one_directory() {
     let job = build(&intent(Operation::Apply)).expect("builds");
     let main = main_container(&job);

@@ -117,6 +117,10 @@ pub struct SchemaPolicySpec {
     /// Permit destructive plans (they still need an approval).
     #[serde(default)]
     pub allow_destructive: bool,
+    /// MySQL/MariaDB: let an Apply copy a table, or block its writes, when the server cannot
+    /// change it online (`ALGORITHM=INSTANT|INPLACE, LOCK=NONE`); otherwise that statement fails.
+    #[serde(default)]
+    pub allow_table_copy: bool,
     /// Which drift is reported.
     #[serde(default)]
     pub drift_severity: DriftSeverityPolicy,
@@ -144,6 +148,7 @@ impl Default for SchemaPolicySpec {
         SchemaPolicySpec {
             apply: ApplyPolicy::default(),
             allow_destructive: false,
+            allow_table_copy: false,
             drift_severity: DriftSeverityPolicy::default(),
             exclude: Vec::new(),
             lock_timeout: default_lock_timeout(),

@@ -20,11 +20,11 @@ use ptah_engine::{
 };
 use ptah_schema::diff::ExcludeSet;
 use ptah_schema::{Plan, PlanOptions, Schema};
-use ptah_testservices::{TestServices, unique_name};
+use ptah_testservices::{SecretUrl, TestServices, unique_name};
 use serde_json::{Value, json};
 
 use super::{
-    floor, generate, programs,
+    executor_peers, floor, generate, programs,
     samples::{Samples, round},
 };
 
@@ -57,6 +57,13 @@ pub struct Args {
     /// Keep the scratch databases instead of dropping them.
     #[arg(long)]
     keep: bool,
+    /// Leave out the peers run as processes (`ptah schema plan` with and without a rehearsal,
+    /// and the Atlas engine, which needs Go 1.27 fetched by the go command).
+    #[arg(long)]
+    no_peers: bool,
+    /// Timed rounds of each peer per size (Atlas loads the whole schema into a dev database).
+    #[arg(long, default_value_t = 3)]
+    peer_rounds: usize,
     /// Where to write the JSON report (default: target/bench/executor.json).
     #[arg(long)]
     output: Option<PathBuf>,
@@ -115,14 +122,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "bench executor: {build} build, seed {}, {} rounds, sizes {:?}",
         args.seed, args.rounds, args.sizes
     );
+    let peers = if args.no_peers || args.peer_rounds == 0 {
+        None
+    } else {
+        Some(executor_peers::Tools::prepare()?)
+    };
     let mut results = Vec::new();
     let mut failures = Vec::new();
     for engine in &args.engines {
         for &size in &args.sizes {
-            let outcome = runtime.block_on(measure(&services, *engine, size, &args));
+            let outcome = runtime.block_on(measure(&services, *engine, size, &args, peers.as_ref()));
             match outcome {
                 Ok(result) => {
-                    if let Some(problem) = &result.problem {
+                    let peer_problem = result.peers.as_ref().and_then(|p| p.problem.as_ref());
+                    for problem in result.problem.iter().chain(peer_problem) {
                         failures.push(format!("{} at {size} tables: {problem}", engine.label()));
                     }
                     results.push(result);
@@ -186,6 +199,8 @@ struct Measured {
     problem: Option<String>,
     /// Peak resident set while measuring (after the schema was created), KiB.
     peak_rss_kib: Option<u64>,
+    /// The peers, each a process (`--no-peers`: none).
+    peers: Option<executor_peers::Measured>,
 }
 
 impl Measured {
@@ -241,6 +256,7 @@ impl Measured {
             "peak_rss_kib_while_measuring": self.peak_rss_kib,
             "unchanged_plan_empty": self.problem.is_none(),
             "problem": self.problem,
+            "peers": self.peers.as_ref().map(executor_peers::Measured::to_json),
         })
     }
 }
@@ -248,14 +264,16 @@ impl Measured {
 /// A scratch database on one server, dropped by [`Scratch::drop`].
 struct Scratch {
     name: String,
+    /// The URL as text, for the peers' processes.
+    secret: SecretUrl,
     url: DatabaseUrl,
     admin: DatabaseUrl,
     dialect: Dialect,
 }
 
 impl Scratch {
-    async fn create(services: &TestServices, engine: Engine, size: usize) -> anyhow::Result<Scratch> {
-        let name = unique_name(&format!("bench_{}_{size}", engine.short()));
+    async fn create(services: &TestServices, engine: Engine, label: &str) -> anyhow::Result<Scratch> {
+        let name = unique_name(&format!("bench_{}_{label}", engine.short()));
         let server = match engine {
             Engine::Postgres => &services.postgres,
             Engine::Mariadb => &services.mysql,
@@ -280,10 +298,12 @@ impl Scratch {
             }
         }
         session.close().await?;
-        let url = DatabaseUrl::parse(server.url_for_database(&name).expose())?;
+        let secret = server.url_for_database(&name);
+        let url = DatabaseUrl::parse(secret.expose())?;
         let admin = DatabaseUrl::parse(server.admin_url_for_database(&name).expose())?;
         Ok(Scratch {
             name,
+            secret,
             url,
             admin,
             dialect: engine.dialect(),
@@ -311,16 +331,24 @@ async fn measure(
     engine: Engine,
     size: usize,
     args: &Args,
+    peers: Option<&executor_peers::Tools>,
 ) -> anyhow::Result<Measured> {
     let dialect = engine.dialect();
     let desired = generate::schema(dialect, size, args.seed);
     eprintln!("==> {} at {size} tables", engine.label());
-    let db = Scratch::create(services, engine, size).await?;
-    let outcome = measure_in(&db, engine, size, &desired, args).await;
-    if args.keep {
-        eprintln!("    kept database {}", db.name);
-    } else if let Err(err) = db.drop().await {
-        eprintln!("    could not drop the scratch database: {err:#}");
+    let db = Scratch::create(services, engine, &size.to_string()).await?;
+    let dev = match peers {
+        Some(_) => Some(Scratch::create(services, engine, &format!("{size}_dev")).await?),
+        None => None,
+    };
+    let peers = peers.zip(dev.as_ref());
+    let outcome = measure_in(&db, engine, size, &desired, args, peers).await;
+    for db in std::iter::once(db).chain(dev) {
+        if args.keep {
+            eprintln!("    kept database {}", db.name);
+        } else if let Err(err) = db.drop().await {
+            eprintln!("    could not drop the scratch database: {err:#}");
+        }
     }
     outcome
 }
@@ -331,6 +359,7 @@ async fn measure_in(
     size: usize,
     desired: &Schema,
     args: &Args,
+    peers: Option<(&executor_peers::Tools, &Scratch)>,
 ) -> anyhow::Result<Measured> {
     let dialect = engine.dialect();
     let scope = InspectScope::of(desired);
@@ -372,6 +401,12 @@ async fn measure_in(
     session.close().await?;
     eprintln!("    created in {create_secs:.2}s");
     let create_statements = create_plan.statements.len();
+    let documents = match peers {
+        Some(_) => Some(executor_peers::Documents::write(
+            dialect, desired, &empty, &options,
+        )?),
+        None => None,
+    };
     // What `ptah schema plan` holds is the desired schema, the live one and the plan: the
     // creation's plan and empty inspection are gone before the peak is taken afresh.
     drop((create_plan, empty));
@@ -403,6 +438,7 @@ async fn measure_in(
         round_ratios: Vec::new(),
         problem: None,
         peak_rss_kib: None,
+        peers: None,
     };
 
     // One untimed warm-up of each, and the correctness checks.
@@ -410,6 +446,9 @@ async fn measure_in(
     let (_, live) = timed_inspect(&db.url, &scope).await?;
     let dumped = programs::as_dumped(desired, &live);
     let desired = &dumped;
+    if let Some(docs) = &documents {
+        docs.write_hcl(dialect, desired, &options)?;
+    }
     if live.views.len() != desired.views.len() || live.triggers.len() != desired.triggers.len() {
         bail!(
             "inspect read {} views and {} triggers, the schema has {} and {}",
@@ -469,6 +508,18 @@ async fn measure_in(
         );
     }
     m.peak_rss_kib = peak_rss_kib();
+    if let (Some((tools, dev)), Some(docs)) = (peers, &documents) {
+        let dbs = executor_peers::Databases {
+            live: &db.secret,
+            dev: &dev.secret,
+            schemas: if dialect == Dialect::Postgres {
+                namespaces.clone()
+            } else {
+                Vec::new()
+            },
+        };
+        m.peers = Some(executor_peers::measure(tools, docs, &dbs, args.peer_rounds)?);
+    }
     Ok(m)
 }
 
@@ -605,4 +656,18 @@ fn print_table(results: &[Measured], build: &str) {
         "targets: (inspect+plan)/floor ≤ 1.5× and peak RSS while measuring ≤ 150 MB at 1,000 and 5,000 \
          tables (step 11)"
     );
+    if results.iter().any(|m| m.peers.is_some()) {
+        println!();
+        println!(
+            "peers, one process per run: seconds, median of the timed rounds, interleaved; \
+             unchanged schema (plan), then one column added (rehearsed)"
+        );
+        println!("{}", executor_peers::header());
+        for m in results {
+            if let Some(p) = &m.peers {
+                println!("{}", p.line(m.engine.label(), m.tables));
+            }
+        }
+        println!("goal: ptah at or below 0.1× Atlas, with and without the rehearsal (issue 37)");
+    }
 }

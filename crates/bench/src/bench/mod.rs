@@ -4,8 +4,10 @@
 //! figure is reported next to its floor, measured round by round in the same process, and nothing
 //! here asserts a wall-clock limit.
 
+mod atlas;
 mod converge;
 mod executor;
+mod executor_peers;
 mod floor;
 mod generate;
 mod images;
@@ -20,6 +22,7 @@ mod runner;
 mod samples;
 mod split;
 mod stall;
+mod tools;
 
 /// Arguments of `cargo xtask bench`.
 #[derive(clap::Args)]

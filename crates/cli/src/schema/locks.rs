@@ -1,12 +1,13 @@
 //! What each planned statement does to the writers of a live table: the lock it takes
-//! (`ptah_migrationlint::lock`, PostgreSQL) and the table's estimated rows. A statement that
+//! (`ptah_migrationlint::lock` on PostgreSQL, the algorithm `ptah_migrationlint::online` reads on
+//! MySQL/MariaDB) and the table's estimated rows. A statement that
 //! blocks the writers of a table above the threshold is at least a warning, so that a plan which
 //! would stall a busy table is never applied unseen under `policy.apply: BySeverity`.
 
 use std::collections::BTreeMap;
 
-use ptah_migrationlint::lock;
-use ptah_schema::{Plan, QualifiedName, Schema, Severity, StatementLock};
+use ptah_migrationlint::{lock, online};
+use ptah_schema::{Dialect, Plan, QualifiedName, Schema, Severity, StatementLock};
 
 /// The default threshold of `--lock-warning-rows`.
 pub const LOCK_WARNING_ROWS: u64 = 100_000;
@@ -16,8 +17,8 @@ pub const LOCK_WARNING_ROWS: u64 = 100_000;
 pub(crate) fn annotate(plan: &mut Plan, live: &Schema, sizes: &BTreeMap<QualifiedName, u64>, threshold: u64) {
     let dialect = plan.dialect;
     for (index, statement) in plan.statements.iter_mut().enumerate() {
-        let (Some(taken), Some((schema, table))) = (
-            lock::taken(&statement.sql, dialect),
+        let (Some((taken, blocks_writes)), Some((schema, table))) = (
+            held(&statement.sql, dialect),
             lock::table(&statement.sql, dialect),
         ) else {
             continue;
@@ -36,21 +37,18 @@ pub(crate) fn annotate(plan: &mut Plan, live: &Schema, sizes: &BTreeMap<Qualifie
         } else {
             format!("{}.{}", name.schema, name.name)
         };
-        if taken.blocks_writes()
-            && rows.is_some_and(|r| r >= threshold)
-            && statement.severity == Severity::Safe
-        {
+        if blocks_writes && rows.is_some_and(|r| r >= threshold) && statement.severity == Severity::Safe {
             statement.severity = Severity::Warning;
             statement.reason = format!(
-                "{}; takes {taken:?} on {shown} (about {} rows): its writers wait until it ends",
+                "{}; takes {taken} on {shown} (about {} rows): its writers wait until it ends",
                 statement.reason,
                 rows.unwrap_or_default()
             );
         }
         plan.locks.push(StatementLock {
             statement: index,
-            lock: format!("{taken:?}"),
-            blocks_writes: taken.blocks_writes(),
+            lock: taken,
+            blocks_writes,
             table: shown,
             estimated_rows: rows,
         });
@@ -61,10 +59,19 @@ pub(crate) fn annotate(plan: &mut Plan, live: &Schema, sizes: &BTreeMap<Qualifie
         .any(|s| s.severity == Severity::Destructive);
 }
 
+/// The lock `sql` takes (PostgreSQL's mode, or how MySQL/MariaDB changes the table) and whether
+/// the table's writers wait for it.
+fn held(sql: &str, dialect: Dialect) -> Option<(String, bool)> {
+    match dialect {
+        Dialect::Postgres => lock::taken(sql, dialect).map(|l| (format!("{l:?}"), l.blocks_writes())),
+        Dialect::Mysql => online::taken(sql).map(|o| (format!("{o:?}"), o.blocks_writes())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ptah_schema::{Dialect, PlanOptions, read::sql};
+    use ptah_schema::{PlanOptions, read::sql};
 
     fn planned(before: &str, after: &str) -> (Plan, Schema) {
         let read = |text: &str| sql::parse(Dialect::Postgres, "s.sql", text).expect("reads");
@@ -125,5 +132,59 @@ mod tests {
         assert_eq!(plan.locks[0].lock, "AccessExclusiveLock");
         assert_eq!(plan.locks[0].estimated_rows, None);
         assert_eq!(plan.statements[0].severity, Severity::Safe);
+    }
+
+    #[test]
+    fn on_mysql_the_algorithm_names_the_cost_and_a_copy_of_a_large_table_is_a_warning() {
+        let read = |text: &str| sql::parse(Dialect::Mysql, "s.sql", text).expect("reads");
+        let before = "CREATE TABLE parent (id int PRIMARY KEY);\n\
+                      CREATE TABLE orders (id int PRIMARY KEY, parent_id int, sku varchar(20));\n";
+        let after = "CREATE TABLE parent (id int PRIMARY KEY);\n\
+                     CREATE TABLE orders (id int PRIMARY KEY, parent_id int, sku varchar(20), note text,\n\
+                       CONSTRAINT orders_parent FOREIGN KEY (parent_id) REFERENCES parent (id));\n\
+                     CREATE INDEX orders_sku ON orders (sku);\n";
+        let live = read(before);
+        let mut plan =
+            ptah_schema::plan(&read(after), &live, Dialect::Mysql, &PlanOptions::default()).expect("plans");
+        let name = QualifiedName::new("", "orders");
+        annotate(
+            &mut plan,
+            &live,
+            &BTreeMap::from([(name, 500_000)]),
+            LOCK_WARNING_ROWS,
+        );
+        let lock_of = |needle: &str| {
+            let l = plan
+                .locks
+                .iter()
+                .find(|l| plan.statements[l.statement].sql.contains(needle))
+                .unwrap_or_else(|| panic!("a lock for {needle}: {:?} {:?}", plan.locks, plan.statements));
+            (
+                l.lock.as_str(),
+                l.blocks_writes,
+                l.table.as_str(),
+                l.estimated_rows,
+                l.statement,
+            )
+        };
+        let (lock, blocks, table, rows, column) = lock_of("ADD COLUMN");
+        assert_eq!(
+            (lock, blocks, table, rows),
+            ("Instant", false, "orders", Some(500_000))
+        );
+        assert_eq!(plan.statements[column].severity, Severity::Safe);
+        let (lock, blocks, _, _, index) = lock_of("orders_sku");
+        assert_eq!((lock, blocks), ("InplaceLockNone", false));
+        assert_eq!(plan.statements[index].severity, Severity::Safe);
+        let (lock, blocks, _, _, fk) = lock_of("FOREIGN KEY");
+        assert_eq!((lock, blocks), ("ServerDefault", true));
+        let st = &plan.statements[fk];
+        assert_eq!(st.severity, Severity::Warning, "{}", st.reason);
+        assert!(
+            st.reason
+                .contains("takes ServerDefault on orders (about 500000 rows)"),
+            "{}",
+            st.reason
+        );
     }
 }

@@ -116,6 +116,7 @@ pub fn intent(
                     chunk_config_maps: plan.chunks.to_vec(),
                     content_digest: plan.content_digest.as_str().to_owned(),
                     allow_destructive: spec.policy.allow_destructive,
+                    allow_table_copy: spec.policy.allow_table_copy,
                 },
             }
         }

@@ -195,6 +195,7 @@ pub fn inputs(op: Operation, access: SourceAccess) -> OperationInputs {
                 ],
                 content_digest: PLAN_DIGEST.to_owned(),
                 allow_destructive: false,
+                allow_table_copy: false,
             },
         },
     }

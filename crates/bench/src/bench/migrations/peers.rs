@@ -10,7 +10,7 @@ use std::{
 
 use anyhow::{Context, bail};
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
-use ptah_testenv::step::{cargo, run, workspace_root};
+use ptah_testenv::step::run;
 
 use super::{
     Tool,
@@ -57,29 +57,17 @@ pub(super) struct Inputs<'a> {
     pub(super) expect_sequence: &'a Path,
 }
 
-fn cache_root() -> anyhow::Result<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = var("XDG_CACHE_HOME")
-        .or_else(|| var("HOME").map(|h| h.join(".cache")))
-        .context("neither XDG_CACHE_HOME nor HOME is set")?;
-    Ok(base.join("ptah-operator").join("tools"))
-}
-
 impl Tools {
     /// Builds or finds every tool in `wanted`; a tool not wanted is left uninstalled.
     pub(super) fn prepare(wanted: &[Tool]) -> anyhow::Result<Tools> {
-        let cache = cache_root()?;
+        let cache = super::super::tools::cache_root()?;
         let mut tools = Tools {
             ptah: PathBuf::new(),
             golang_migrate: PathBuf::new(),
             flyway_classpath: String::new(),
         };
         if wanted.contains(&Tool::Ptah) {
-            tools.ptah = build_ptah()?;
+            tools.ptah = super::super::tools::build_ptah()?;
         }
         if wanted.contains(&Tool::GolangMigrate) {
             tools.golang_migrate = golang_migrate(&cache.join(format!("golang-migrate-{GOLANG_MIGRATE}")))?;
@@ -289,33 +277,6 @@ fn parse_output(tool: Tool, out: &Output) -> anyhow::Result<(Option<usize>, Opti
     }
 }
 
-/// The `ptah` binary of this workspace, in the profile this benchmark was built with.
-fn build_ptah() -> anyhow::Result<PathBuf> {
-    let root = workspace_root();
-    let mut cmd = cargo();
-    cmd.current_dir(&root)
-        .args(["build", "--package", "ptah-cli", "--bin", "ptah"]);
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        cmd.arg("--release");
-        "release"
-    };
-    eprintln!("==> building ptah ({profile})");
-    run(&mut cmd)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    Ok(target.join(profile).join("ptah"))
-}
-
-fn go() -> PathBuf {
-    let local = Path::new("/usr/local/go/bin/go");
-    if local.is_file() {
-        local.to_owned()
-    } else {
-        PathBuf::from("go")
-    }
-}
-
 /// `go install` of golang-migrate's CLI with its PostgreSQL and MySQL drivers, into `dir`.
 fn golang_migrate(dir: &Path) -> anyhow::Result<PathBuf> {
     let binary = dir.join("migrate");
@@ -327,7 +288,7 @@ fn golang_migrate(dir: &Path) -> anyhow::Result<PathBuf> {
         dir.display()
     );
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    run(Command::new(go())
+    run(Command::new(super::super::tools::go_program())
         .env("GOBIN", dir)
         .args(["install", "-tags", "postgres mysql"])
         .arg(format!(
