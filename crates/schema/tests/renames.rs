@@ -114,6 +114,14 @@ fn sql_annotations_that_cannot_be_placed_or_read_are_refused() {
         ),
         ("CREATE TABLE t (a int -- ptah:renamed-from\n)", "takes one name"),
         (
+            "CREATE TABLE t (a int);\n-- ptah:renamed-from x\n",
+            "before no CREATE TABLE names nothing",
+        ),
+        (
+            "CREATE TABLE t (a int);\n  --ptah:renamed-from x\n;\nCREATE TABLE u (b int);",
+            "before no CREATE TABLE names nothing",
+        ),
+        (
             "CREATE TABLE t (a int, b int\n -- ptah:renamed-from x\n)",
             "names no column",
         ),

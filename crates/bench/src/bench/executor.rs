@@ -261,6 +261,14 @@ impl Measured {
     }
 }
 
+/// What the peers need besides the measured database: their programs and a dev database.
+struct Peers<'a> {
+    tools: &'a executor_peers::Tools,
+    dev: &'a mut Scratch,
+    services: &'a TestServices,
+    engine: Engine,
+}
+
 /// A scratch database on one server, dropped by [`Scratch::drop`].
 struct Scratch {
     name: String,
@@ -274,6 +282,10 @@ struct Scratch {
 impl Scratch {
     async fn create(services: &TestServices, engine: Engine, label: &str) -> anyhow::Result<Scratch> {
         let name = unique_name(&format!("bench_{}_{label}", engine.short()));
+        Self::create_named(services, engine, name).await
+    }
+
+    async fn create_named(services: &TestServices, engine: Engine, name: String) -> anyhow::Result<Scratch> {
         let server = match engine {
             Engine::Postgres => &services.postgres,
             Engine::Mariadb => &services.mysql,
@@ -310,7 +322,20 @@ impl Scratch {
         })
     }
 
+    /// Drops the database and creates it again, empty: cheaper than dropping what is in it on a
+    /// server whose lock table one `DROP SCHEMA … CASCADE` of 1,000 tables exceeds.
+    async fn reset(&mut self, services: &TestServices, engine: Engine) -> anyhow::Result<()> {
+        let name = self.name.clone();
+        self.drop_database().await?;
+        *self = Self::create_named(services, engine, name).await?;
+        Ok(())
+    }
+
     async fn drop(self) -> anyhow::Result<()> {
+        self.drop_database().await
+    }
+
+    async fn drop_database(&self) -> anyhow::Result<()> {
         let admin = match self.dialect {
             Dialect::Postgres => self.admin.with_database("postgres"),
             Dialect::Mysql => self.admin.with_database("mysql"),
@@ -341,7 +366,13 @@ async fn measure(
         Some(_) => Some(Scratch::create(services, engine, &format!("{size}_dev")).await?),
         None => None,
     };
-    let peers = peers.zip(dev.as_ref());
+    let mut dev = dev;
+    let peers = peers.zip(dev.as_mut()).map(|(tools, dev)| Peers {
+        tools,
+        dev,
+        services,
+        engine,
+    });
     let outcome = measure_in(&db, engine, size, &desired, args, peers).await;
     for db in std::iter::once(db).chain(dev) {
         if args.keep {
@@ -359,7 +390,7 @@ async fn measure_in(
     size: usize,
     desired: &Schema,
     args: &Args,
-    peers: Option<(&executor_peers::Tools, &Scratch)>,
+    peers: Option<Peers<'_>>,
 ) -> anyhow::Result<Measured> {
     let dialect = engine.dialect();
     let scope = InspectScope::of(desired);
@@ -401,7 +432,7 @@ async fn measure_in(
     session.close().await?;
     eprintln!("    created in {create_secs:.2}s");
     let create_statements = create_plan.statements.len();
-    let documents = match peers {
+    let documents = match &peers {
         Some(_) => Some(executor_peers::Documents::write(
             dialect, desired, &empty, &options,
         )?),
@@ -508,17 +539,25 @@ async fn measure_in(
         );
     }
     m.peak_rss_kib = peak_rss_kib();
-    if let (Some((tools, dev)), Some(docs)) = (peers, &documents) {
-        let dbs = executor_peers::Databases {
-            live: &db.secret,
-            dev: &dev.secret,
-            schemas: if dialect == Dialect::Postgres {
-                namespaces.clone()
-            } else {
-                Vec::new()
-            },
+    if let (Some(peers), Some(docs)) = (peers, &documents) {
+        let Peers {
+            tools,
+            dev,
+            services,
+            engine,
+        } = peers;
+        let schemas = if dialect == Dialect::Postgres {
+            namespaces.clone()
+        } else {
+            Vec::new()
         };
-        m.peers = Some(executor_peers::measure(tools, docs, &dbs, args.peer_rounds)?);
+        m.peers = Some(
+            executor_peers::measure(tools, docs, &db.secret, &schemas, args.peer_rounds, async || {
+                dev.reset(services, engine).await?;
+                Ok(dev.secret.clone())
+            })
+            .await?,
+        );
     }
     Ok(m)
 }

@@ -138,21 +138,21 @@ mod tests {
     fn on_mysql_the_algorithm_names_the_cost_and_a_copy_of_a_large_table_is_a_warning() {
         let read = |text: &str| sql::parse(Dialect::Mysql, "s.sql", text).expect("reads");
         let before = "CREATE TABLE parent (id int PRIMARY KEY);\n\
-                      CREATE TABLE orders (id int PRIMARY KEY, parent_id int, sku varchar(20));\n";
+                      CREATE TABLE orders (id int PRIMARY KEY, parent_id int, sku varchar(20));\n\
+                      CREATE TABLE docs (id int PRIMARY KEY, body text);\n";
         let after = "CREATE TABLE parent (id int PRIMARY KEY);\n\
                      CREATE TABLE orders (id int PRIMARY KEY, parent_id int, sku varchar(20), note text,\n\
                        CONSTRAINT orders_parent FOREIGN KEY (parent_id) REFERENCES parent (id));\n\
-                     CREATE INDEX orders_sku ON orders (sku);\n";
+                     CREATE INDEX orders_sku ON orders (sku);\n\
+                     CREATE TABLE docs (id int PRIMARY KEY, body text, FULLTEXT KEY docs_body (body));\n";
         let live = read(before);
         let mut plan =
             ptah_schema::plan(&read(after), &live, Dialect::Mysql, &PlanOptions::default()).expect("plans");
-        let name = QualifiedName::new("", "orders");
-        annotate(
-            &mut plan,
-            &live,
-            &BTreeMap::from([(name, 500_000)]),
-            LOCK_WARNING_ROWS,
-        );
+        let sizes = BTreeMap::from([
+            (QualifiedName::new("", "orders"), 500_000),
+            (QualifiedName::new("", "docs"), 500_000),
+        ]);
+        annotate(&mut plan, &live, &sizes, LOCK_WARNING_ROWS);
         let lock_of = |needle: &str| {
             let l = plan
                 .locks
@@ -176,13 +176,16 @@ mod tests {
         let (lock, blocks, _, _, index) = lock_of("orders_sku");
         assert_eq!((lock, blocks), ("InplaceLockNone", false));
         assert_eq!(plan.statements[index].severity, Severity::Safe);
-        let (lock, blocks, _, _, fk) = lock_of("FOREIGN KEY");
+        let (lock, blocks, _, _, _) = lock_of("FOREIGN KEY");
         assert_eq!((lock, blocks), ("ServerDefault", true));
-        let st = &plan.statements[fk];
+        // A full-text index is built only under a lock: safe by itself, a warning on 500,000 rows.
+        let (lock, blocks, _, _, fulltext) = lock_of("docs_body");
+        assert_eq!((lock, blocks), ("ServerDefault", true));
+        let st = &plan.statements[fulltext];
         assert_eq!(st.severity, Severity::Warning, "{}", st.reason);
         assert!(
             st.reason
-                .contains("takes ServerDefault on orders (about 500000 rows)"),
+                .contains("takes ServerDefault on docs (about 500000 rows)"),
             "{}",
             st.reason
         );

@@ -39,7 +39,7 @@ pub(super) struct AtlasReport {
     pub(super) statements: usize,
     /// Inspecting the live database.
     pub(super) inspect_seconds: f64,
-    /// Loading the desired statements into the dev database, inspecting and restoring it.
+    /// Loading the desired statements into the dev database and inspecting it.
     pub(super) dev_seconds: f64,
     /// Diffing and planning.
     pub(super) diff_seconds: f64,

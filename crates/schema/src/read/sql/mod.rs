@@ -121,7 +121,12 @@ impl Reader {
     pub fn feed(&mut self, file: &str, text: &str) -> Result<(), ReadError> {
         self.file = file.to_owned();
         let mut lines = LineCounter::default();
+        // Where the text no piece covers begins: comments and terminators between statements.
+        let mut uncovered = 0;
         for piece in split::split(self.dialect, text) {
+            let (Piece::Client(range) | Piece::Statement(range, _)) = &piece;
+            self.no_stray_rename(file, text, uncovered..range.start, &mut lines)?;
+            uncovered = range.end;
             match piece {
                 Piece::Client(range) => {
                     let at = lines.locate(file, text, range.start);
@@ -135,7 +140,7 @@ impl Reader {
                 }
             }
         }
-        Ok(())
+        self.no_stray_rename(file, text, uncovered..text.len(), &mut lines)
     }
 
     /// Reads one statement (no terminator) whose first token is `at`.

@@ -118,6 +118,31 @@ impl Reader {
         Ok(())
     }
 
+    /// Refuses an annotation in `range` of `text`, which holds only comments and terminators (a
+    /// comment after the last statement, or before a bare `;`): it precedes no `CREATE TABLE`, so
+    /// it would name nothing and the rename would silently become a drop and an add.
+    pub(super) fn no_stray_rename(
+        &self,
+        file: &str,
+        text: &str,
+        range: std::ops::Range<usize>,
+        lines: &mut super::text::LineCounter,
+    ) -> Result<(), ReadError> {
+        let Some(gap) = text.get(range.clone()) else {
+            return Ok(());
+        };
+        let mut offset = range.start;
+        for line in gap.split_inclusive('\n') {
+            let comment = line.trim_start().strip_prefix("--").map(str::trim_start);
+            if comment.is_some_and(|c| c.starts_with(KEYWORD)) {
+                let at = lines.locate(file, text, offset + (line.len() - line.trim_start().len()));
+                return Err(self.unsupported(&at, format!("`-- {KEYWORD}` before no CREATE TABLE names nothing")));
+            }
+            offset += line.len();
+        }
+        Ok(())
+    }
+
     /// Refuses annotations the statement just read did not take (they belong to `CREATE TABLE`).
     pub(super) fn no_pending_renames(&mut self, at: &Location) -> Result<(), ReadError> {
         match self.pending_renames.is_empty() {
