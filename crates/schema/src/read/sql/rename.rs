@@ -136,7 +136,10 @@ impl Reader {
             let comment = line.trim_start().strip_prefix("--").map(str::trim_start);
             if comment.is_some_and(|c| c.starts_with(KEYWORD)) {
                 let at = lines.locate(file, text, offset + (line.len() - line.trim_start().len()));
-                return Err(self.unsupported(&at, format!("`-- {KEYWORD}` before no CREATE TABLE names nothing")));
+                return Err(self.unsupported(
+                    &at,
+                    format!("`-- {KEYWORD}` before no CREATE TABLE names nothing"),
+                ));
             }
             offset += line.len();
         }
