@@ -7,7 +7,6 @@
 mod atlas;
 mod converge;
 mod executor;
-mod executor_peers;
 mod floor;
 mod generate;
 mod images;

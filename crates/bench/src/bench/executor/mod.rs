@@ -9,24 +9,28 @@
 //! statement in it is a bug and fails the run after the numbers are written.
 
 use std::{
-    borrow::Cow,
     path::PathBuf,
     time::{Duration, Instant},
 };
 
 use anyhow::{Context, bail};
-use ptah_engine::{
-    ApplyOptions, DatabaseUrl, Dialect, InspectScope, Session, apply, inspect, into_comparable, mysql_flavor,
-};
-use ptah_schema::diff::ExcludeSet;
+use ptah_engine::{ApplyOptions, Dialect, InspectScope, Session, apply, inspect, mysql_flavor};
 use ptah_schema::{Plan, PlanOptions, Schema};
-use ptah_testservices::{SecretUrl, TestServices, unique_name};
-use serde_json::{Value, json};
+use ptah_testservices::TestServices;
+use serde_json::json;
 
-use super::{
-    executor_peers, floor, generate, programs,
-    samples::{Samples, round},
-};
+use super::{generate, programs, samples::Samples};
+
+mod measured;
+mod peers;
+mod scratch;
+mod table;
+mod timed;
+
+use measured::Measured;
+use scratch::{Peers, Scratch};
+use table::print_table;
+use timed::{peak_rss_kib, reset_peak_rss, timed_floor, timed_inspect, timed_inspect_plan};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -125,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let peers = if args.no_peers || args.peer_rounds == 0 {
         None
     } else {
-        Some(executor_peers::Tools::prepare()?)
+        Some(peers::Tools::prepare()?)
     };
     let mut results = Vec::new();
     let mut failures = Vec::new();
@@ -175,188 +179,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Everything measured for one engine and size.
-struct Measured {
-    engine: Engine,
-    size: usize,
-    tables: usize,
-    columns: usize,
-    indexes: usize,
-    create_mode: &'static str,
-    create_statements: usize,
-    create_secs: f64,
-    floor_rows: usize,
-    floor: Samples,
-    inspect: Samples,
-    inspect_plan: Samples,
-    plan_only: Samples,
-    /// The server probes alone ([`comparable`]), part of `plan_only`.
-    probes: Samples,
-    connect: Samples,
-    /// Per round: inspect / floor and (inspect + plan) / floor.
-    round_ratios: Vec<(f64, f64)>,
-    /// A non-empty plan of the unchanged database, described.
-    problem: Option<String>,
-    /// Peak resident set while measuring (after the schema was created), KiB.
-    peak_rss_kib: Option<u64>,
-    /// The peers, each a process (`--no-peers`: none).
-    peers: Option<executor_peers::Measured>,
-}
-
-impl Measured {
-    fn ratio_inspect(&self) -> f64 {
-        self.inspect.median() / self.floor.median()
-    }
-
-    fn ratio_inspect_plan(&self) -> f64 {
-        self.inspect_plan.median() / self.floor.median()
-    }
-
-    /// The server probes' share of inspect + plan (medians).
-    fn probes_share(&self) -> f64 {
-        self.probes.median() / self.inspect_plan.median()
-    }
-
-    fn round_ratio_medians(&self) -> (f64, f64) {
-        let a = Samples(self.round_ratios.iter().map(|r| r.0).collect());
-        let b = Samples(self.round_ratios.iter().map(|r| r.1).collect());
-        (a.median(), b.median())
-    }
-
-    fn to_json(&self) -> Value {
-        let (per_round_inspect, per_round_plan) = self.round_ratio_medians();
-        json!({
-            "engine": self.engine.label(),
-            "size": self.size,
-            "tables": self.tables,
-            "columns": self.columns,
-            "indexes": self.indexes,
-            "create": {
-                "mode": self.create_mode,
-                "statements": self.create_statements,
-                "seconds": round(self.create_secs),
-            },
-            "floor_rows": self.floor_rows,
-            "seconds": {
-                "floor": self.floor.to_json(),
-                "inspect": self.inspect.to_json(),
-                "inspect_plan": self.inspect_plan.to_json(),
-                "plan_only": self.plan_only.to_json(),
-                "probes": self.probes.to_json(),
-                "connect": self.connect.to_json(),
-            },
-            "ratios": {
-                "inspect_over_floor": round(self.ratio_inspect()),
-                "inspect_plan_over_floor": round(self.ratio_inspect_plan()),
-                "median_per_round_inspect_over_floor": round(per_round_inspect),
-                "median_per_round_inspect_plan_over_floor": round(per_round_plan),
-                "probes_share_of_inspect_plan": round(self.probes_share()),
-                "targets": { "inspect_plan": 1.5 },
-            },
-            "peak_rss_kib_while_measuring": self.peak_rss_kib,
-            "unchanged_plan_empty": self.problem.is_none(),
-            "problem": self.problem,
-            "peers": self.peers.as_ref().map(executor_peers::Measured::to_json),
-        })
-    }
-}
-
-/// What the peers need besides the measured database: their programs and a dev database.
-struct Peers<'a> {
-    tools: &'a executor_peers::Tools,
-    dev: &'a mut Scratch,
-    services: &'a TestServices,
-    engine: Engine,
-}
-
-/// A scratch database on one server, dropped by [`Scratch::drop`].
-struct Scratch {
-    name: String,
-    /// The URL as text, for the peers' processes.
-    secret: SecretUrl,
-    url: DatabaseUrl,
-    admin: DatabaseUrl,
-    dialect: Dialect,
-}
-
-impl Scratch {
-    async fn create(services: &TestServices, engine: Engine, label: &str) -> anyhow::Result<Scratch> {
-        let name = unique_name(&format!("bench_{}_{label}", engine.short()));
-        Self::create_named(services, engine, name).await
-    }
-
-    async fn create_named(services: &TestServices, engine: Engine, name: String) -> anyhow::Result<Scratch> {
-        let server = match engine {
-            Engine::Postgres => &services.postgres,
-            Engine::Mariadb => &services.mysql,
-        };
-        let admin = DatabaseUrl::parse(server.admin_url.expose())?;
-        let mut session = Session::connect(&admin, CONNECT_TIMEOUT).await?;
-        match engine {
-            Engine::Postgres => {
-                session
-                    .batch(&format!("CREATE DATABASE {name} OWNER app"))
-                    .await?
-            }
-            Engine::Mariadb => {
-                session
-                    .batch(&format!(
-                        "CREATE DATABASE {name} DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
-                    ))
-                    .await?;
-                session
-                    .batch(&format!("GRANT ALL ON {name}.* TO 'app'@'%'"))
-                    .await?;
-            }
-        }
-        session.close().await?;
-        let secret = server.url_for_database(&name);
-        let url = DatabaseUrl::parse(secret.expose())?;
-        let admin = DatabaseUrl::parse(server.admin_url_for_database(&name).expose())?;
-        Ok(Scratch {
-            name,
-            secret,
-            url,
-            admin,
-            dialect: engine.dialect(),
-        })
-    }
-
-    /// Drops the database and creates it again, empty: cheaper than dropping what is in it on a
-    /// server whose lock table one `DROP SCHEMA … CASCADE` of 1,000 tables exceeds.
-    async fn reset(&mut self, services: &TestServices, engine: Engine) -> anyhow::Result<()> {
-        let name = self.name.clone();
-        self.drop_database().await?;
-        *self = Self::create_named(services, engine, name).await?;
-        Ok(())
-    }
-
-    async fn drop(self) -> anyhow::Result<()> {
-        self.drop_database().await
-    }
-
-    async fn drop_database(&self) -> anyhow::Result<()> {
-        let admin = match self.dialect {
-            Dialect::Postgres => self.admin.with_database("postgres"),
-            Dialect::Mysql => self.admin.with_database("mysql"),
-        };
-        let mut session = Session::connect(&admin, CONNECT_TIMEOUT).await?;
-        let sql = match self.dialect {
-            Dialect::Postgres => format!("DROP DATABASE {} WITH (FORCE)", self.name),
-            Dialect::Mysql => format!("DROP DATABASE {}", self.name),
-        };
-        session.batch(&sql).await?;
-        session.close().await?;
-        Ok(())
-    }
-}
-
 async fn measure(
     services: &TestServices,
     engine: Engine,
     size: usize,
     args: &Args,
-    peers: Option<&executor_peers::Tools>,
+    peers: Option<&peers::Tools>,
 ) -> anyhow::Result<Measured> {
     let dialect = engine.dialect();
     let desired = generate::schema(dialect, size, args.seed);
@@ -433,9 +261,7 @@ async fn measure_in(
     eprintln!("    created in {create_secs:.2}s");
     let create_statements = create_plan.statements.len();
     let documents = match &peers {
-        Some(_) => Some(executor_peers::Documents::write(
-            dialect, desired, &empty, &options,
-        )?),
+        Some(_) => Some(peers::Documents::write(dialect, desired, &empty, &options)?),
         None => None,
     };
     // What `ptah schema plan` holds is the desired schema, the live one and the plan: the
@@ -552,7 +378,7 @@ async fn measure_in(
             Vec::new()
         };
         m.peers = Some(
-            executor_peers::measure(tools, docs, &db.secret, &schemas, args.peer_rounds, async || {
+            peers::measure(tools, docs, &db.secret, &schemas, args.peer_rounds, async || {
                 dev.reset(services, engine).await?;
                 Ok(dev.secret.clone())
             })
@@ -572,141 +398,4 @@ fn describe_non_empty(plan: &Plan) -> Option<String> {
         plan.statements.len(),
         first.join(" | ")
     ))
-}
-
-/// One run's wall-clock time, and the part spent connecting.
-struct Timing {
-    total: f64,
-    connect: f64,
-}
-
-async fn connect(url: &DatabaseUrl) -> anyhow::Result<(Session, f64, Instant)> {
-    let started = Instant::now();
-    let session = Session::connect(url, CONNECT_TIMEOUT).await?;
-    Ok((session, started.elapsed().as_secs_f64(), started))
-}
-
-async fn timed_floor(
-    url: &DatabaseUrl,
-    namespaces: &[String],
-    database: &str,
-) -> anyhow::Result<(Timing, usize)> {
-    let (mut session, connect, started) = connect(url).await?;
-    let rows = floor::run(&mut session, namespaces, database).await?;
-    session.close().await?;
-    let total = started.elapsed().as_secs_f64();
-    Ok((Timing { total, connect }, rows))
-}
-
-async fn timed_inspect(url: &DatabaseUrl, scope: &InspectScope) -> anyhow::Result<(Timing, Schema)> {
-    let (mut session, connect, started) = connect(url).await?;
-    let live = inspect(&mut session, scope).await?;
-    session.close().await?;
-    let total = started.elapsed().as_secs_f64();
-    Ok((Timing { total, connect }, live))
-}
-
-async fn timed_inspect_plan(
-    url: &DatabaseUrl,
-    scope: &InspectScope,
-    desired: &Schema,
-    options: &PlanOptions,
-) -> anyhow::Result<(Timing, (f64, f64), Plan)> {
-    // `ptah schema plan` owns the schema it read from the document; the bench keeps its own, so
-    // the copy the command never makes is made here, before the clock starts.
-    let desired = std::sync::Arc::new(desired.clone());
-    // As `ptah schema plan` does: the document's fingerprint is hashed while the database is read.
-    let document = {
-        let (desired, exclude) = (desired.clone(), options.exclude.clone());
-        tokio::task::spawn_blocking(move || ExcludeSet::new(&exclude).apply(&desired).fingerprint())
-    };
-    let (mut session, connect, started) = connect(url).await?;
-    let live = inspect(&mut session, scope).await?;
-    let planning = Instant::now();
-    let to_fingerprint = document.await?;
-    // As `ptah schema plan` does: once hashed, the schema has one owner and is brought to the
-    // server's spelling in place.
-    let desired = std::sync::Arc::try_unwrap(desired).unwrap_or_else(|shared| (*shared).clone());
-    let comparable = into_comparable(&mut session, Cow::Owned(desired), &live).await?;
-    let probe_secs = planning.elapsed().as_secs_f64();
-    let plan = ptah_schema::plan_for(to_fingerprint, &comparable, &live, session.dialect(), options)?;
-    let plan_secs = planning.elapsed().as_secs_f64();
-    session.close().await?;
-    let total = started.elapsed().as_secs_f64();
-    Ok((Timing { total, connect }, (probe_secs, plan_secs), plan))
-}
-
-/// Starts the process's peak resident set afresh from its current one (Linux `clear_refs` 5); a
-/// kernel without it leaves the whole run's peak, which only overstates.
-fn reset_peak_rss() {
-    if let Err(err) = std::fs::write("/proc/self/clear_refs", "5") {
-        eprintln!("    cannot reset the peak RSS ({err}): the figure covers the whole run");
-    }
-}
-
-/// The process's peak resident set (`VmHWM`), in KiB, when the kernel reports it.
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn cell(s: &Samples) -> String {
-    format!("{:.3} ({:.3}–{:.3})", s.median(), s.min(), s.max())
-}
-
-fn print_table(results: &[Measured], build: &str) {
-    println!();
-    println!("executor bench ({build} build): seconds, median (min–max) of the timed rounds, interleaved");
-    println!(
-        "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>7} {:>9} {:>9} {:>9} {:>7} {:>8}",
-        "engine",
-        "tables",
-        "floor",
-        "inspect",
-        "inspect+plan",
-        "plan only",
-        "probes",
-        "insp/fl",
-        "i+p/fl",
-        "peak MiB",
-        "create",
-        "empty"
-    );
-    for m in results {
-        println!(
-            "{:<14} {:>6} {:>22} {:>22} {:>22} {:>22} {:>6.1}% {:>8.2}× {:>8.2}× {:>9} {:>6.1}s {:>8}",
-            m.engine.label(),
-            m.tables,
-            cell(&m.floor),
-            cell(&m.inspect),
-            cell(&m.inspect_plan),
-            cell(&m.plan_only),
-            100.0 * m.probes_share(),
-            m.ratio_inspect(),
-            m.ratio_inspect_plan(),
-            m.peak_rss_kib
-                .map_or_else(|| "?".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0)),
-            m.create_secs,
-            if m.problem.is_none() { "yes" } else { "NO" },
-        );
-    }
-    println!(
-        "targets: (inspect+plan)/floor ≤ 1.5× and peak RSS while measuring ≤ 150 MB at 1,000 and 5,000 \
-         tables (step 11)"
-    );
-    if results.iter().any(|m| m.peers.is_some()) {
-        println!();
-        println!(
-            "peers, one process per run: seconds, median of the timed rounds, interleaved; \
-             unchanged schema (plan), then one column added (rehearsed)"
-        );
-        println!("{}", executor_peers::header());
-        for m in results {
-            if let Some(p) = &m.peers {
-                println!("{}", p.line(m.engine.label(), m.tables));
-            }
-        }
-        println!("goal: ptah at or below 0.1× Atlas, with and without the rehearsal (issue 37)");
-    }
 }

@@ -14,7 +14,7 @@ use ptah_schema::{Plan, PlanOptions, Schema};
 use ptah_testservices::SecretUrl;
 use serde_json::{Value, json};
 
-use super::{atlas, samples::Samples, tools};
+use super::super::{atlas, samples::Samples, tools};
 
 /// The programs measured, built once per run.
 pub(super) struct Tools {
