@@ -27,9 +27,16 @@ struct Prod {
 }
 
 async fn prod(dialect: Dialect, prefix: &str) -> Prod {
+    let p = prod_with(dialect, prefix, &format!("{LIVE};\n"), DESIRED).await;
+    assert!(p.plan.statements.len() >= 3, "{:?}", p.plan);
+    p
+}
+
+/// A database at `live`, and the plan to `desired` in the server's spelling with what it saw.
+async fn prod_with(dialect: Dialect, prefix: &str, live: &str, desired: &str) -> Prod {
     let db = Fresh::new(dialect, prefix).await;
-    db.run(&format!("{LIVE};\n")).await;
-    let desired = sql::parse(dialect, "desired.sql", DESIRED).expect("the desired schema reads");
+    db.run(live).await;
+    let desired = sql::parse(dialect, "desired.sql", desired).expect("the desired schema reads");
     let mut session = db.session().await;
     let observed = inspect(&mut session, &InspectScope::of(&desired))
         .await
@@ -40,7 +47,6 @@ async fn prod(dialect: Dialect, prefix: &str) -> Prod {
         .into_owned();
     session.close().await.expect("close");
     let plan = ptah_schema::plan(&desired, &observed, dialect, &PlanOptions::default()).expect("plans");
-    assert!(plan.statements.len() >= 3, "{plan:?}");
     Prod {
         db,
         observed,
@@ -222,27 +228,19 @@ async fn only_the_touched_part_is_recreated(dialect: Dialect) {
     // The foreign key's index is declared, as MySQL would otherwise add one the document lacks.
     let orders = "CREATE TABLE orders (id int PRIMARY KEY, customer_id int REFERENCES customers (id));\n\
                   CREATE INDEX orders_customer ON orders (customer_id);\n";
-    let db = Fresh::new(dialect, "rehearse_part").await;
-    db.run(&format!("{live}{orders}")).await;
-    let desired = sql::parse(
+    let added = orders.replace("customer_id int", "sku varchar(20), customer_id int");
+    let Prod {
+        db,
+        observed,
+        desired,
+        mut plan,
+    } = prod_with(
         dialect,
-        "desired.sql",
-        &format!(
-            "{live}{}",
-            orders.replace("customer_id int", "sku varchar(20), customer_id int")
-        ),
+        "rehearse_part",
+        &format!("{live}{orders}"),
+        &format!("{live}{added}"),
     )
-    .expect("reads");
-    let mut session = db.session().await;
-    let observed = inspect(&mut session, &InspectScope::of(&desired))
-        .await
-        .expect("inspect");
-    let desired = comparable(&mut session, &desired, &observed)
-        .await
-        .expect("comparable")
-        .into_owned();
-    session.close().await.expect("close");
-    let mut plan = ptah_schema::plan(&desired, &observed, dialect, &PlanOptions::default()).expect("plans");
+    .await;
     assert_eq!(plan.statements.len(), 1, "{plan:?}");
     let dev = Fresh::new(dialect, "rehearse_part_dev").await;
     let mut session = dev.session().await;
