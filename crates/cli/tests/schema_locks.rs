@@ -30,28 +30,7 @@ async fn a_write_blocking_change_of_a_large_table_names_its_lock_and_rows_and_is
          CREATE INDEX items_sku ON items (sku);\n",
     )
     .expect("write");
-    let plan = |threshold: &str| {
-        let run = ptah(
-            &db.url_text,
-            &db.password,
-            &dir,
-            &[
-                "schema",
-                "plan",
-                "--from",
-                "desired.sql",
-                "--output",
-                "plan.json",
-                "--format",
-                "json",
-                "--lock-warning-rows",
-                threshold,
-            ],
-        );
-        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-        let text = std::fs::read_to_string(dir.join("plan.json")).expect("the plan file");
-        serde_json::from_str::<serde_json::Value>(&text).expect("JSON")
-    };
+    let plan = |threshold: &str| planned(&db, &dir, &["--lock-warning-rows", threshold]);
 
     let file = plan("100000");
     let locks = file["locks"].as_array().cloned().unwrap_or_default();
@@ -140,24 +119,7 @@ async fn on_mariadb_a_table_copy_of_a_large_table_is_a_warning_and_online_change
          CREATE INDEX orders_sku ON orders (sku);\n",
     )
     .expect("write");
-    let run = ptah(
-        &db.url_text,
-        &db.password,
-        &dir,
-        &[
-            "schema",
-            "plan",
-            "--from",
-            "desired.sql",
-            "--output",
-            "plan.json",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    let text = std::fs::read_to_string(dir.join("plan.json")).expect("the plan file");
-    let file: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let file = planned(&db, &dir, &[]);
     let locks = file["locks"].as_array().cloned().unwrap_or_default();
     let lock_of = |needle: &str| {
         let lock = locks
@@ -191,4 +153,24 @@ async fn on_mariadb_a_table_copy_of_a_large_table_is_a_warning_and_online_change
     }
     std::fs::remove_dir_all(&dir).expect("clean");
     db.drop().await;
+}
+
+/// `ptah schema plan` of `dir/desired.sql` with `extra` arguments, which must find changes; the
+/// plan file it wrote.
+fn planned(db: &Fresh, dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "schema",
+        "plan",
+        "--from",
+        "desired.sql",
+        "--output",
+        "plan.json",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let run = ptah(&db.url_text, &db.password, dir, &args);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(dir.join("plan.json")).expect("the plan file");
+    serde_json::from_str(&text).expect("JSON")
 }
